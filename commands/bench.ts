@@ -1,0 +1,92 @@
+import {Flags} from '@oclif/core'
+
+import {toBenchConfig} from '../src/bench/config.js'
+import {parseFailOn} from '../src/bench/fail-on.js'
+import {runBench} from '../src/bench/run-bench.js'
+import {type BenchResult, POOL_MODELS, WORKLOADS} from '../src/bench/types.js'
+import {TargetCommand} from '../src/cli/base-command.js'
+import {parseDurationMs} from '../src/cli/parse.js'
+import {EXIT_CODES} from '../src/errors.js'
+import {writeJsonAtomically} from '../src/output.js'
+import {renderBench, renderBenchTick} from '../src/reporters/bench.js'
+import {createProgress} from '../src/reporters/progress.js'
+
+export default class Bench extends TargetCommand<typeof Bench> {
+  static override summary = 'Drive load through a pool model and measure latency, the client pool and the server side.'
+
+  static override description =
+    'Runs a workload in pooltool\'s own database (seeded first, dropped afterwards unless --keep) through one of four ' +
+    'ways of spreading operations over connections: pool (one client, the driver pool), single (maxPoolSize 1), ' +
+    'per-op (a new client, handshake and auth per operation) and fixed (N dedicated connections, round robin). ' +
+    'Comma lists on --model, --concurrency and --max-pool-size run the matrix and name the knee: the highest ' +
+    'throughput whose p99 stays within --slo. Closed loop by default; --rate R runs open loop with scheduled start ' +
+    'times and reports latency corrected for coordinated omission beside the uncorrected one.'
+
+  static override examples = [
+    '<%= config.bin %> <%= command.id %> --duration 10s',
+    '<%= config.bin %> <%= command.id %> --model pool,single,per-op,fixed --concurrency 32 --sim-latency 2ms',
+    '<%= config.bin %> <%= command.id %> --concurrency 1,8,64,512 --max-pool-size 5,20,100 --slo 20ms',
+    '<%= config.bin %> <%= command.id %> --workload mixed --mix find=80,insert=20 --rate 2000 --duration 30s',
+    "<%= config.bin %> <%= command.id %> --uri mongodb://db1:27017 --fail-on 'p99>50ms,errors>0' --out result.json",
+  ]
+
+  static override flags = {
+    workload: Flags.string({default: 'find', summary: `Operation to drive: ${WORKLOADS.join(', ')}.`, helpGroup: 'WORKLOAD'}),
+    mix: Flags.string({summary: 'Weights for --workload mixed, adding up to 100 (default find=80,insert=20).', helpGroup: 'WORKLOAD'}),
+    'doc-size': Flags.integer({default: 256, min: 0, max: 16_000_000, summary: 'Payload bytes per document.', helpGroup: 'WORKLOAD'}),
+    'seed-docs': Flags.integer({default: 1000, min: 1, max: 10_000_000, summary: 'Documents seeded for find and update.', helpGroup: 'WORKLOAD'}),
+    db: Flags.string({default: 'pooltool_bench', summary: 'pooltool\'s own database: the only one bench writes to (dropped first and afterwards).', helpGroup: 'WORKLOAD'}),
+    keep: Flags.boolean({default: false, summary: 'Keep the bench database afterwards.', helpGroup: 'WORKLOAD'}),
+    model: Flags.string({default: 'pool', summary: `Pool model(s), comma list: ${POOL_MODELS.join(', ')}.`, helpGroup: 'LOAD'}),
+    concurrency: Flags.string({default: '10', summary: 'Concurrent operations (closed loop) or the in-flight cap (open loop); comma list sweeps.', helpGroup: 'LOAD'}),
+    rate: Flags.integer({min: 1, summary: 'Open loop: scheduled operations per second.', helpGroup: 'LOAD'}),
+    duration: Flags.string({summary: 'Measured time per run (default 10s), e.g. 30s, 2m.', helpGroup: 'LOAD'}),
+    ops: Flags.integer({min: 1, summary: 'Measured operations per run (closed loop), instead of --duration.', helpGroup: 'LOAD'}),
+    warmup: Flags.string({default: '0s', summary: 'Unmeasured warm-up before each run, e.g. 2s.', helpGroup: 'LOAD'}),
+    'max-pool-size': Flags.string({summary: 'maxPoolSize (pool model) or N connections (fixed model); comma list sweeps. Default: the driver\'s 100 / fixed: the concurrency.', helpGroup: 'POOL'}),
+    'min-pool-size': Flags.integer({min: 0, summary: 'minPoolSize.', helpGroup: 'POOL'}),
+    'max-connecting': Flags.integer({min: 1, summary: 'maxConnecting: connections established at once per pool (driver default 2).', helpGroup: 'POOL'}),
+    'max-idle-time-ms': Flags.integer({min: 0, summary: 'maxIdleTimeMS: close connections idle this long.', helpGroup: 'POOL'}),
+    'wait-queue-timeout-ms': Flags.integer({min: 0, summary: 'waitQueueTimeoutMS: fail a checkout that waits this long.', helpGroup: 'POOL'}),
+    slo: Flags.string({summary: 'p99 bound for the knee, e.g. 20ms (default: 2x the lowest p99 seen).', helpGroup: 'REPORT'}),
+    'fail-on': Flags.string({summary: "Exit 8 when a threshold is crossed, e.g. 'p99>50ms,errors>0,checkoutWaitP99>10ms'.", helpGroup: 'REPORT'}),
+    out: Flags.string({summary: 'Also write the JSON result to this file (atomically; rewritten after every run).', helpGroup: 'REPORT'}),
+    'sample-interval': Flags.string({default: '250ms', summary: 'How often serverStatus is polled on each host.', helpGroup: 'REPORT'}),
+    'sim-latency': Flags.string({summary: 'Embedded cluster only: per-operation service time, e.g. 2ms.', helpGroup: 'CONNECTION'}),
+  }
+
+  async run(): Promise<BenchResult> {
+    const {flags} = this
+    const config = toBenchConfig(flags)
+    const thresholds = flags['fail-on'] === undefined ? undefined : parseFailOn(flags['fail-on'])
+    const simLatencyMs = flags['sim-latency'] === undefined ? 0 : parseDurationMs(flags['sim-latency'], 'sim-latency', 'ms')
+    const target = await this.openTarget({latencyMs: simLatencyMs})
+    const progress = createProgress({json: this.jsonEnabled()})
+    let label = ''
+    let result: BenchResult
+    try {
+      result = await runBench(target, config, {
+        appName: flags['app-name'],
+        timeoutMs: flags['timeout-ms'],
+        signal: this.interruptSignal,
+        thresholds,
+        onRunStart: (cell, index, total) => {
+          label = `${total > 1 ? `[${index + 1}/${total}] ` : ''}${cell.model} c=${cell.concurrency}${cell.maxPoolSize === undefined ? '' : ` pool=${cell.maxPoolSize}`}`
+          progress.update(`${label} · starting`)
+        },
+        onTick: (_cell, tick) =>
+          progress.update(renderBenchTick(label, {...tick, p99Us: tick.latencyUs.getValueAtPercentile(99)})),
+        onPartialResult: async (partial) => {
+          if (flags.out) await writeJsonAtomically(flags.out, partial)
+        },
+      })
+    } finally {
+      progress.stop()
+    }
+    if (flags.out) await writeJsonAtomically(flags.out, result)
+    this.log(renderBench(result))
+    if (result.interrupted) process.exitCode = EXIT_CODES.interrupted
+    else if (result.failOn && result.failOn.breaches.length > 0) process.exitCode = EXIT_CODES.thresholdBreached
+    return result
+  }
+}

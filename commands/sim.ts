@@ -1,0 +1,81 @@
+import {Flags} from '@oclif/core'
+
+import {BaseCommand} from '../src/cli/base-command.js'
+import {parseFaultSpec} from '../src/cli/fault-spec.js'
+import {parseDurationMs} from '../src/cli/parse.js'
+import {renderSimStarted, type SimStartedResult, toSimStartedResult} from '../src/reporters/sim.js'
+import {runSimUntilStopped} from '../src/run-sim.js'
+import {SIM_TOPOLOGIES, SIM_VERSION_PROFILES, type SimTopology, type SimVersionProfile} from '../src/sim/types.js'
+
+export default class Sim extends BaseCommand<typeof Sim> {
+  static override summary = 'Start the embedded simulated MongoDB cluster on loopback and print its URI.'
+
+  static override description =
+    'A wire-protocol server that behaves like the parts of mongod/mongos pooltool observes (connections, SCRAM, ' +
+    'serverStatus, $currentOp, distributed locks). Every other command starts one by itself when no URI is given; ' +
+    'run it here to point other tools at it, or to inject faults. Runs until Ctrl-C (or --duration).'
+
+  static override examples = [
+    '<%= config.bin %> <%= command.id %>',
+    '<%= config.bin %> <%= command.id %> --auth --json',
+    '<%= config.bin %> <%= command.id %> --topology replset --latency 2ms',
+    '<%= config.bin %> <%= command.id %> --topology sharded --mongos 2 --shards 2 --version-profile 4.4 --time-scale 0.01',
+    '<%= config.bin %> <%= command.id %> --fault stall:1s@5s --fault drop-connections@20s',
+  ]
+
+  static override flags = {
+    topology: Flags.string({options: [...SIM_TOPOLOGIES], default: 'standalone', summary: 'Shape of the cluster.'}),
+    'version-profile': Flags.string({options: [...SIM_VERSION_PROFILES], default: '7.0', summary: 'Server release to behave like (wire version, serverStatus fields, lock model).'}),
+    auth: Flags.boolean({default: false, summary: 'Require SCRAM; the printed URI carries a root user with SCRAM-SHA-1 and SCRAM-SHA-256 credentials.'}),
+    port: Flags.integer({default: 0, min: 0, max: 65535, summary: 'First port to listen on; 0 picks free ports.'}),
+    members: Flags.integer({default: 3, min: 1, max: 7, summary: 'Replica-set members (replset topology).'}),
+    mongos: Flags.integer({default: 2, min: 1, max: 8, summary: 'Routers (sharded topology).'}),
+    shards: Flags.integer({default: 2, min: 1, max: 8, summary: 'Shards (sharded topology).'}),
+    latency: Flags.string({default: '0ms', summary: 'Service time added to every operation, e.g. 2ms.'}),
+    'setup-cost': Flags.string({default: '0ms', summary: 'Time added to every new connection before its first reply.'}),
+    'max-connections': Flags.integer({default: 65_536, min: 1, summary: 'net.maxIncomingConnections per process.'}),
+    'scram-iterations': Flags.integer({default: 10_000, min: 5000, summary: 'scramIterationCount (SCRAM-SHA-1) for the users created at start.'}),
+    'scram-sha256-iterations': Flags.integer({default: 15_000, min: 5000, summary: 'scramSHA256IterationCount for the users created at start.'}),
+    'time-scale': Flags.string({default: '1', summary: 'Multiply internal intervals (lock ping 30 s, expiry 15 min): 0.01 makes the expiry 9 s.'}),
+    scenario: Flags.string({multiple: true, default: [], summary: 'Canned situation, e.g. dead-lock-holder (sharded).'}),
+    fault: Flags.string({multiple: true, default: [], summary: 'Scheduled fault KIND[:VALUE]@AT, e.g. stall:1s@5s, drop-connections@10s, restart:2s@30s.'}),
+    duration: Flags.string({summary: 'Stop by itself after this long (e.g. 60s); default: run until Ctrl-C.'}),
+  }
+
+  async run(): Promise<void> {
+    const {flags} = this
+    const timeScale = Number(flags['time-scale'])
+    if (!(timeScale > 0 && timeScale <= 1000)) {
+      this.error(`--time-scale '${flags['time-scale']}' must be a number above 0`, {exit: 2})
+    }
+    const options = {
+      topology: flags.topology as SimTopology,
+      versionProfile: flags['version-profile'] as SimVersionProfile,
+      auth: flags.auth,
+      basePort: flags.port,
+      members: flags.members,
+      mongos: flags.mongos,
+      shards: flags.shards,
+      latencyMs: parseDurationMs(flags.latency, 'latency', 'ms'),
+      setupCostMs: parseDurationMs(flags['setup-cost'], 'setup-cost', 'ms'),
+      maxIncomingConnections: flags['max-connections'],
+      scramIterationCount: flags['scram-iterations'],
+      scramSHA256IterationCount: flags['scram-sha256-iterations'],
+      timeScale,
+      scenarios: flags.scenario,
+      faultSchedule: flags.fault.map((spec) => parseFaultSpec(spec)),
+    }
+    const durationMs = flags.duration === undefined ? undefined : parseDurationMs(flags.duration, 'duration')
+    await runSimUntilStopped(options, {
+      signal: this.interruptSignal,
+      durationMs,
+      // The URI is needed while the cluster runs, not when it stops, so the
+      // result (SimStartedResult) is printed here rather than returned.
+      onReady: (info) => {
+        const started: SimStartedResult = toSimStartedResult(info)
+        if (this.jsonEnabled()) this.logJson(started)
+        else this.log(renderSimStarted(started))
+      },
+    })
+  }
+}

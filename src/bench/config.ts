@@ -1,0 +1,89 @@
+/**
+ * From `bench` flag values to a frozen BenchConfig, rejecting impossible
+ * combinations with one-line usage errors.
+ */
+import {parseChoiceList, parseDurationMs, parseIntegerList} from '../cli/parse.js'
+import {usageError} from '../errors.js'
+import {type BenchConfig, MIXABLE_OPS, type MixableOp, POOL_MODELS, WORKLOADS, type WorkloadName} from './types.js'
+
+export interface BenchFlagValues {
+  workload: string
+  mix?: string
+  'doc-size': number
+  'seed-docs': number
+  db: string
+  keep: boolean
+  model: string
+  concurrency: string
+  'max-pool-size'?: string
+  'min-pool-size'?: number
+  'max-connecting'?: number
+  'max-idle-time-ms'?: number
+  'wait-queue-timeout-ms'?: number
+  rate?: number
+  duration?: string
+  ops?: number
+  warmup: string
+  slo?: string
+  'sample-interval': string
+}
+
+export function parseMix(text: string): Partial<Record<MixableOp, number>> {
+  const hint = `write OP=PERCENT pairs adding up to 100, e.g. find=80,insert=20 (ops: ${MIXABLE_OPS.join(', ')})`
+  const mix: Partial<Record<MixableOp, number>> = {}
+  for (const part of text.split(',')) {
+    const match = /^\s*([a-z]+)\s*=\s*(\d+)\s*$/.exec(part)
+    if (!match) throw usageError(`--mix '${part.trim()}' does not parse`, hint)
+    const [, op, weight] = match as unknown as [string, string, string]
+    if (!(MIXABLE_OPS as readonly string[]).includes(op)) throw usageError(`--mix: unknown operation '${op}'`, hint)
+    if (mix[op as MixableOp] !== undefined) throw usageError(`--mix names '${op}' twice`, hint)
+    mix[op as MixableOp] = Number(weight)
+  }
+  const total = Object.values(mix).reduce((a, b) => a + (b ?? 0), 0)
+  if (total !== 100) throw usageError(`--mix adds up to ${total}, not 100`, hint)
+  return mix
+}
+
+export function toBenchConfig(flags: BenchFlagValues): BenchConfig {
+  const [workload] = parseChoiceList(flags.workload, 'workload', WORKLOADS) as [WorkloadName]
+  if (flags.workload.includes(',')) throw usageError('--workload takes one workload', `choose one of ${WORKLOADS.join(', ')}`)
+  if (flags.mix !== undefined && workload !== 'mixed') throw usageError('--mix needs --workload mixed', 'add --workload mixed, or drop --mix')
+  const mix = workload === 'mixed' ? parseMix(flags.mix ?? 'find=80,insert=20') : {}
+  if (flags.rate !== undefined && flags.ops !== undefined) {
+    throw usageError('--rate and --ops cannot be combined', 'an open-loop run (--rate) is bounded by --duration; use --ops only in closed loop')
+  }
+  if (flags.duration !== undefined && flags.ops !== undefined) {
+    throw usageError('--duration and --ops cannot be combined', 'bound the run by time (--duration) or by count (--ops), not both')
+  }
+  const durationMs = flags.ops === undefined ? parseDurationMs(flags.duration ?? '10s', 'duration') : undefined
+  if (durationMs !== undefined && durationMs <= 0) throw usageError('--duration must be above 0', 'e.g. --duration 10s')
+  const maxPoolSizes = flags['max-pool-size'] === undefined ? [undefined] : parseIntegerList(flags['max-pool-size'], 'max-pool-size', 1, 100_000)
+  const minPool = flags['min-pool-size']
+  if (minPool !== undefined && maxPoolSizes.some((max) => max !== undefined && minPool > max)) {
+    throw usageError(`--min-pool-size ${minPool} is above --max-pool-size`, 'minPoolSize must not exceed maxPoolSize')
+  }
+  return Object.freeze({
+    workload,
+    mix: Object.freeze(mix),
+    docSizeBytes: flags['doc-size'],
+    seedDocs: flags['seed-docs'],
+    db: flags.db,
+    collection: 'bench',
+    keep: flags.keep,
+    models: Object.freeze(parseChoiceList(flags.model, 'model', POOL_MODELS)),
+    concurrencies: Object.freeze(parseIntegerList(flags.concurrency, 'concurrency', 1, 100_000)),
+    maxPoolSizes: Object.freeze(maxPoolSizes),
+    rate: flags.rate,
+    durationMs,
+    ops: flags.ops,
+    warmupMs: parseDurationMs(flags.warmup, 'warmup'),
+    pool: Object.freeze({
+      minPoolSize: minPool,
+      maxConnecting: flags['max-connecting'],
+      maxIdleTimeMS: flags['max-idle-time-ms'],
+      waitQueueTimeoutMS: flags['wait-queue-timeout-ms'],
+    }),
+    sloUs: flags.slo === undefined ? undefined : parseDurationMs(flags.slo, 'slo', 'ms') * 1000,
+    sampleIntervalMs: parseDurationMs(flags['sample-interval'], 'sample-interval', 'ms'),
+  })
+}

@@ -1,0 +1,81 @@
+/**
+ * `--fail-on 'p99>50ms,errors>0,checkoutWaitP99>10ms'`: thresholds checked on
+ * every run; a breach sets the exit code (the run itself is still reported).
+ */
+import {usageError} from '../errors.js'
+import {p99Of} from './knee.js'
+import type {RunResult, ThresholdBreach} from './types.js'
+
+type Metric = (run: RunResult) => number
+const TIME_METRICS: Record<string, Metric> = {
+  p50: (r) => (r.latencyCorrectedUs ?? r.latencyUs).p50,
+  p90: (r) => (r.latencyCorrectedUs ?? r.latencyUs).p90,
+  p99: p99Of,
+  p999: (r) => (r.latencyCorrectedUs ?? r.latencyUs).p999,
+  max: (r) => (r.latencyCorrectedUs ?? r.latencyUs).max,
+  checkoutwaitp50: (r) => r.checkoutWaitUs.p50,
+  checkoutwaitp99: (r) => r.checkoutWaitUs.p99,
+  checkoutwaitmax: (r) => r.checkoutWaitUs.max,
+}
+const COUNT_METRICS: Record<string, Metric> = {
+  errors: (r) => r.errors,
+  errorrate: (r) => (r.ops + r.errors === 0 ? 0 : (100 * r.errors) / (r.ops + r.errors)),
+  opspersec: (r) => r.opsPerSec,
+  connectionscreated: (r) => r.pool.created,
+  checkoutfailed: (r) => Object.values(r.pool.checkOutFailed).reduce((a, b) => a + b, 0),
+}
+const TIME_UNITS_US: Record<string, number> = {us: 1, µs: 1, ms: 1000, s: 1_000_000}
+const OPERATORS = {
+  '>': (a: number, b: number) => a > b,
+  '>=': (a: number, b: number) => a >= b,
+  '<': (a: number, b: number) => a < b,
+  '<=': (a: number, b: number) => a <= b,
+} as const
+
+export interface Threshold {
+  expression: string
+  metric: Metric
+  unit: 'us' | ''
+  operator: keyof typeof OPERATORS
+  /** In µs for time metrics. */
+  limit: number
+}
+
+const HINT = "write comma-separated METRIC OP VALUE, e.g. 'p99>50ms,errors>0,checkoutWaitP99>10ms'; metrics: p50 p90 p99 p999 max checkoutWaitP50 checkoutWaitP99 checkoutWaitMax (with us/ms/s), errors errorRate(%) opsPerSec connectionsCreated checkOutFailed"
+
+export function parseFailOn(text: string): Threshold[] {
+  return text
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => part.length > 0)
+    .map((expression) => {
+      const match = /^([A-Za-z0-9]+)\s*(>=|<=|>|<)\s*(\d+(?:\.\d+)?)\s*(us|µs|ms|s|%)?$/.exec(expression)
+      if (!match) throw usageError(`--fail-on '${expression}' does not parse`, HINT)
+      const [, name, operator, value, unit] = match as unknown as [string, string, keyof typeof OPERATORS, string, string | undefined]
+      const key = name.toLowerCase()
+      if (TIME_METRICS[key]) {
+        if (unit === '%') throw usageError(`--fail-on '${expression}': ${name} is a time`, HINT)
+        return {expression, metric: TIME_METRICS[key], unit: 'us' as const, operator, limit: Number(value) * TIME_UNITS_US[unit ?? 'ms']!}
+      }
+      if (COUNT_METRICS[key]) {
+        if (unit !== undefined && !(unit === '%' && key === 'errorrate')) throw usageError(`--fail-on '${expression}': ${name} takes no unit`, HINT)
+        return {expression, metric: COUNT_METRICS[key], unit: '' as const, operator, limit: Number(value)}
+      }
+      throw usageError(`--fail-on '${expression}': unknown metric '${name}'`, HINT)
+    })
+}
+
+export function runLabel(run: RunResult): string {
+  return `${run.model} c=${run.concurrency}${run.maxPoolSize === null ? '' : ` pool=${run.maxPoolSize}`}${run.rate === null ? '' : ` rate=${run.rate}`}`
+}
+
+export function checkThresholds(thresholds: readonly Threshold[], runs: readonly RunResult[]): ThresholdBreach[] {
+  const breaches: ThresholdBreach[] = []
+  for (const run of runs) {
+    for (const threshold of thresholds) {
+      const actual = threshold.metric(run)
+      if (OPERATORS[threshold.operator](actual, threshold.limit)) breaches.push({expression: threshold.expression, run: runLabel(run), actual, unit: threshold.unit})
+    }
+  }
+  return breaches
+}

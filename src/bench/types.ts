@@ -1,0 +1,137 @@
+/**
+ * `pooltool bench`: its validated configuration and its result (the `--json`
+ * contract; names fixed by the issue, units in field names).
+ */
+import type {LatencySummaryUs} from '../metrics/histograms.js'
+import type {PoolOptions} from '../mongo/client.js'
+
+export const POOL_MODELS = ['pool', 'single', 'per-op', 'fixed'] as const
+export type PoolModel = (typeof POOL_MODELS)[number]
+
+export const WORKLOADS = ['ping', 'find', 'insert', 'update', 'mixed', 'ddl'] as const
+export type WorkloadName = (typeof WORKLOADS)[number]
+
+/** Operations a mixed workload can draw from. */
+export const MIXABLE_OPS = ['ping', 'find', 'insert', 'update'] as const
+export type MixableOp = (typeof MIXABLE_OPS)[number]
+
+export interface BenchConfig {
+  readonly workload: WorkloadName
+  /** Weights in percent, summing to 100 (mixed workload only). */
+  readonly mix: Readonly<Partial<Record<MixableOp, number>>>
+  readonly docSizeBytes: number
+  readonly seedDocs: number
+  readonly db: string
+  readonly collection: string
+  readonly keep: boolean
+  /** The matrix: one run per combination. */
+  readonly models: readonly PoolModel[]
+  readonly concurrencies: readonly number[]
+  /** undefined: the driver's default (100); for `fixed`, N connections = concurrency. */
+  readonly maxPoolSizes: readonly (number | undefined)[]
+  /** Open loop: scheduled operations per second; undefined = closed loop. */
+  readonly rate?: number
+  readonly durationMs?: number
+  readonly ops?: number
+  readonly warmupMs: number
+  readonly pool: Readonly<Omit<PoolOptions, 'maxPoolSize'>>
+  /** p99 bound for the knee; undefined: 2x the lowest p99 seen. */
+  readonly sloUs?: number
+  /** How often the server side is polled. */
+  readonly sampleIntervalMs: number
+}
+
+export interface ServerHostResult {
+  host: string
+  /** Before pooltool's load clients connected. */
+  connectionsBefore?: number
+  connectionsPeak?: number
+  /** At the end of the measured interval, before pooltool closed its clients. */
+  connectionsAtEnd?: number
+  /** After pooltool closed its clients. */
+  connectionsAfter?: number
+  /** serverStatus.connections.totalCreated growth over the measured interval. */
+  totalCreatedDelta?: number
+  /** serverStatus.locks waits over the measured interval. */
+  lockWaits?: {acquireWaitCount: number; timeAcquiringMicros: number; byResource: Record<string, {acquireWaitCount: number; timeAcquiringMicros: number}>}
+  /** Why figures are missing (e.g. the user may not run serverStatus). */
+  unavailable?: string
+}
+
+export interface PoolResult {
+  created: number
+  closed: Record<string, number>
+  peakTotal: number
+  peakInUse: number
+  checkOutFailed: Record<string, number>
+  cleared: number
+  /** Driver clients opened in this run (per-op opens one per operation). */
+  clients: number
+  /** Connection set-up (connectionCreated → connectionReady.durationMS). */
+  setupUs: {p50: number; p99: number; max: number}
+}
+
+export interface RunResult {
+  model: PoolModel
+  workload: WorkloadName
+  concurrency: number
+  rate: number | null
+  maxPoolSize: number | null
+  ops: number
+  errors: number
+  durationMS: number
+  opsPerSec: number
+  /** Closed loop: from send to reply. Open loop: from actual send (uncorrected). */
+  latencyUs: LatencySummaryUs
+  /** Open loop only: from the scheduled start (corrected for coordinated omission). */
+  latencyCorrectedUs: LatencySummaryUs | null
+  /** Open loop only: how late operations started against their schedule. */
+  scheduleLagUs: LatencySummaryUs | null
+  checkoutWaitUs: {p50: number; p99: number; max: number}
+  pool: PoolResult
+  server: ServerHostResult[]
+  errorsByClass: Record<string, number>
+  /** Compressed HDR histogram of latencyUs (and the corrected one), mergeable across runs. */
+  histograms: {latencyUs: string; latencyCorrectedUs: string | null}
+  /** True when Ctrl-C cut this run short. */
+  interrupted: boolean
+}
+
+export interface KneeResult {
+  model: PoolModel
+  concurrency: number
+  maxPoolSize: number | null
+  opsPerSec: number
+  p99Us: number
+  sloUs: number
+  /** How the SLO was chosen. */
+  sloSource: '--slo' | '2x lowest p99'
+}
+
+export interface ThresholdBreach {
+  expression: string
+  run: string
+  /** The run's value: µs for latency metrics (unit 'us'), else a plain number. */
+  actual: number
+  unit: 'us' | ''
+}
+
+export interface BenchResult {
+  target: {uri: string; simulated: boolean; topology: string; serverVersion: string}
+  config: {
+    workload: WorkloadName
+    mix?: Partial<Record<MixableOp, number>>
+    docSizeBytes: number
+    db: string
+    warmupMs: number
+    durationMs?: number
+    ops?: number
+  }
+  runs: RunResult[]
+  knee: KneeResult | null
+  failOn: {expressions: string[]; breaches: ThresholdBreach[]} | null
+  /** Ctrl-C stopped the matrix early; `runs` holds what was measured. */
+  interrupted: boolean
+  /** Whether pooltool's namespace was dropped after the run. */
+  cleanedUp: boolean
+}

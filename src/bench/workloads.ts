@@ -1,0 +1,131 @@
+/**
+ * The operations `bench` drives. Each workload seeds its namespace (pooltool's
+ * own database) and hands out one operation at a time; operations only touch
+ * that namespace, except `ping`, which runs on admin and writes nothing.
+ */
+import type {Db} from '../mongo/driver.js'
+import type {BenchConfig, MixableOp} from './types.js'
+
+export type Operation = (db: Db) => Promise<unknown>
+
+export interface Workload {
+  /** Create and fill the namespace the operations need (after a drop). */
+  seed(db: Db): Promise<void>
+  /** The next operation to run. Called on the hot path: keep it cheap. */
+  next(): Operation
+}
+
+/** Cheap non-cryptographic PRNG (mulberry32): reproducible runs, no Math.random contention. */
+export function createRandom(seed = 0x5eed): () => number {
+  let state = seed >>> 0
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0
+    let t = state
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296
+  }
+}
+
+function payloadOf(sizeBytes: number): string {
+  return 'x'.repeat(Math.max(0, sizeBytes))
+}
+
+const SEED_BATCH = 1000
+
+/** Seeded documents have small integer ids, so find/update can pick one at random. */
+interface SeedDocument {
+  _id: number
+  n: number
+  payload: string
+}
+
+async function seedById(db: Db, config: BenchConfig): Promise<void> {
+  const collection = db.collection<SeedDocument>(config.collection)
+  const payload = payloadOf(config.docSizeBytes)
+  for (let start = 0; start < config.seedDocs; start += SEED_BATCH) {
+    const batch = []
+    for (let id = start; id < Math.min(config.seedDocs, start + SEED_BATCH); id++) batch.push({_id: id, n: 0, payload})
+    await collection.insertMany(batch, {ordered: false})
+  }
+}
+
+function operationsFor(config: BenchConfig, random: () => number): Record<MixableOp, Operation> {
+  const payload = payloadOf(config.docSizeBytes)
+  const randomId = (): number => Math.floor(random() * config.seedDocs)
+  return {
+    ping: (db) => db.admin().command({ping: 1}),
+    find: (db) => db.collection<SeedDocument>(config.collection).findOne({_id: randomId()}),
+    insert: (db) => db.collection(config.collection).insertOne({payload, at: new Date()}),
+    update: (db) => db.collection<SeedDocument>(config.collection).updateOne({_id: randomId()}, {$inc: {n: 1}}),
+  }
+}
+
+/** A weighted draw over the mix, e.g. find=80,insert=20. */
+function mixedOperation(config: BenchConfig, ops: Record<MixableOp, Operation>, random: () => number): () => Operation {
+  const entries = Object.entries(config.mix).filter(([, weight]) => (weight ?? 0) > 0) as Array<[MixableOp, number]>
+  const cumulative: Array<[number, Operation]> = []
+  let total = 0
+  for (const [name, weight] of entries) {
+    total += weight
+    cumulative.push([total, ops[name]])
+  }
+  return () => {
+    const draw = random() * total
+    for (const [bound, op] of cumulative) if (draw < bound) return op
+    return cumulative[cumulative.length - 1]![1]
+  }
+}
+
+/**
+ * DDL churn in pooltool's own database: create and drop collections and
+ * indexes over a small set of names, so concurrent workers collide on the same
+ * database and namespace locks (LockBusy / ConflictingOperationInProgress on a
+ * sharded cluster). "Already exists" / "not found" answers are part of the
+ * churn, not errors.
+ */
+function ddlOperation(config: BenchConfig, random: () => number): () => Operation {
+  const names = Array.from({length: 4}, (_, i) => `${config.collection}_ddl${i}`)
+  const ignorable = new Set([26 /* NamespaceNotFound */, 48 /* NamespaceExists */, 27 /* IndexNotFound */])
+  const tolerate = async (work: Promise<unknown>): Promise<unknown> => {
+    try {
+      return await work
+    } catch (error) {
+      if (ignorable.has((error as {code?: number}).code ?? -1)) return undefined
+      throw error
+    }
+  }
+  return () => {
+    const name = names[Math.floor(random() * names.length)]!
+    const kind = Math.floor(random() * 4)
+    switch (kind) {
+      case 0:
+        return (db) => tolerate(db.createCollection(name))
+      case 1:
+        return (db) => tolerate(db.collection(name).drop())
+      case 2:
+        return (db) => tolerate(db.collection(name).createIndex({n: 1}, {name: 'n_1'}))
+      default:
+        return (db) => tolerate(db.collection(name).dropIndex('n_1'))
+    }
+  }
+}
+
+export function createWorkload(config: BenchConfig, random = createRandom()): Workload {
+  const ops = operationsFor(config, random)
+  const needsSeed = config.workload === 'find' || config.workload === 'update' || (config.workload === 'mixed' && ((config.mix.find ?? 0) > 0 || (config.mix.update ?? 0) > 0))
+  const seed = async (db: Db): Promise<void> => {
+    if (needsSeed) await seedById(db, config)
+    else if (config.workload !== 'ping') await db.createCollection(config.collection)
+  }
+  switch (config.workload) {
+    case 'mixed':
+      return {seed, next: mixedOperation(config, ops, random)}
+    case 'ddl':
+      return {seed, next: ddlOperation(config, random)}
+    default: {
+      const op = ops[config.workload]
+      return {seed, next: () => op}
+    }
+  }
+}

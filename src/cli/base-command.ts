@@ -1,0 +1,129 @@
+/**
+ * What every pooltool command shares: `--json`, Ctrl-C handling and the
+ * mapping of any failure to a one-line message, a hint and an exit code; and,
+ * for commands that talk to a cluster, the connection flags and target
+ * resolution (including starting the embedded cluster).
+ * Lives in src/ because oclif loads every .ts under commands/ as a command.
+ */
+import {Command, Errors, Flags, type Interfaces} from '@oclif/core'
+
+import {PoolToolError} from '../errors.js'
+import {toPoolToolError} from '../mongo/errors.js'
+import type {SimOptions} from '../sim/types.js'
+import {resolveTarget, type Target} from '../target.js'
+
+export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<T['baseFlags'] & T['flags']>
+export type BaseArgs<T extends typeof Command> = Interfaces.InferredArgs<T['args']>
+
+/** JSON output, one-line errors with exit codes, Ctrl-C handling: every command. */
+export abstract class BaseCommand<T extends typeof Command> extends Command {
+  static override enableJsonFlag = true
+
+  protected flags!: BaseFlags<T>
+  protected args!: BaseArgs<T>
+  /** Set by commands that talk to a cluster, so errors can name it (redacted). */
+  protected target?: Target
+
+  private readonly interrupt = new AbortController()
+  private interruptCount = 0
+  private readonly onSignal = (): void => {
+    this.interruptCount += 1
+    if (this.interruptCount > 1) process.exit(130)
+    process.stderr.write('\npooltool: stopping; partial results follow (Ctrl-C again to quit at once)\n')
+    this.interrupt.abort()
+  }
+
+  /** Aborted on the first Ctrl-C (SIGINT) or SIGTERM: long-running work stops and reports. */
+  protected get interruptSignal(): AbortSignal {
+    return this.interrupt.signal
+  }
+
+  override async init(): Promise<void> {
+    await super.init()
+    const ctor = this.ctor as typeof BaseCommand
+    const {args, flags} = await this.parse({
+      args: ctor.args,
+      baseFlags: ctor.baseFlags,
+      enableJsonFlag: ctor.enableJsonFlag,
+      flags: ctor.flags,
+      strict: ctor.strict,
+    })
+    this.flags = flags as BaseFlags<T>
+    this.args = args as BaseArgs<T>
+    process.on('SIGINT', this.onSignal)
+    process.on('SIGTERM', this.onSignal)
+  }
+
+  /** One line on stderr for a human (suppressed under --json, where the JSON says it). */
+  protected note(line: string): void {
+    this.logToStderr(line)
+  }
+
+  protected toPoolToolError(error: unknown): PoolToolError {
+    return toPoolToolError(error, {
+      target: this.target?.redactedUri ?? 'the target',
+      secrets: this.target?.secrets ?? [],
+    })
+  }
+
+  protected override toErrorJson(error: unknown): unknown {
+    return {error: this.toPoolToolError(error).toJSON()}
+  }
+
+  protected override async catch(error: Error & {exitCode?: number}): Promise<unknown> {
+    // oclif's own flag-parsing errors already read well and exit 2: keep them.
+    if (error instanceof Errors.CLIError && !(error instanceof PoolToolError) && 'parse' in error) throw error
+    if (error instanceof Errors.ExitError) throw error
+    const failure = this.toPoolToolError(error)
+    process.exitCode = failure.exitCode
+    if (this.jsonEnabled()) {
+      this.logJson(this.toErrorJson(failure))
+      return undefined
+    }
+    process.stderr.write(`Error [${failure.code}]: ${failure.message} (hint: ${failure.hint})\n`)
+    if (process.env.DEBUG && error.stack) process.stderr.write(`${error.stack}\n`)
+    throw new Errors.ExitError(failure.exitCode)
+  }
+
+  protected override async finally(error: Error | undefined): Promise<unknown> {
+    process.off('SIGINT', this.onSignal)
+    process.off('SIGTERM', this.onSignal)
+    await this.target?.close()
+    return super.finally(error)
+  }
+}
+
+/** A command that talks to a cluster: adds the connection flags and target resolution. */
+export abstract class TargetCommand<T extends typeof Command> extends BaseCommand<T> {
+  static override baseFlags = {
+    uri: Flags.string({
+      summary: 'Connection string of the cluster to inspect or load (credentials are never printed).',
+      description:
+        'Falls back to the POOLTOOL_URI, then MONGODB_URI environment variables; without any of them pooltool starts ' +
+        'its embedded simulated cluster on loopback. Every driver URI option passes through unchanged.',
+      helpGroup: 'CONNECTION',
+    }),
+    'timeout-ms': Flags.integer({
+      summary: 'Give up connecting after this many milliseconds (serverSelectionTimeoutMS and connectTimeoutMS unless the URI sets them).',
+      default: 10_000,
+      min: 1,
+      helpGroup: 'CONNECTION',
+    }),
+    'app-name': Flags.string({
+      summary: 'appName sent in the handshake, so the server (and `pooltool conns`) can tell our connections apart.',
+      default: 'pooltool',
+      helpGroup: 'CONNECTION',
+    }),
+  }
+
+  /** Resolve the target once per command; `embedded` shapes the simulated cluster used when no URI is given. */
+  protected async openTarget(embedded?: Partial<SimOptions>): Promise<Target> {
+    const flags = this.flags as unknown as {uri?: string}
+    this.target = await resolveTarget({
+      flagUri: flags.uri,
+      embedded,
+      notice: (line) => this.logToStderr(line),
+    })
+    return this.target
+  }
+}

@@ -1,0 +1,48 @@
+/**
+ * `--fault` values of `pooltool sim`: KIND[:VALUE]@AT, e.g. `stall:1s@5s`,
+ * `drop-connections@10s`, `restart:2s@30s`, `latency:5ms@0s`,
+ * `max-connections:50@0s`. AT is the offset after start-up.
+ */
+import {usageError} from '../errors.js'
+import type {ScheduledFault, SimFault} from '../sim/types.js'
+import {parseDurationMs} from './parse.js'
+
+const HINT = 'write KIND[:VALUE]@AT, e.g. stall:1s@5s, drop-connections@10s, restart:2s@30s, latency:5ms@0s, setup-cost:20ms@0s, max-connections:50@0s'
+
+export function parseFaultSpec(spec: string): ScheduledFault {
+  const match = /^([a-z-]+)(?::([^@]+))?@(.+)$/.exec(spec.trim())
+  if (!match) throw usageError(`--fault '${spec}' does not parse`, HINT)
+  const [, kind, value, at] = match as unknown as [string, string, string | undefined, string]
+  const atMs = parseDurationMs(at, 'fault', 's')
+  const needValue = (): string => {
+    if (value === undefined) throw usageError(`--fault '${spec}': ${kind} needs a value`, HINT)
+    return value
+  }
+  let fault: SimFault
+  switch (kind) {
+    case 'latency':
+      fault = {kind, ms: parseDurationMs(needValue(), 'fault', 'ms')}
+      break
+    case 'stall':
+      fault = {kind, ms: parseDurationMs(needValue(), 'fault', 'ms')}
+      break
+    case 'setup-cost':
+      fault = {kind, ms: parseDurationMs(needValue(), 'fault', 'ms')}
+      break
+    case 'restart':
+      fault = {kind, downMs: parseDurationMs(needValue(), 'fault', 'ms')}
+      break
+    case 'drop-connections':
+      fault = {kind}
+      break
+    case 'max-connections': {
+      const max = Number(needValue())
+      if (!Number.isInteger(max) || max < 1) throw usageError(`--fault '${spec}': the limit must be a whole number ≥ 1`, HINT)
+      fault = {kind, max}
+      break
+    }
+    default:
+      throw usageError(`--fault '${spec}': unknown fault '${kind}'`, HINT)
+  }
+  return {atMs, fault}
+}

@@ -1,0 +1,80 @@
+/**
+ * The one error type pooltool raises on purpose. Every failure a user can fix
+ * carries a stable code, a one-line message, a hint and an exit code of its
+ * class, so scripts can branch on `$?` and humans see no stack trace.
+ */
+
+export const EXIT_CODES = {
+  /** Unexpected failure inside pooltool. */
+  internal: 1,
+  /** Flags or arguments that cannot work (oclif also uses 2 for parse errors). */
+  usage: 2,
+  /** The connection string cannot be parsed. */
+  invalidUri: 3,
+  /** Nothing answered at the address within the timeout. */
+  unreachable: 4,
+  /** The server refused the credentials. */
+  authFailed: 5,
+  /** Authenticated, but the user lacks a privilege the command needs. */
+  unauthorized: 6,
+  /** The command needs another topology (e.g. locks need a sharded cluster). */
+  wrongTopology: 7,
+  /** A `--fail-on` threshold was crossed: the run itself worked. */
+  thresholdBreached: 8,
+  /** The server answered with an error the command cannot work around. */
+  serverError: 9,
+  /** Stopped by Ctrl-C: partial results were reported. */
+  interrupted: 130,
+} as const
+
+export type ErrorClass = keyof typeof EXIT_CODES
+
+/** Stable codes, one per situation; documented in the README. */
+export type PoolToolErrorCode =
+  | 'USAGE'
+  | 'INVALID_URI'
+  | 'UNREACHABLE'
+  | 'AUTH_FAILED'
+  | 'UNAUTHORIZED'
+  | 'WRONG_TOPOLOGY'
+  | 'THRESHOLD_BREACHED'
+  | 'SERVER_ERROR'
+  | 'INTERRUPTED'
+  | 'INTERNAL'
+
+const CLASS_OF_CODE: Record<PoolToolErrorCode, ErrorClass> = {
+  USAGE: 'usage',
+  INVALID_URI: 'invalidUri',
+  UNREACHABLE: 'unreachable',
+  AUTH_FAILED: 'authFailed',
+  UNAUTHORIZED: 'unauthorized',
+  WRONG_TOPOLOGY: 'wrongTopology',
+  THRESHOLD_BREACHED: 'thresholdBreached',
+  SERVER_ERROR: 'serverError',
+  INTERRUPTED: 'interrupted',
+  INTERNAL: 'internal',
+}
+
+export class PoolToolError extends Error {
+  readonly code: PoolToolErrorCode
+  readonly hint: string
+  readonly exitCode: number
+
+  constructor(code: PoolToolErrorCode, message: string, hint: string, options?: {cause?: unknown}) {
+    super(message, options)
+    this.name = 'PoolToolError'
+    this.code = code
+    this.hint = hint
+    this.exitCode = EXIT_CODES[CLASS_OF_CODE[code]]
+  }
+
+  /** What `--json` prints under `error`. */
+  toJSON(): {code: PoolToolErrorCode; message: string; hint: string; exitCode: number} {
+    return {code: this.code, message: this.message, hint: this.hint, exitCode: this.exitCode}
+  }
+}
+
+/** Shorthand for the most common case: a flag value that cannot work. */
+export function usageError(message: string, hint: string): PoolToolError {
+  return new PoolToolError('USAGE', message, hint)
+}

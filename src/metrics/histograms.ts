@@ -1,0 +1,65 @@
+/**
+ * The one place that builds HDR histograms. Every latency in pooltool is
+ * recorded in whole microseconds into one of these; lanes and runs are
+ * combined with `mergeHistograms`, never by averaging percentiles.
+ */
+import * as hdr from 'hdr-histogram-js'
+
+export type Histogram = hdr.Histogram
+
+/** 3 significant digits: 0.1% error on every recorded value; grows as needed. */
+export function createHistogram(): Histogram {
+  return hdr.build({
+    bitBucketSize: 32,
+    autoResize: true,
+    lowestDiscernibleValue: 1,
+    highestTrackableValue: 2,
+    numberOfSignificantValueDigits: 3,
+    useWebAssembly: false,
+  })
+}
+
+/** Record a duration given in (fractional) milliseconds as whole microseconds, at least 1. */
+export function recordMs(histogram: Histogram, durationMs: number): void {
+  histogram.recordValue(Math.max(1, Math.round(durationMs * 1000)))
+}
+
+export function mergeHistograms(histograms: Iterable<Histogram>): Histogram {
+  const merged = createHistogram()
+  for (const histogram of histograms) merged.add(histogram)
+  return merged
+}
+
+export interface LatencySummaryUs {
+  p50: number
+  p90: number
+  p99: number
+  p999: number
+  max: number
+  mean: number
+  count: number
+}
+
+export function summarize(histogram: Histogram): LatencySummaryUs {
+  if (histogram.totalCount === 0) return {p50: 0, p90: 0, p99: 0, p999: 0, max: 0, mean: 0, count: 0}
+  return {
+    p50: histogram.getValueAtPercentile(50),
+    p90: histogram.getValueAtPercentile(90),
+    p99: histogram.getValueAtPercentile(99),
+    p999: histogram.getValueAtPercentile(99.9),
+    max: histogram.maxValue,
+    mean: Math.round(histogram.mean),
+    count: histogram.totalCount,
+  }
+}
+
+/** Compressed base64 (HdrHistogram's own format), so JSON results can be merged later. */
+export function encodeHistogram(histogram: Histogram): string {
+  return hdr.encodeIntoCompressedBase64(histogram)
+}
+
+export function decodeHistogram(encoded: string): Histogram {
+  const merged = createHistogram()
+  merged.add(hdr.decodeFromCompressedBase64(encoded))
+  return merged
+}

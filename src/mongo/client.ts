@@ -1,0 +1,62 @@
+/**
+ * How pooltool opens driver clients: the user's URI untouched, our appName and
+ * timeouts only where the URI does not set them, pool options from flags.
+ */
+import {ConnectionString} from 'mongodb-connection-string-url'
+
+import {MongoClient, type MongoClientOptions} from './driver.js'
+
+/** The driver's pool options, named as in the CMAP spec. */
+export interface PoolOptions {
+  maxPoolSize?: number
+  minPoolSize?: number
+  maxConnecting?: number
+  maxIdleTimeMS?: number
+  waitQueueTimeoutMS?: number
+}
+
+export interface ClientSettings {
+  uri: string
+  appName: string
+  timeoutMs: number
+  pool?: PoolOptions
+  /** Extra driver options (e.g. directConnection for per-host probes). */
+  extra?: MongoClientOptions
+}
+
+function uriSets(uri: string, option: string): boolean {
+  try {
+    const params = new ConnectionString(uri).searchParams
+    for (const key of params.keys()) if (key.toLowerCase() === option.toLowerCase()) return true
+  } catch {
+    // The driver reports an unparsable URI itself, with a better message.
+  }
+  return false
+}
+
+export function clientOptions(settings: ClientSettings): MongoClientOptions {
+  const options: MongoClientOptions = {...settings.extra}
+  if (!uriSets(settings.uri, 'appName')) options.appName = settings.appName
+  if (!uriSets(settings.uri, 'serverSelectionTimeoutMS')) options.serverSelectionTimeoutMS = settings.timeoutMs
+  if (!uriSets(settings.uri, 'connectTimeoutMS')) options.connectTimeoutMS = settings.timeoutMs
+  for (const [key, value] of Object.entries(settings.pool ?? {})) {
+    if (value !== undefined) (options as Record<string, unknown>)[key] = value
+  }
+  return options
+}
+
+/** A client that is not connected yet (operations connect it, or call connect()). */
+export function createClient(settings: ClientSettings): MongoClient {
+  return new MongoClient(settings.uri, clientOptions(settings))
+}
+
+/** A client for one host only (directConnection), used to poll that host's own counters. */
+export function createHostClient(settings: Omit<ClientSettings, 'pool'>, host: string): MongoClient {
+  const cs = new ConnectionString(settings.uri)
+  cs.hosts = [host]
+  cs.searchParams.delete('replicaSet')
+  cs.searchParams.set('directConnection', 'true')
+  return new MongoClient(cs.toString(), clientOptions({...settings, pool: {maxPoolSize: 1}}))
+}
+
+export type {MongoClient}

@@ -1,0 +1,116 @@
+/**
+ * Turns driver and server errors into (a) a short class name for counting
+ * errors during a run and (b) a PoolToolError with a hint for failures that
+ * end a command. Classifies by `name` and server `code`, never by
+ * `instanceof` against deep imports (several driver error classes are not
+ * exported; see style-anchors.md §4).
+ */
+import {PoolToolError} from '../errors.js'
+import {redactText} from '../redact.js'
+
+interface ErrorLike {
+  name?: string
+  message?: string
+  code?: number | string
+  codeName?: string
+  cause?: unknown
+  reason?: {servers?: Map<string, {error?: unknown}>}
+  errorLabels?: string[]
+}
+
+const asErrorLike = (value: unknown): ErrorLike | undefined =>
+  value !== null && typeof value === 'object' ? (value as ErrorLike) : undefined
+
+/** The error itself, its causes, and the per-server errors a server-selection error carries. */
+function* errorChain(error: unknown): Generator<ErrorLike> {
+  const seen = new Set<unknown>()
+  const queue: unknown[] = [error]
+  while (queue.length > 0) {
+    const current = asErrorLike(queue.shift())
+    if (!current || seen.has(current)) continue
+    seen.add(current)
+    yield current
+    queue.push(current.cause)
+    const servers = current.reason?.servers
+    if (servers instanceof Map) for (const server of servers.values()) queue.push(server?.error)
+  }
+}
+
+export const AUTH_FAILED_CODE = 18
+export const UNAUTHORIZED_CODE = 13
+export const LOCK_BUSY_CODE = 46
+export const CONFLICTING_OPERATION_CODE = 117
+
+/** Server error code (e.g. 46) anywhere in the chain. */
+export function serverErrorCode(error: unknown): number | undefined {
+  for (const e of errorChain(error)) if (typeof e.code === 'number') return e.code
+  return undefined
+}
+
+/**
+ * A short, stable class for counting errors in a run: `network`, `timeout`,
+ * `poolCleared`, `waitQueueTimeout`, `poolClosed`, `serverSelection`, `auth`,
+ * the server's codeName (`LockBusy`, `NotWritablePrimary` …) or `other`.
+ */
+export function errorClass(error: unknown): string {
+  const first = asErrorLike(error)
+  const name = first?.name ?? ''
+  const message = first?.message ?? ''
+  if (name === 'MongoWaitQueueTimeoutError') return 'waitQueueTimeout'
+  if (name === 'MongoPoolClearedError') return 'poolCleared'
+  if (name === 'MongoPoolClosedError' || name === 'MongoTopologyClosedError') return 'poolClosed'
+  if (name === 'MongoNetworkTimeoutError' || name === 'MongoOperationTimeoutError') return 'timeout'
+  if (name === 'MongoNetworkError') return 'network'
+  for (const e of errorChain(error)) {
+    if (e.code === AUTH_FAILED_CODE) return 'auth'
+    if (typeof e.codeName === 'string' && e.codeName.length > 0) return e.codeName
+  }
+  if (name === 'MongoServerSelectionError') return 'serverSelection'
+  if (/ECONNRESET|EPIPE|socket.*(closed|hang up)/i.test(message)) return 'network'
+  return 'other'
+}
+
+/**
+ * Turn an error that ends a command into a PoolToolError with a hint.
+ * `secrets` are literal values (the password) to scrub from any message.
+ */
+export function toPoolToolError(error: unknown, context: {target: string; secrets: readonly string[]}): PoolToolError {
+  if (error instanceof PoolToolError) return error
+  const chain = [...errorChain(error)]
+  const first = chain[0]
+  const scrub = (text: string) => redactText(text, context.secrets).split('\n')[0]!.trim()
+  const message = scrub(first?.message ?? String(error))
+
+  if (chain.some((e) => e.code === AUTH_FAILED_CODE || /authentication failed/i.test(e.message ?? ''))) {
+    return new PoolToolError(
+      'AUTH_FAILED',
+      `authentication failed at ${context.target}`,
+      'check the username, password, authSource and authMechanism in the URI',
+      {cause: error},
+    )
+  }
+  if (chain.some((e) => e.code === UNAUTHORIZED_CODE)) {
+    const denied = chain.find((e) => e.code === UNAUTHORIZED_CODE)
+    return new PoolToolError(
+      'UNAUTHORIZED',
+      `not authorized: ${scrub(denied?.message ?? message)}`,
+      'grant the user the clusterMonitor role (read-only) or connect as a user that has it',
+      {cause: error},
+    )
+  }
+  if (first?.name === 'MongoParseError' || first?.name === 'MongoInvalidArgumentError' || first?.name === 'MongoMissingCredentialsError') {
+    return new PoolToolError('INVALID_URI', `invalid connection string: ${message}`, 'expected mongodb://[user:password@]host[:port][,host…]/[db][?options]', {cause: error})
+  }
+  if (first?.name === 'MongoServerSelectionError' || chain.some((e) => e.name === 'MongoNetworkError' || e.name === 'MongoNetworkTimeoutError')) {
+    return new PoolToolError(
+      'UNREACHABLE',
+      `cannot reach ${context.target}: ${message}`,
+      'check host, port and network; raise --timeout-ms for slow links, or run against the embedded cluster by omitting --uri',
+      {cause: error},
+    )
+  }
+  if (typeof first?.code === 'number') {
+    return new PoolToolError('SERVER_ERROR', `server error ${first.code}${first.codeName ? ` (${first.codeName})` : ''}: ${message}`, 'see the server log for details', {cause: error})
+  }
+  return new PoolToolError('INTERNAL', message, 'this looks like a pooltool bug; rerun with DEBUG=* and report it', {cause: error})
+}

@@ -1,0 +1,148 @@
+/**
+ * Pure parsers for the parts of `serverStatus` pooltool reads. Fields differ
+ * by server version (mongodb-server-facts.md §2, §4.1, §5): a field the
+ * server does not send stays absent (undefined), never 0.
+ */
+import type {Document} from '../mongo/driver.js'
+
+export interface ConnectionsStatus {
+  current: number
+  available: number
+  totalCreated: number
+  /** 4.0.7+ */
+  active?: number
+  /** 6.3+ */
+  rejected?: number
+  /** 5.0+ */
+  threaded?: number
+  /** 4.4+ */
+  exhaustIsMaster?: number
+  /** 5.0+ (4.4.2+) */
+  exhaustHello?: number
+  /** 4.4+ */
+  awaitingTopologyChanges?: number
+  /** 5.3+ */
+  loadBalanced?: number
+  /** 8.2 / 8.0.12 / 7.0.23+ */
+  queuedForEstablishment?: number
+}
+
+const OPTIONAL_CONNECTION_FIELDS = [
+  'active',
+  'rejected',
+  'threaded',
+  'exhaustIsMaster',
+  'exhaustHello',
+  'awaitingTopologyChanges',
+  'loadBalanced',
+  'queuedForEstablishment',
+] as const
+
+/** BSON numbers arrive as number, Long or Int32/Double wrappers; read any of them. */
+export function toNumber(value: unknown): number | undefined {
+  if (typeof value === 'number') return value
+  if (typeof value === 'bigint') return Number(value)
+  if (value !== null && typeof value === 'object') {
+    const v = value as {toNumber?: () => number; valueOf?: () => unknown}
+    if (typeof v.toNumber === 'function') return v.toNumber()
+    const primitive = v.valueOf?.()
+    if (typeof primitive === 'number') return primitive
+  }
+  return undefined
+}
+
+export function parseConnections(serverStatus: Document): ConnectionsStatus | undefined {
+  const c = serverStatus.connections as Document | undefined
+  if (!c) return undefined
+  const current = toNumber(c.current)
+  const available = toNumber(c.available)
+  const totalCreated = toNumber(c.totalCreated)
+  if (current === undefined || available === undefined || totalCreated === undefined) return undefined
+  const parsed: ConnectionsStatus = {current, available, totalCreated}
+  for (const field of OPTIONAL_CONNECTION_FIELDS) {
+    const value = toNumber(c[field])
+    if (value !== undefined) parsed[field] = value
+  }
+  return parsed
+}
+
+export interface LockWaitTotals {
+  /** Sum over resource types and modes of acquireWaitCount. */
+  acquireWaitCount: number
+  /** Sum over resource types and modes of timeAcquiringMicros. */
+  timeAcquiringMicros: number
+  /** Per resource type (Global, Database, Collection, DDLDatabase …). */
+  byResource: Record<string, {acquireWaitCount: number; timeAcquiringMicros: number}>
+}
+
+const sumModes = (modes: unknown): number => {
+  if (!modes || typeof modes !== 'object') return 0
+  let sum = 0
+  for (const value of Object.values(modes as Record<string, unknown>)) sum += toNumber(value) ?? 0
+  return sum
+}
+
+/** `serverStatus.locks`: sparse (zero modes are omitted), open-ended resource types. */
+export function parseLockWaits(serverStatus: Document): LockWaitTotals | undefined {
+  const locks = serverStatus.locks as Document | undefined
+  if (!locks || typeof locks !== 'object') return undefined
+  const totals: LockWaitTotals = {acquireWaitCount: 0, timeAcquiringMicros: 0, byResource: {}}
+  for (const [resource, stats] of Object.entries(locks)) {
+    if (!stats || typeof stats !== 'object') continue
+    const s = stats as Document
+    const waits = sumModes(s.acquireWaitCount)
+    const micros = sumModes(s.timeAcquiringMicros)
+    totals.byResource[resource] = {acquireWaitCount: waits, timeAcquiringMicros: micros}
+    totals.acquireWaitCount += waits
+    totals.timeAcquiringMicros += micros
+  }
+  return totals
+}
+
+export function diffLockWaits(before: LockWaitTotals, after: LockWaitTotals): LockWaitTotals {
+  const byResource: LockWaitTotals['byResource'] = {}
+  for (const [resource, a] of Object.entries(after.byResource)) {
+    const b = before.byResource[resource] ?? {acquireWaitCount: 0, timeAcquiringMicros: 0}
+    const waits = a.acquireWaitCount - b.acquireWaitCount
+    const micros = a.timeAcquiringMicros - b.timeAcquiringMicros
+    if (waits !== 0 || micros !== 0) byResource[resource] = {acquireWaitCount: waits, timeAcquiringMicros: micros}
+  }
+  return {
+    acquireWaitCount: after.acquireWaitCount - before.acquireWaitCount,
+    timeAcquiringMicros: after.timeAcquiringMicros - before.timeAcquiringMicros,
+    byResource,
+  }
+}
+
+export interface AuthMechanismCounters {
+  /** authenticate.received: every attempt, speculative included. */
+  received: number
+  successful: number
+  speculativeReceived?: number
+  speculativeSuccessful?: number
+}
+
+/**
+ * `security.authentication.mechanisms` (4.4+). Newer development servers nest
+ * the counters under `ingress` with `total` instead of `received`; read both.
+ */
+export function parseAuthCounters(serverStatus: Document): Record<string, AuthMechanismCounters> | undefined {
+  const mechanisms = (serverStatus.security as Document | undefined)?.authentication?.mechanisms as Document | undefined
+  if (!mechanisms || typeof mechanisms !== 'object') return undefined
+  const out: Record<string, AuthMechanismCounters> = {}
+  for (const [mechanism, raw] of Object.entries(mechanisms)) {
+    const doc = ((raw as Document)?.ingress ?? raw) as Document
+    const authenticate = doc?.authenticate as Document | undefined
+    const speculative = doc?.speculativeAuthenticate as Document | undefined
+    const received = toNumber(authenticate?.received ?? authenticate?.total)
+    const successful = toNumber(authenticate?.successful)
+    if (received === undefined || successful === undefined) continue
+    out[mechanism] = {
+      received,
+      successful,
+      speculativeReceived: toNumber(speculative?.received ?? speculative?.total),
+      speculativeSuccessful: toNumber(speculative?.successful),
+    }
+  }
+  return out
+}

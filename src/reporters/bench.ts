@@ -1,0 +1,123 @@
+/** `pooltool bench` result → text. Pure: no I/O. */
+import Table from 'cli-table3'
+
+import {runLabel} from '../bench/fail-on.js'
+import type {BenchResult, RunResult} from '../bench/types.js'
+import {formatCount, formatRecord, formatUs, TABLE_STYLE} from './format.js'
+
+function runsTable(result: BenchResult): string {
+  const openLoop = result.runs.some((run) => run.latencyCorrectedUs !== null)
+  const head = ['model', 'conc', 'pool', openLoop ? 'rate' : undefined, 'ops/s', 'p50', 'p90', 'p99', 'p99.9', 'max', openLoop ? 'p99 corr.' : undefined, 'checkout p99', 'errors']
+  const table = new Table({head: head.filter((h): h is string => h !== undefined), style: TABLE_STYLE})
+  for (const run of result.runs) {
+    const row = [
+      run.model,
+      run.concurrency,
+      run.maxPoolSize ?? 'default',
+      openLoop ? run.rate ?? '–' : undefined,
+      formatCount(run.opsPerSec),
+      formatUs(run.latencyUs.p50),
+      formatUs(run.latencyUs.p90),
+      formatUs(run.latencyUs.p99),
+      formatUs(run.latencyUs.p999),
+      formatUs(run.latencyUs.max),
+      openLoop ? formatUs(run.latencyCorrectedUs?.p99) : undefined,
+      formatUs(run.checkoutWaitUs.p99),
+      formatCount(run.errors),
+    ]
+    table.push(row.filter((cell) => cell !== undefined) as Array<string | number>)
+  }
+  return table.toString()
+}
+
+function poolTable(runs: readonly RunResult[]): string {
+  const table = new Table({
+    head: ['run', 'clients', 'conns created', 'closed (reason)', 'peak total', 'peak in use', 'checkout failed', 'cleared', 'setup p50', 'setup p99'],
+    style: TABLE_STYLE,
+  })
+  for (const run of runs) {
+    table.push([
+      runLabel(run),
+      formatCount(run.pool.clients),
+      formatCount(run.pool.created),
+      formatRecord(run.pool.closed),
+      run.pool.peakTotal,
+      run.pool.peakInUse,
+      formatRecord(run.pool.checkOutFailed),
+      run.pool.cleared,
+      formatUs(run.pool.setupUs.p50),
+      formatUs(run.pool.setupUs.p99),
+    ])
+  }
+  return table.toString()
+}
+
+function serverTable(runs: readonly RunResult[]): string {
+  const table = new Table({
+    head: ['run', 'host', 'conns before', 'peak', 'at end', 'after', 'totalCreated Δ', 'lock waits', 'lock wait time'],
+    style: TABLE_STYLE,
+  })
+  for (const run of runs) {
+    for (const host of run.server) {
+      if (host.unavailable && host.connectionsBefore === undefined) {
+        table.push([runLabel(run), host.host, {colSpan: 7, content: `unavailable: ${host.unavailable}`}])
+        continue
+      }
+      table.push([
+        runLabel(run),
+        host.host,
+        formatCount(host.connectionsBefore),
+        formatCount(host.connectionsPeak),
+        formatCount(host.connectionsAtEnd),
+        formatCount(host.connectionsAfter),
+        formatCount(host.totalCreatedDelta),
+        formatCount(host.lockWaits?.acquireWaitCount),
+        formatUs(host.lockWaits?.timeAcquiringMicros),
+      ])
+    }
+  }
+  return table.toString()
+}
+
+export function renderBench(result: BenchResult): string {
+  const {target, config} = result
+  const bound = config.ops !== undefined ? `${formatCount(config.ops)} ops` : `${(config.durationMs ?? 0) / 1000}s`
+  const mix = config.mix ? ` (${Object.entries(config.mix).map(([op, w]) => `${op}=${w}`).join(',')})` : ''
+  const lines = [
+    `pooltool bench · ${config.workload}${mix} · ${bound} per run${config.warmupMs > 0 ? ` after ${config.warmupMs / 1000}s warm-up` : ''}`,
+    `target ${target.uri} (${target.simulated ? 'embedded simulated ' : ''}${target.topology}, MongoDB ${target.serverVersion})`,
+  ]
+  if (result.runs.length === 0) {
+    lines.push('', 'no run finished.')
+    return lines.join('\n')
+  }
+  lines.push('', 'Latency and throughput (closed loop: send → reply; open loop: uncorrected, with the corrected p99 from the schedule)')
+  lines.push(runsTable(result))
+  lines.push('', 'Client pool (from the driver\'s CMAP events)')
+  lines.push(poolTable(result.runs))
+  lines.push('', 'Server side, per host (serverStatus.connections and .locks; totalCreated Δ and lock waits over the measured interval)')
+  lines.push(serverTable(result.runs))
+  const errorLines = result.runs.filter((run) => run.errors > 0).map((run) => `  ${runLabel(run)}: ${formatRecord(run.errorsByClass)}`)
+  if (errorLines.length > 0) lines.push('', 'Errors by class', ...errorLines)
+  if (result.knee) {
+    const k = result.knee
+    lines.push(
+      '',
+      `Knee: ${k.model} at concurrency ${k.concurrency}${k.maxPoolSize === null ? '' : `, maxPoolSize ${k.maxPoolSize}`}: ` +
+        `${formatCount(k.opsPerSec)} ops/s with p99 ${formatUs(k.p99Us)} (SLO ${formatUs(k.sloUs)}, ${k.sloSource})`,
+    )
+  }
+  if (result.failOn) {
+    lines.push('')
+    if (result.failOn.breaches.length === 0) lines.push(`--fail-on ${result.failOn.expressions.join(',')}: all thresholds held`)
+    for (const breach of result.failOn.breaches) lines.push(`threshold breached: ${breach.expression} in ${breach.run} (actual ${formatCount(breach.actual)}${breach.unit === 'us' ? 'µs' : ''})`)
+  }
+  if (result.interrupted) lines.push('', 'interrupted: the figures above cover what was measured before Ctrl-C')
+  lines.push(result.cleanedUp ? `namespace ${config.db} dropped` : `namespace ${config.db} kept`)
+  return lines.join('\n')
+}
+
+/** The live line on stderr. */
+export function renderBenchTick(label: string, tick: {elapsedMs: number; opsPerSecLastTick: number; p99Us: number; errors: number; inUse: number}): string {
+  return `${label} · ${(tick.elapsedMs / 1000).toFixed(0)}s · ${formatCount(Math.round(tick.opsPerSecLastTick))} ops/s · p99 ${formatUs(tick.p99Us)} · in use ${tick.inUse} · errors ${tick.errors}`
+}

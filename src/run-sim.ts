@@ -1,0 +1,29 @@
+/**
+ * `pooltool sim`: start the embedded cluster, hand its details to the caller,
+ * keep it up until Ctrl-C or the duration ends, then stop it cleanly.
+ */
+import {startSimCluster} from './sim/host.js'
+import type {SimClusterInfo, SimOptions} from './sim/types.js'
+
+export interface RunSimHooks {
+  signal: AbortSignal
+  durationMs?: number
+  onReady(info: SimClusterInfo): void
+}
+
+export async function runSimUntilStopped(options: Partial<SimOptions>, hooks: RunSimHooks): Promise<void> {
+  const cluster = await startSimCluster(options)
+  try {
+    hooks.onReady(cluster.info)
+    await new Promise<void>((resolve) => {
+      if (hooks.signal.aborted) return resolve()
+      const timer = hooks.durationMs === undefined ? undefined : setTimeout(resolve, hooks.durationMs)
+      hooks.signal.addEventListener('abort', () => {
+        clearTimeout(timer)
+        resolve()
+      }, {once: true})
+    })
+  } finally {
+    await cluster.stop()
+  }
+}

@@ -1,0 +1,132 @@
+/**
+ * The contract between the embedded simulated cluster (which runs in a child
+ * process, see `host.ts`) and everything that starts or steers it: the
+ * `pooltool sim` command, the default target of every command, the tests and
+ * the benchmarks. Plain data only: these values cross a process boundary.
+ */
+
+export type SimTopology = 'standalone' | 'replset' | 'sharded'
+
+/** Which server release the simulated processes pretend to be. */
+export type SimVersionProfile = '4.4' | '6.0' | '7.0'
+
+export const SIM_VERSION_PROFILES: readonly SimVersionProfile[] = ['4.4', '6.0', '7.0']
+export const SIM_TOPOLOGIES: readonly SimTopology[] = ['standalone', 'replset', 'sharded']
+
+export interface SimOptions {
+  topology: SimTopology
+  versionProfile: SimVersionProfile
+  /** Listen address; only loopback addresses make sense for a test server. */
+  host: string
+  /** First port; 0 picks free ephemeral ports for every listener. */
+  basePort: number
+  /** Replica-set members (replset topology) — default 3. */
+  members: number
+  /** Sharded topology: number of mongos routers and shards. */
+  mongos: number
+  shards: number
+  /** Require SCRAM authentication and create the default users. */
+  auth: boolean
+  /** Added to every operation's service time, in milliseconds. */
+  latencyMs: number
+  /** Added once per new connection before its first reply (thread creation, TLS …). */
+  setupCostMs: number
+  /** net.maxIncomingConnections: connections beyond it are closed at once and counted as rejected. */
+  maxIncomingConnections: number
+  /** scramIterationCount (SHA-1) and scramSHA256IterationCount, as on mongod. */
+  scramIterationCount: number
+  scramSHA256IterationCount: number
+  /**
+   * Multiplies every internal interval (lock pings 30 s, lock expiry 15 min …):
+   * 0.01 turns 15 min into 9 s so lock expiry can be exercised in tests.
+   */
+  timeScale: number
+  /** Named canned situations (e.g. 'dead-lock-holder'); empty for none. */
+  scenarios: string[]
+  /** Faults to apply at given offsets after start-up. */
+  faultSchedule: ScheduledFault[]
+}
+
+export const DEFAULT_SIM_OPTIONS: SimOptions = {
+  topology: 'standalone',
+  versionProfile: '7.0',
+  host: '127.0.0.1',
+  basePort: 0,
+  members: 3,
+  mongos: 2,
+  shards: 2,
+  auth: false,
+  latencyMs: 0,
+  setupCostMs: 0,
+  maxIncomingConnections: 65536,
+  scramIterationCount: 10000,
+  scramSHA256IterationCount: 15000,
+  timeScale: 1,
+  scenarios: [],
+  faultSchedule: [],
+}
+
+/** A fault injected at run time through `SimCluster.control()` or scheduled at start. */
+export type SimFault =
+  /** Set the per-operation latency from now on. */
+  | {kind: 'latency'; ms: number; hosts?: string[]}
+  /** Hold every reply (in flight and new) until `ms` from now. */
+  | {kind: 'stall'; ms: number; hosts?: string[]}
+  /** Destroy every open client socket (the listener stays up). */
+  | {kind: 'drop-connections'; hosts?: string[]}
+  /** Close listeners and sockets, stay down for `downMs`, listen again on the same ports; counters restart, data survives. */
+  | {kind: 'restart'; downMs: number; hosts?: string[]}
+  /** Set the per-connection setup cost from now on. */
+  | {kind: 'setup-cost'; ms: number; hosts?: string[]}
+  /** Change the connection limit from now on. */
+  | {kind: 'max-connections'; max: number; hosts?: string[]}
+
+export interface ScheduledFault {
+  atMs: number
+  fault: SimFault
+}
+
+export type SimProcessRole = 'standalone' | 'primary' | 'secondary' | 'mongos' | 'shard' | 'config'
+
+export interface SimProcessInfo {
+  /** "127.0.0.1:PORT", exactly as the process names itself in hello. */
+  host: string
+  port: number
+  role: SimProcessRole
+  /** Replica set name for replset members, shard members and the config server. */
+  setName?: string
+}
+
+export interface SimCredentials {
+  username: string
+  password: string
+  authSource: string
+}
+
+/** What the child reports once every listener is up. */
+export interface SimClusterInfo {
+  /** The connection string for the driver: credentials included when auth is on. */
+  uri: string
+  topology: SimTopology
+  versionProfile: SimVersionProfile
+  /** Server version string reported by buildInfo, e.g. "7.0.14". */
+  serverVersion: string
+  processes: SimProcessInfo[]
+  /** Present when auth is on: a root user with SCRAM-SHA-1 and SCRAM-SHA-256 credentials. */
+  credentials?: SimCredentials
+  /** Process id of the child process that serves the cluster. */
+  pid: number
+}
+
+/** Messages from parent to child. */
+export type ParentMessage =
+  | {type: 'start'; options: SimOptions}
+  | {type: 'control'; id: number; fault: SimFault}
+  | {type: 'stop'}
+
+/** Messages from child to parent. */
+export type ChildMessage =
+  | {type: 'ready'; info: SimClusterInfo}
+  | {type: 'start-failed'; message: string}
+  | {type: 'control-result'; id: number; ok: boolean; message?: string}
+  | {type: 'stopped'}
