@@ -2,15 +2,18 @@
  * Credentials never leave pooltool: every URI that is printed, logged, put in
  * JSON or in an error message goes through here first.
  */
-import {redactConnectionString} from 'mongodb-connection-string-url'
+import {ConnectionString, redactConnectionString} from 'mongodb-connection-string-url'
 
 /** `mongodb://user:pw@h/?tlsCertificateKeyFilePassword=x` → `mongodb://<credentials>@h/?…=<credentials>`. */
 export function redactUri(uri: string): string {
   try {
+    // redactConnectionString passes some unparsable strings through untouched: parse first.
+    new ConnectionString(uri)
     return redactConnectionString(uri)
   } catch {
-    // Unparsable: still strip anything that looks like userinfo.
-    return uri.replace(/(mongodb(?:\+srv)?:\/\/)[^@/]*@/gi, '$1<credentials>@')
+    // Unparsable: we cannot tell where userinfo ends, so hide everything
+    // between the scheme and the last '@' (a password may hold '/' or ':').
+    return uri.replace(/^([^:]*:\/*)[\s\S]*@/, '$1<credentials>@')
   }
 }
 

@@ -1,0 +1,132 @@
+import assert from 'node:assert/strict'
+import {describe, it} from 'node:test'
+
+import {type EnginePlan, runEngine} from '../../src/bench/engine.js'
+import {findKnee} from '../../src/bench/knee.js'
+import type {RunResult} from '../../src/bench/types.js'
+import {createHistogram, decodeHistogram, encodeHistogram, mergeHistograms, recordMs, summarize} from '../../src/metrics/histograms.js'
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
+const plan = (overrides: Partial<EnginePlan>): EnginePlan => ({
+  concurrency: 4,
+  warmupMs: 0,
+  drainTimeoutMs: 2000,
+  tickIntervalMs: 1000,
+  ...overrides,
+})
+const hooks = (execute: () => Promise<unknown>, signal = new AbortController().signal) => ({
+  execute,
+  classifyError: (error: unknown) => (error as Error).message,
+  signal,
+})
+
+describe('engine, closed loop', () => {
+  it('runs exactly --ops measured operations', async () => {
+    let calls = 0
+    const m = await runEngine(plan({ops: 250}), hooks(async () => { calls += 1 }))
+    assert.equal(m.ops, 250)
+    assert.equal(calls, 250)
+    assert.equal(m.latencyUs.totalCount, 250)
+    assert.equal(m.latencyCorrectedUs, null)
+  })
+
+  it('is bounded by concurrency: N workers over a 20 ms operation give about N/20ms', async () => {
+    let inFlight = 0
+    let peak = 0
+    const m = await runEngine(plan({concurrency: 5, durationMs: 400}), hooks(async () => {
+      inFlight += 1
+      peak = Math.max(peak, inFlight)
+      await sleep(20)
+      inFlight -= 1
+    }))
+    assert.equal(peak, 5)
+    // 5 workers × 400 ms / ~20 ms ≈ 100; timers only ever run late, so allow a wide low side.
+    assert.ok(m.ops >= 50 && m.ops <= 105, `ops ${m.ops}`)
+    assert.ok(summarize(m.latencyUs).p50 >= 19_000, `p50 ${summarize(m.latencyUs).p50}`)
+  })
+
+  it('counts errors by class and keeps going', async () => {
+    let n = 0
+    const m = await runEngine(plan({ops: 30, concurrency: 1}), hooks(async () => {
+      n += 1
+      if (n % 3 === 0) throw new Error('boom')
+    }))
+    assert.equal(m.ops + m.errors, 30)
+    assert.deepEqual(m.errorsByClass, {boom: 10})
+  })
+
+  it('does not record the warm-up', async () => {
+    let calls = 0
+    let measureStartedAtCall = -1
+    const m = await runEngine(plan({concurrency: 1, warmupMs: 150, durationMs: 150}), {
+      ...hooks(async () => {
+        calls += 1
+        await sleep(10)
+      }),
+      onMeasureStart: () => { measureStartedAtCall = calls },
+    })
+    assert.ok(measureStartedAtCall > 3, `warm-up ran ${measureStartedAtCall} ops`)
+    assert.ok(m.ops < calls, `measured ${m.ops} of ${calls}`)
+    assert.ok(m.ops >= calls - measureStartedAtCall - 1)
+  })
+
+  it('stops on abort and reports what it measured', async () => {
+    const controller = new AbortController()
+    setTimeout(() => controller.abort(), 150)
+    const m = await runEngine(plan({durationMs: 60_000}), hooks(() => sleep(5), controller.signal))
+    assert.equal(m.interrupted, true)
+    assert.ok(m.ops > 10)
+    assert.ok(m.durationMs < 1000, `duration ${m.durationMs}`)
+  })
+})
+
+describe('engine, open loop', () => {
+  it('keeps the schedule and records corrected latency', async () => {
+    const m = await runEngine(plan({rate: 200, durationMs: 500}), hooks(() => sleep(2)))
+    assert.ok(m.ops >= 90 && m.ops <= 101, `ops ${m.ops}`)
+    assert.equal(m.latencyCorrectedUs?.totalCount, m.ops)
+  })
+
+  it('shows a stall in the corrected p99 that the uncorrected p99 hides (coordinated omission)', async () => {
+    // 1000 ops/s for 1.5 s through 2 workers; the "server" stalls 400 ms at t=500 ms.
+    const started = performance.now()
+    const m = await runEngine(plan({rate: 1000, concurrency: 2, durationMs: 1500}), hooks(async () => {
+      const t = performance.now() - started
+      if (t >= 500 && t < 900) await sleep(900 - t)
+    }))
+    const corrected = summarize(m.latencyCorrectedUs!)
+    const uncorrected = summarize(m.latencyUs)
+    assert.ok(corrected.p99 > 250_000, `corrected p99 ${corrected.p99}µs`)
+    assert.ok(uncorrected.p99 < 50_000, `uncorrected p99 ${uncorrected.p99}µs`)
+    assert.ok(uncorrected.max > 250_000, 'the few stalled sends still show in max')
+  })
+})
+
+describe('histograms', () => {
+  it('merges rather than averages', () => {
+    const fast = createHistogram()
+    const slow = createHistogram()
+    for (let i = 0; i < 990; i++) recordMs(fast, 1)
+    for (let i = 0; i < 10; i++) recordMs(slow, 100)
+    const merged = mergeHistograms([fast, slow])
+    assert.equal(merged.totalCount, 1000)
+    assert.ok(summarize(merged).p999 >= 99_000)
+    const roundTrip = decodeHistogram(encodeHistogram(merged))
+    assert.equal(roundTrip.totalCount, 1000)
+    assert.equal(summarize(roundTrip).p50, summarize(merged).p50)
+  })
+})
+
+describe('knee', () => {
+  const run = (concurrency: number, opsPerSec: number, p99: number) =>
+    ({model: 'pool', concurrency, maxPoolSize: 10, ops: 100, opsPerSec, latencyUs: {p99}, latencyCorrectedUs: null}) as unknown as RunResult
+  it('picks the highest throughput within 2x the lowest p99', () => {
+    const knee = findKnee([run(1, 100, 1000), run(8, 700, 1800), run(64, 900, 9000)])
+    assert.equal(knee?.concurrency, 8)
+    assert.equal(knee?.sloUs, 2000)
+    assert.equal(knee?.sloSource, '2x lowest p99')
+  })
+  it('honours an explicit SLO', () => {
+    assert.equal(findKnee([run(1, 100, 1000), run(64, 900, 9000)], 10_000)?.concurrency, 64)
+  })
+})

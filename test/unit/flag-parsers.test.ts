@@ -1,0 +1,113 @@
+import assert from 'node:assert/strict'
+import {describe, it} from 'node:test'
+
+import {parseMix, toBenchConfig, type BenchFlagValues} from '../../src/bench/config.js'
+import {checkThresholds, parseFailOn} from '../../src/bench/fail-on.js'
+import type {RunResult} from '../../src/bench/types.js'
+import {parseFaultSpec} from '../../src/cli/fault-spec.js'
+import {parseDurationMs, parseIntegerList} from '../../src/cli/parse.js'
+import {PoolToolError} from '../../src/errors.js'
+
+const usage = (fn: () => unknown, pattern: RegExp) =>
+  assert.throws(fn, (error: unknown) => error instanceof PoolToolError && error.code === 'USAGE' && error.exitCode === 2 && pattern.test(error.message))
+
+const baseFlags: BenchFlagValues = {
+  workload: 'find',
+  'doc-size': 256,
+  'seed-docs': 1000,
+  db: 'pooltool_bench',
+  keep: false,
+  model: 'pool',
+  concurrency: '10',
+  warmup: '0s',
+  'sample-interval': '250ms',
+}
+
+describe('durations and lists', () => {
+  it('reads units and defaults bare numbers to seconds', () => {
+    assert.equal(parseDurationMs('10s', 'duration'), 10_000)
+    assert.equal(parseDurationMs('250ms', 'duration'), 250)
+    assert.equal(parseDurationMs('1.5m', 'duration'), 90_000)
+    assert.equal(parseDurationMs('3', 'duration'), 3000)
+    assert.equal(parseDurationMs('3', 'latency', 'ms'), 3)
+    usage(() => parseDurationMs('ten', 'duration'), /not a duration/)
+    usage(() => parseDurationMs('-1s', 'duration'), /not a duration/)
+  })
+  it('reads comma lists within bounds', () => {
+    assert.deepEqual(parseIntegerList('1,8, 64', 'concurrency', 1), [1, 8, 64])
+    usage(() => parseIntegerList('0', 'concurrency', 1), /out of range/)
+    usage(() => parseIntegerList('-4', 'concurrency', 1), /out of range/)
+    usage(() => parseIntegerList('1,,2', 'concurrency', 1), /empty entry/)
+    usage(() => parseIntegerList('2.5', 'concurrency', 1), /not a whole number/)
+  })
+})
+
+describe('bench flags', () => {
+  it('builds a frozen config', () => {
+    const config = toBenchConfig({...baseFlags, model: 'pool,single', concurrency: '1,8', 'max-pool-size': '5,20'})
+    assert.deepEqual(config.models, ['pool', 'single'])
+    assert.deepEqual(config.concurrencies, [1, 8])
+    assert.deepEqual(config.maxPoolSizes, [5, 20])
+    assert.equal(config.durationMs, 10_000)
+    assert.ok(Object.isFrozen(config))
+  })
+  it('rejects impossible combinations', () => {
+    usage(() => toBenchConfig({...baseFlags, concurrency: '0'}), /concurrency 0 is out of range/)
+    usage(() => toBenchConfig({...baseFlags, rate: 100, ops: 10}), /--rate and --ops/)
+    usage(() => toBenchConfig({...baseFlags, model: 'pooled'}), /--model 'pooled' is not one of/)
+    usage(() => toBenchConfig({...baseFlags, workload: 'scan'}), /--workload 'scan' is not one of/)
+    usage(() => toBenchConfig({...baseFlags, mix: 'find=80,insert=20'}), /needs --workload mixed/)
+    usage(() => toBenchConfig({...baseFlags, 'min-pool-size': 50, 'max-pool-size': '10'}), /min-pool-size 50 is above/)
+  })
+  it('requires a mix that adds up to 100', () => {
+    assert.deepEqual(parseMix('find=80,insert=20'), {find: 80, insert: 20})
+    usage(() => parseMix('find=80,insert=30'), /adds up to 110/)
+    usage(() => parseMix('find=80,scan=20'), /unknown operation 'scan'/)
+    usage(() => parseMix('find'), /does not parse/)
+  })
+})
+
+function fakeRun(overrides: Partial<RunResult>): RunResult {
+  const latency = {p50: 1000, p90: 2000, p99: 40_000, p999: 60_000, max: 70_000, mean: 1500, count: 100}
+  return {
+    model: 'pool', workload: 'find', concurrency: 8, rate: null, maxPoolSize: null, ops: 100, errors: 0, durationMS: 1000, opsPerSec: 100,
+    latencyUs: latency, latencyCorrectedUs: null, scheduleLagUs: null, checkoutWaitUs: {p50: 10, p99: 20_000, max: 30_000},
+    pool: {created: 8, closed: {}, peakTotal: 8, peakInUse: 8, checkOutFailed: {}, cleared: 0, clients: 1, setupUs: {p50: 0, p99: 0, max: 0}},
+    server: [], errorsByClass: {}, histograms: {latencyUs: '', latencyCorrectedUs: null}, interrupted: false,
+    ...overrides,
+  }
+}
+
+describe('--fail-on', () => {
+  it('parses units and checks every run', () => {
+    const thresholds = parseFailOn('p99>50ms, errors>0, checkoutWaitP99>10ms')
+    assert.equal(thresholds.length, 3)
+    assert.equal(thresholds[0]!.limit, 50_000)
+    const breaches = checkThresholds(thresholds, [fakeRun({}), fakeRun({errors: 3, concurrency: 64})])
+    assert.deepEqual(
+      breaches.map((b) => `${b.expression}@${b.run}=${b.actual}`),
+      ['checkoutWaitP99>10ms@pool c=8=20000', 'errors>0@pool c=64=3', 'checkoutWaitP99>10ms@pool c=64=20000'],
+    )
+  })
+  it('judges open-loop runs on the corrected latency', () => {
+    const corrected = {p50: 1000, p90: 2000, p99: 900_000, p999: 1_000_000, max: 1_000_000, mean: 5000, count: 100}
+    const breaches = checkThresholds(parseFailOn('p99>100ms'), [fakeRun({latencyCorrectedUs: corrected, rate: 100})])
+    assert.equal(breaches.length, 1)
+    assert.equal(breaches[0]!.actual, 900_000)
+  })
+  it('rejects what it cannot read', () => {
+    usage(() => parseFailOn('p99 is high'), /does not parse/)
+    usage(() => parseFailOn('latency>5ms'), /unknown metric 'latency'/)
+    usage(() => parseFailOn('errors>5ms'), /takes no unit/)
+  })
+})
+
+describe('--fault', () => {
+  it('reads KIND[:VALUE]@AT', () => {
+    assert.deepEqual(parseFaultSpec('stall:1s@5s'), {atMs: 5000, fault: {kind: 'stall', ms: 1000}})
+    assert.deepEqual(parseFaultSpec('drop-connections@10s'), {atMs: 10_000, fault: {kind: 'drop-connections'}})
+    assert.deepEqual(parseFaultSpec('restart:2s@0'), {atMs: 0, fault: {kind: 'restart', downMs: 2000}})
+    usage(() => parseFaultSpec('explode@1s'), /unknown fault/)
+    usage(() => parseFaultSpec('stall@1s'), /needs a value/)
+  })
+})

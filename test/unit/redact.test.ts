@@ -1,0 +1,43 @@
+import assert from 'node:assert/strict'
+import {describe, it} from 'node:test'
+
+import {toPoolToolError} from '../../src/mongo/errors.js'
+import {redactText, redactUri} from '../../src/redact.js'
+import {parseTargetUri, resolveTarget} from '../../src/target.js'
+
+describe('credential redaction', () => {
+  it('removes userinfo and password-like options from URIs', () => {
+    const redacted = redactUri('mongodb://alice:s3cr%40t@h1:27017,h2:27018/db?authSource=admin&tlsCertificateKeyFilePassword=pem-pass')
+    assert.ok(!redacted.includes('s3cr'), redacted)
+    assert.ok(!redacted.includes('pem-pass'), redacted)
+    assert.ok(!redacted.includes('alice'), redacted)
+    assert.match(redacted, /h1:27017,h2:27018/)
+  })
+  it('scrubs URIs and known secrets from free text', () => {
+    const text = redactText('failed for mongodb://bob:hunter2@db:1/ (password hunter2 rejected)', ['hunter2'])
+    assert.ok(!text.includes('hunter2'), text)
+    assert.ok(!text.includes('bob:'), text)
+  })
+  it('keeps secrets out of error messages built from driver errors', () => {
+    const error = Object.assign(new Error('connection to mongodb://carol:pw-123@h:1 failed; pw-123'), {name: 'MongoServerSelectionError'})
+    const failure = toPoolToolError(error, {target: 'mongodb://<credentials>@h:1', secrets: ['pw-123']})
+    assert.equal(failure.code, 'UNREACHABLE')
+    assert.ok(!JSON.stringify(failure.toJSON()).includes('pw-123'))
+  })
+})
+
+describe('target resolution', () => {
+  it('prefers --uri, then POOLTOOL_URI, then MONGODB_URI', async () => {
+    const env = {POOLTOOL_URI: 'mongodb://p:1', MONGODB_URI: 'mongodb://m:1'}
+    assert.equal((await resolveTarget({flagUri: 'mongodb://f:1', env})).source, '--uri')
+    assert.equal((await resolveTarget({env})).source, 'POOLTOOL_URI')
+    assert.equal((await resolveTarget({env: {MONGODB_URI: 'mongodb://m:1'}})).source, 'MONGODB_URI')
+  })
+  it('rejects a malformed URI with INVALID_URI and no secret in the message', () => {
+    assert.throws(
+      () => parseTargetUri('mongodb:/dave:pw-999@nowhere'),
+      (error: Error & {code?: string; exitCode?: number}) => error.code === 'INVALID_URI' && error.exitCode === 3 && !error.message.includes('pw-999'),
+    )
+    assert.throws(() => parseTargetUri('http://example.com'), /invalid connection string/)
+  })
+})
