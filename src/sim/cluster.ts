@@ -1,0 +1,188 @@
+/**
+ * Assembles the simulated processes of a topology, starts their listeners, creates the
+ * default users, and applies faults (by IPC control or by schedule). Runs inside the
+ * child process (child.ts); nothing here touches the caller's event loop.
+ */
+import {UserStore} from './auth/users.js'
+import {describeFault, faultTargets, sleep} from './faults.js'
+import type {SimProcess} from './process.js'
+import {profileFor} from './profile.js'
+import {DataStore} from './storage/collection.js'
+import {buildReplSet} from './topologies/replset.js'
+import {buildStandalone} from './topologies/standalone.js'
+import type {BuiltTopology, TopologyContext} from './topologies/topology.js'
+import {
+  DEFAULT_SIM_OPTIONS,
+  SIM_TOPOLOGIES,
+  SIM_VERSION_PROFILES,
+  type SimClusterInfo,
+  type SimCredentials,
+  type SimFault,
+  type SimOptions,
+} from './types.js'
+
+/** The root user created when auth is on (documented in SimClusterInfo.credentials). */
+export const DEFAULT_CREDENTIALS: SimCredentials = {username: 'pooltool', password: 'pooltool-sim', authSource: 'admin'}
+
+export function resolveOptions(partial: Partial<SimOptions> = {}): SimOptions {
+  const o: SimOptions = {...DEFAULT_SIM_OPTIONS, ...partial}
+  if (!SIM_TOPOLOGIES.includes(o.topology)) throw new Error(`unknown topology '${o.topology}'`)
+  if (!SIM_VERSION_PROFILES.includes(o.versionProfile)) throw new Error(`unknown version profile '${o.versionProfile}'`)
+  if (!Number.isInteger(o.basePort) || o.basePort < 0 || o.basePort > 65535) throw new Error(`invalid basePort ${o.basePort}`)
+  for (const k of ['latencyMs', 'setupCostMs', 'maxIncomingConnections'] as const) {
+    if (!(o[k] >= 0)) throw new Error(`${k} must be >= 0`)
+  }
+  if (o.scramIterationCount < 5000 || o.scramSHA256IterationCount < 5000) {
+    throw new Error('SCRAM iteration counts must be at least 5000 (as on mongod)')
+  }
+  return o
+}
+
+function build(ctx: TopologyContext): BuiltTopology {
+  switch (ctx.options.topology) {
+    case 'standalone':
+      return buildStandalone(ctx)
+    case 'replset':
+      return buildReplSet(ctx)
+    case 'sharded':
+      // Seam: see topologies/topology.ts for how a sharded builder plugs in.
+      throw new Error("the 'sharded' topology is not implemented yet")
+    default:
+      throw new Error(`unknown topology '${String(ctx.options.topology)}'`)
+  }
+}
+
+function validateFault(fault: SimFault): void {
+  const num = (v: unknown, name: string) => {
+    if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) throw new Error(`fault ${fault.kind}: ${name} must be a number >= 0`)
+  }
+  switch (fault.kind) {
+    case 'latency':
+    case 'stall':
+    case 'setup-cost':
+      num(fault.ms, 'ms')
+      return
+    case 'restart':
+      num(fault.downMs, 'downMs')
+      return
+    case 'max-connections':
+      num(fault.max, 'max')
+      return
+    case 'drop-connections':
+      return
+    default:
+      throw new Error(`unknown fault kind '${(fault as {kind: string}).kind}'`)
+  }
+}
+
+export class SimClusterRuntime {
+  private readonly timers: NodeJS.Timeout[] = []
+  private readonly pending = new Set<Promise<void>>()
+  private stopping = false
+
+  private constructor(
+    readonly options: SimOptions,
+    readonly topology: BuiltTopology,
+    readonly info: SimClusterInfo,
+  ) {}
+
+  get processes(): SimProcess[] {
+    return this.topology.processes
+  }
+
+  static async start(partial: Partial<SimOptions> = {}): Promise<SimClusterRuntime> {
+    const options = resolveOptions(partial)
+    const profile = profileFor(options.versionProfile)
+    const users = new UserStore()
+    const topology = build({options, profile, data: new DataStore(), users})
+    if (options.auth) {
+      const c = DEFAULT_CREDENTIALS
+      await users.create('admin', c.username, c.password, [{role: 'root', db: 'admin'}], ['SCRAM-SHA-1', 'SCRAM-SHA-256'], options)
+    }
+    const started: SimProcess[] = []
+    try {
+      for (const p of topology.processes) {
+        await p.start()
+        started.push(p)
+      }
+    } catch (e) {
+      await Promise.all(started.map((p) => p.stop()))
+      throw e
+    }
+    const creds = options.auth
+      ? `${encodeURIComponent(DEFAULT_CREDENTIALS.username)}:${encodeURIComponent(DEFAULT_CREDENTIALS.password)}@`
+      : ''
+    const info: SimClusterInfo = {
+      uri: topology.uri(creds),
+      topology: options.topology,
+      versionProfile: options.versionProfile,
+      serverVersion: profile.version,
+      processes: topology.processes.map((p) => p.info()),
+      ...(options.auth ? {credentials: {...DEFAULT_CREDENTIALS}} : {}),
+      pid: process.pid,
+    }
+    const runtime = new SimClusterRuntime(options, topology, info)
+    await topology.started?.()
+    runtime.schedule()
+    return runtime
+  }
+
+  private schedule(): void {
+    for (const {atMs, fault} of this.options.faultSchedule) {
+      const t = setTimeout(() => {
+        this.control(fault).catch((e: unknown) => {
+          process.stderr.write(`pooltool sim: scheduled fault ${describeFault(fault)} failed: ${String(e)}\n`)
+        })
+      }, Math.max(0, atMs))
+      this.timers.push(t)
+    }
+  }
+
+  /** Applies a fault to the targeted processes. A restart resolves once the processes are down. */
+  async control(fault: SimFault): Promise<void> {
+    validateFault(fault)
+    const targets = this.processes.filter((p) => faultTargets(fault, p.hostPort))
+    if (targets.length === 0) throw new Error(`no simulated process matches hosts ${JSON.stringify(fault.hosts)}`)
+    for (const p of targets) {
+      switch (fault.kind) {
+        case 'latency':
+          p.faults.latencyMs = fault.ms
+          break
+        case 'setup-cost':
+          p.faults.setupCostMs = fault.ms
+          break
+        case 'max-connections':
+          p.faults.maxIncomingConnections = fault.max
+          break
+        case 'stall':
+          p.faults.stallUntil = Math.max(p.faults.stallUntil, Date.now() + fault.ms)
+          break
+        case 'drop-connections':
+          p.dropConnections()
+          break
+        case 'restart':
+          break
+      }
+    }
+    if (fault.kind === 'restart') {
+      await Promise.all(targets.map((p) => p.stop()))
+      for (const p of targets) {
+        const up = sleep(fault.downMs)
+          .then(() => (this.stopping ? undefined : p.resume()))
+          .catch((e: unknown) => {
+            process.stderr.write(`pooltool sim: ${p.hostPort} could not come back after restart: ${String(e)}\n`)
+          })
+          .finally(() => this.pending.delete(up))
+        this.pending.add(up)
+      }
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true
+    for (const t of this.timers) clearTimeout(t)
+    await this.topology.stopping?.()
+    await Promise.all([...this.pending])
+    await Promise.all(this.processes.map((p) => p.stop()))
+  }
+}

@@ -1,0 +1,211 @@
+/**
+ * The request path: decode → look up the command → authenticate/authorize → fault delays
+ * and locks → handler → reply (OP_REPLY for the legacy OP_QUERY hello, OP_MSG otherwise,
+ * streaming hello replies with moreToCome when the client allowed exhaust).
+ */
+import type {Document} from 'bson'
+import {
+  MSG_FLAG_MORE_TO_COME,
+  OP_MSG,
+  OP_QUERY,
+  commandFromOpMsg,
+  decodeOpMsg,
+  decodeOpQuery,
+  encodeOpMsg,
+  encodeOpReply,
+  isExhaustAllowed,
+  isMoreToCome,
+  nextRequestId,
+} from '../../wire/codec.js'
+import {grants} from '../auth/roles.js'
+import {commandNamespace, type CommandContext, type CommandSpec} from '../commands/registry.js'
+import {CommandError, errorDocument} from '../errors.js'
+import {sleep, waitOutStall} from '../faults.js'
+import {renderValue} from '../storage/collection.js'
+import type {Release} from '../storage/locks.js'
+import type {ClientConnection} from './connection.js'
+
+export async function handleMessage(conn: ClientConnection, message: Buffer): Promise<void> {
+  const proc = conn.proc
+  proc.counters.bytesIn += message.length
+  proc.counters.numRequests++
+  const requestID = message.readInt32LE(4)
+  const opCode = message.readInt32LE(12)
+  let cmd: Document
+  let db: unknown
+  let flags = 0
+  let legacy = false
+  try {
+    if (opCode === OP_MSG) {
+      const msg = decodeOpMsg(message)
+      cmd = commandFromOpMsg(msg)
+      flags = msg.flags
+      db = cmd.$db
+    } else if (opCode === OP_QUERY) {
+      const q = decodeOpQuery(message)
+      if (!q.fullCollectionName.endsWith('.$cmd')) {
+        conn.destroy()
+        return
+      }
+      legacy = true
+      cmd = q.query.$query && typeof q.query.$query === 'object' ? q.query.$query : q.query
+      db = q.fullCollectionName.slice(0, -5)
+    } else {
+      // OP_COMPRESSED is never negotiated; anything else is a protocol error.
+      conn.destroy()
+      return
+    }
+  } catch {
+    conn.destroy()
+    return
+  }
+
+  let reply: Document
+  let spec: CommandSpec | undefined
+  if (typeof db !== 'string' || db.length === 0) {
+    reply = new CommandError(40571, 'OP_MSG requests require a $db argument').toDocument()
+  } else {
+    ;({reply, spec} = await execute(conn, cmd, db, flags, legacy))
+  }
+  if (conn.closed) return
+  if (proc.faults.stallUntil > Date.now()) {
+    await waitOutStall(proc.faults)
+    if (conn.closed) return
+  }
+
+  if (legacy) {
+    conn.send(encodeOpReply({responseTo: requestID, documents: [reply]}))
+    return
+  }
+  if (isMoreToCome(flags)) return // fire-and-forget request (w:0): no reply
+
+  const streaming =
+    spec?.monitoring === true &&
+    isExhaustAllowed(flags) &&
+    reply.ok === 1 &&
+    cmd.topologyVersion !== undefined &&
+    cmd.maxAwaitTimeMS !== undefined
+  let rid = nextRequestId()
+  conn.send(encodeOpMsg({requestID: rid, responseTo: requestID, flags: streaming ? MSG_FLAG_MORE_TO_COME : 0, body: reply}))
+  if (!streaming || !spec) return
+
+  // Exhaust: keep answering the same awaitable hello until the socket closes.
+  conn.exhaust = spec.name === 'hello' ? 'hello' : 'isMaster'
+  while (!conn.closed) {
+    cmd.topologyVersion = reply.topologyVersion
+    ;({reply} = await execute(conn, cmd, db as string, flags, false))
+    if (conn.closed) return
+    if (proc.faults.stallUntil > Date.now()) {
+      await waitOutStall(proc.faults)
+      if (conn.closed) return
+    }
+    const more = reply.ok === 1
+    const prev = rid
+    rid = nextRequestId()
+    conn.send(encodeOpMsg({requestID: rid, responseTo: prev, flags: more ? MSG_FLAG_MORE_TO_COME : 0, body: reply}))
+    if (!more) {
+      conn.exhaust = null
+      return
+    }
+  }
+}
+
+function unauthorized(ctx: CommandContext): CommandError {
+  const value = ctx.cmd[ctx.name]
+  return new CommandError(
+    13,
+    `not authorized on ${ctx.db} to execute command { ${ctx.name}: ${renderValue(value)}, $db: "${ctx.db}" }`,
+  )
+}
+
+function isAuthorized(ctx: CommandContext): boolean {
+  const req = ctx.spec.authz?.(ctx)
+  if (!req) return true
+  for (const u of ctx.conn.users) {
+    const record = ctx.proc.users.get(u.db, u.user)
+    if (record && grants(record.roles, req)) return true
+  }
+  return false
+}
+
+/** Runs one command and never throws: failures become mongod-shaped error documents. */
+export async function execute(
+  conn: ClientConnection,
+  cmd: Document,
+  db: string,
+  flags: number,
+  legacy: boolean,
+): Promise<{reply: Document; spec?: CommandSpec}> {
+  const proc = conn.proc
+  const name = Object.keys(cmd)[0] ?? ''
+  const spec = proc.registry.lookup(name)
+  if (!spec) {
+    proc.counters.unknownCommands++
+    proc.counters.opcounters.command++
+    return {reply: new CommandError(59, `no such command: '${name}'`).toDocument()}
+  }
+  if (legacy && !spec.monitoring) {
+    proc.counters.command(spec.name, true)
+    return {
+      reply: new CommandError(352, `Unsupported OP_QUERY command: ${name}. The client driver may require an upgrade. For more details see https://dochub.mongodb.org/core/legacy-opcode-removal`).toDocument(),
+      spec,
+    }
+  }
+  const ctx: CommandContext = {proc, conn, cmd, db, name, spec, flags}
+  const ns = spec.lock === 'write' || spec.lock === 'read' || spec.currentOpType ? commandNamespace(ctx) : `${db}.$cmd`
+  const op = {
+    opid: proc.nextOpId++,
+    type: spec.currentOpType ?? 'command',
+    ns,
+    cmd,
+    spec,
+    startedAt: new Date(),
+    startedHr: process.hrtime.bigint(),
+    killed: false,
+  }
+  conn.op = op
+  let reply: Document
+  let release: Release | undefined
+  try {
+    if (conn.setupPending) {
+      conn.setupPending = false
+      if (proc.faults.setupCostMs > 0) await sleep(proc.faults.setupCostMs)
+    }
+    if (proc.authEnabled && !spec.noAuth) {
+      if (conn.users.length === 0) throw new CommandError(13, `command ${name} requires authentication`)
+      if (!isAuthorized(ctx)) throw unauthorized(ctx)
+    }
+    if (spec.write && !proc.isWritablePrimary) throw new CommandError(10107, 'not primary')
+    if (spec.lock === 'write') {
+      const r = proc.locks.acquireWrite(ns)
+      release = typeof r === 'function' ? r : await r
+    }
+    if (!spec.monitoring && proc.faults.latencyMs > 0) await sleep(proc.faults.latencyMs)
+    if (op.killed) throw new CommandError(11601, 'operation was interrupted')
+    if (conn.closed) throw new CommandError(6, 'connection closed')
+    switch (spec.lock) {
+      case 'read':
+        proc.locks.read()
+        break
+      case 'global':
+        proc.locks.globalRead()
+        break
+      case 'dbExclusive':
+        proc.locks.databaseExclusive()
+        break
+      default:
+        break
+    }
+    const result = spec.handler(ctx)
+    reply = result instanceof Promise ? await result : result
+  } catch (e) {
+    reply = errorDocument(e)
+  } finally {
+    release?.()
+    if (conn.op === op) conn.op = null
+  }
+  proc.counters.command(spec.name, reply.ok !== 1)
+  const counter = spec.opCounter ?? 'command'
+  if (counter !== 'self') proc.counters.opcounters[counter]++
+  return {reply, spec}
+}

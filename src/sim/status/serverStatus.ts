@@ -1,0 +1,158 @@
+/** serverStatus of one simulated process, with the version-dependent fields of facts §2, §4.1, §5. */
+import {Long, type Document} from 'bson'
+import type {SimProcess} from '../process.js'
+import {topologyVersionDoc} from '../commands/hello.js'
+
+export function connectionsSection(proc: SimProcess): Document {
+  const p = proc.profile
+  let active = 0
+  let exhaustIsMaster = 0
+  let exhaustHello = 0
+  for (const c of proc.connections.values()) {
+    if (c.op !== null) active++
+    if (c.exhaust === 'hello') exhaustHello++
+    else if (c.exhaust === 'isMaster') exhaustIsMaster++
+  }
+  const current = proc.connections.size
+  const doc: Document = {
+    current,
+    available: Math.max(0, proc.faults.maxIncomingConnections - current),
+    totalCreated: proc.counters.totalCreated,
+  }
+  if (p.connectionsRejected) doc.rejected = proc.counters.rejected
+  doc.active = active
+  if (p.connectionsThreaded) doc.threaded = current
+  if (p.exhaustIsMaster) doc.exhaustIsMaster = exhaustIsMaster
+  if (p.exhaustHello) doc.exhaustHello = exhaustHello
+  if (p.exhaustIsMaster) doc.awaitingTopologyChanges = proc.awaitingTopologyChanges
+  if (p.connectionsLoadBalanced) doc.loadBalanced = 0
+  return doc
+}
+
+function long(n: number): Long {
+  return Long.fromNumber(n)
+}
+
+function globalLock(proc: SimProcess): Document {
+  let readers = 0
+  let writers = 0
+  for (const c of proc.connections.values()) {
+    if (!c.op || c.op.spec.monitoring) continue
+    if (c.op.spec.write) writers++
+    else readers++
+  }
+  const queuedWriters = proc.locks.waitingWriters
+  return {
+    totalTime: long(Number((process.hrtime.bigint() - proc.counters.startedHr) / 1000n)),
+    currentQueue: {total: queuedWriters, readers: 0, writers: queuedWriters},
+    activeClients: {total: readers + writers, readers, writers: writers - Math.min(writers, queuedWriters)},
+  }
+}
+
+function security(proc: SimProcess): Document {
+  const mechanisms: Document = {}
+  for (const [mech, c] of Object.entries(proc.counters.auth)) {
+    mechanisms[mech] = {
+      speculativeAuthenticate: {received: long(c.speculativeAuthenticate.received), successful: long(c.speculativeAuthenticate.successful)},
+      authenticate: {received: long(c.authenticate.received), successful: long(c.authenticate.successful)},
+    }
+  }
+  mechanisms['MONGODB-X509'] = {
+    speculativeAuthenticate: {received: long(0), successful: long(0)},
+    authenticate: {received: long(0), successful: long(0)},
+  }
+  const authentication: Document = {}
+  if (proc.profile.saslSupportedMechsReceived) authentication.saslSupportedMechsReceived = long(proc.counters.saslSupportedMechsReceived)
+  if (proc.profile.authMechanismCounters) authentication.mechanisms = mechanisms
+  return {authentication}
+}
+
+export function replSection(proc: SimProcess): Document | undefined {
+  const rs = proc.replSet
+  if (!rs) return undefined
+  const doc: Document = {topologyVersion: topologyVersionDoc(proc), hosts: proc.replSetHosts(), setName: rs.setName, setVersion: rs.setVersion}
+  const writable = proc.role === 'primary'
+  if (proc.profile.name === '4.4') doc.ismaster = writable
+  else doc.isWritablePrimary = writable
+  doc.secondary = proc.role === 'secondary'
+  const primary = proc.primaryHost()
+  if (primary) doc.primary = primary
+  doc.me = proc.hostPort
+  if (writable) doc.electionId = rs.electionId
+  doc.rbid = 1
+  return doc
+}
+
+function metrics(proc: SimProcess): Document {
+  const commands: Document = {}
+  if (proc.counters.unknownCommands > 0) commands['<UNKNOWN>'] = long(proc.counters.unknownCommands)
+  for (const name of [...proc.counters.commands.keys()].sort()) {
+    const c = proc.counters.commands.get(name)!
+    commands[name] = {failed: long(c.failed), total: long(c.total)}
+  }
+  return {
+    commands,
+    cursor: {timedOut: long(0), open: {noTimeout: long(0), pinned: long(0), total: long(proc.cursors.openCount)}},
+  }
+}
+
+/** `sections` lets a caller drop top-level sections ({repl: 0, locks: 0, …}) like mongod. */
+export function buildServerStatus(proc: SimProcess, exclude: Set<string>): Document {
+  const c = proc.counters
+  const uptimeMs = Date.now() - c.startedAt
+  const mem = process.memoryUsage()
+  const doc: Document = {
+    host: proc.hostPort,
+    version: proc.profile.version,
+    process: proc.role === 'mongos' ? 'mongos' : 'mongod',
+    pid: long(process.pid),
+    uptime: Math.floor(uptimeMs / 1000),
+    uptimeMillis: long(uptimeMs),
+    uptimeEstimate: long(Math.floor(uptimeMs / 1000)),
+    localTime: new Date(),
+  }
+  const sections: Array<[string, () => Document | undefined]> = [
+    ['asserts', () => ({regular: 0, warning: 0, msg: 0, user: 0, rollovers: 0})],
+    ['connections', () => connectionsSection(proc)],
+    ['globalLock', () => globalLock(proc)],
+    ['locks', () => proc.locks.toDocument()],
+    [
+      'mem',
+      () => ({bits: 64, resident: Math.round(mem.rss / 1048576), virtual: Math.round((mem.rss + mem.external) / 1048576), supported: true}),
+    ],
+    [
+      'network',
+      () => ({
+        bytesIn: long(c.bytesIn),
+        bytesOut: long(c.bytesOut),
+        physicalBytesIn: long(c.bytesIn),
+        physicalBytesOut: long(c.bytesOut),
+        numSlowDNSOperations: long(0),
+        numSlowSSLOperations: long(0),
+        numRequests: long(c.numRequests),
+      }),
+    ],
+    [
+      'opcounters',
+      () => ({
+        insert: long(c.opcounters.insert),
+        query: long(c.opcounters.query),
+        update: long(c.opcounters.update),
+        delete: long(c.opcounters.delete),
+        getmore: long(c.opcounters.getmore),
+        command: long(c.opcounters.command),
+      }),
+    ],
+    ['opcountersRepl', () => (proc.replSet ? {insert: long(0), query: long(0), update: long(0), delete: long(0), getmore: long(0), command: long(0)} : undefined)],
+    ['repl', () => replSection(proc)],
+    ['security', () => security(proc)],
+    ['metrics', () => metrics(proc)],
+  ]
+  for (const [name, build] of sections) {
+    if (exclude.has(name)) continue
+    const v = build()
+    if (v !== undefined) doc[name] = v
+  }
+  doc.ok = 1
+  return doc
+}
