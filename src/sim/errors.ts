@@ -32,6 +32,8 @@ export const ErrorCodes = {
   IndexKeySpecsConflict: 86,
   MechanismUnavailable: 334,
   ProtocolError: 17,
+  UnsupportedOpQueryCommand: 352,
+  ClientMetadataCannotBeMutated: 186,
   Interrupted: 11601,
   NotWritablePrimary: 10107,
   DuplicateKey: 11000,

@@ -115,6 +115,7 @@ export class SimProcess {
   // ------------------------------------------------------------ lifecycle
 
   async start(): Promise<void> {
+    if (this.listener.listening) return
     this.stopped = false
     this.port = await this.listener.listen(this.port)
   }
@@ -151,6 +152,7 @@ export class SimProcess {
 
   /** After a restart's downtime: listen on the same port again with fresh counters (data kept). */
   async resume(): Promise<void> {
+    if (this.listener.listening) return
     this.counters = new ServerCounters()
     this.cursors = new CursorManager(10 * 60_000 * Math.max(this.options.timeScale, 0.001))
     this.locks.reset()

@@ -31,6 +31,8 @@ export interface VersionProfile {
   /** drop of a missing collection succeeds (7.0) instead of NamespaceNotFound */
   dropMissingCollectionOk: boolean
   featureCompatibilityVersion: string
+  /** Commands other than hello accepted over legacy OP_QUERY (removed in 5.1) */
+  opQueryCommands: boolean
 }
 
 const base = {
@@ -56,6 +58,7 @@ export const VERSION_PROFILES: Record<SimVersionProfile, VersionProfile> = {
     saslSupportedMechsReceived: false,
     dropMissingCollectionOk: false,
     featureCompatibilityVersion: '4.4',
+    opQueryCommands: true,
   },
   '6.0': {
     ...base,
@@ -71,6 +74,7 @@ export const VERSION_PROFILES: Record<SimVersionProfile, VersionProfile> = {
     saslSupportedMechsReceived: true,
     dropMissingCollectionOk: false,
     featureCompatibilityVersion: '6.0',
+    opQueryCommands: false,
   },
   '7.0': {
     ...base,
@@ -86,6 +90,7 @@ export const VERSION_PROFILES: Record<SimVersionProfile, VersionProfile> = {
     saslSupportedMechsReceived: true,
     dropMissingCollectionOk: true,
     featureCompatibilityVersion: '7.0',
+    opQueryCommands: false,
   },
 }
 

@@ -2,17 +2,24 @@
 import {describe, it} from 'node:test'
 import assert from 'node:assert/strict'
 import {spawn} from 'node:child_process'
+import {readFileSync} from 'node:fs'
 import {createServer} from 'node:net'
 import {fileURLToPath} from 'node:url'
 import {startSimCluster} from '../../src/sim/host.js'
 import {delay} from './helpers.js'
 
+/** Running and not a zombie waiting for init to reap it. */
 function alive(pid: number): boolean {
   try {
     process.kill(pid, 0)
-    return true
   } catch {
     return false
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z'
+  } catch {
+    return true
   }
 }
 

@@ -28,6 +28,12 @@ describe('version profile 4.4', () => {
     assert.deepEqual(info.versionArray, [4, 4, 29, 0])
     const hello = await client.db('admin').command({hello: 1})
     assert.equal(hello.maxWireVersion, 9)
+    const raw = await RawClient.open(port)
+    try {
+      assert.equal((await raw.legacyHello({ping: 1})).ok, 1, '4.4 still answers OP_QUERY commands')
+    } finally {
+      await raw.close()
+    }
   })
 
   it('has the 4.4 connection fields and no threaded/rejected/loadBalanced', async () => {

@@ -10,7 +10,7 @@ import {currentOpDocuments} from '../status/currentOp.js'
 import {isNumeric, isPlainObject, toNumber} from '../storage/values.js'
 import {MAX_BSON_OBJECT_SIZE} from './hello.js'
 import type {CommandContext, CommandSpec} from './registry.js'
-import {clusterAdmin, clusterMonitor, truthyFlag} from './util.js'
+import {argumentNames, clusterAdmin, clusterMonitor, truthyFlag} from './util.js'
 
 function ping(): Document {
   return {ok: 1}
@@ -76,10 +76,7 @@ function getParameter(ctx: CommandContext): Document {
   if (all) {
     for (const n of params.names()) out[n] = params.get(n)
   } else {
-    for (const k of Object.keys(cmd)) {
-      if (k === 'getParameter' || k.startsWith('$') || k === 'lsid' || k === 'comment') continue
-      if (params.has(k)) out[k] = params.get(k)
-    }
+    for (const k of argumentNames(ctx)) if (params.has(k)) out[k] = params.get(k)
     if (Object.keys(out).length === 0) throw new CommandError(72, 'no option found to get')
   }
   out.ok = 1
@@ -88,7 +85,7 @@ function getParameter(ctx: CommandContext): Document {
 
 function setParameter(ctx: CommandContext): Document {
   const {cmd, proc} = ctx
-  const names = Object.keys(cmd).filter((k) => k !== 'setParameter' && !k.startsWith('$') && k !== 'lsid' && k !== 'comment')
+  const names = argumentNames(ctx)
   if (names.length === 0) throw new CommandError(2, 'no option found to set, use help:true to see options ')
   let was: unknown
   for (const n of names) {
@@ -100,8 +97,8 @@ function setParameter(ctx: CommandContext): Document {
 
 function serverStatus(ctx: CommandContext): Document {
   const exclude = new Set<string>()
-  for (const [k, v] of Object.entries(ctx.cmd)) {
-    if (k === 'serverStatus' || k.startsWith('$')) continue
+  for (const k of argumentNames(ctx)) {
+    const v = ctx.cmd[k]
     if (v === 0 || v === false) exclude.add(k)
   }
   return buildServerStatus(ctx.proc, exclude)

@@ -47,3 +47,14 @@ export function requireArray(cmd: Document, field: string): Document[] {
 export function truthyFlag(v: unknown): boolean {
   return v === true || (isNumeric(v) && toNumber(v) !== 0)
 }
+
+/** Generic command fields every command accepts and ignores here (sessions, concerns, API version…). */
+export const GENERIC_FIELDS = new Set([
+  'lsid', 'txnNumber', 'autocommit', 'startTransaction', 'comment', 'maxTimeMS', 'writeConcern', 'readConcern',
+  'readPreference', 'apiVersion', 'apiStrict', 'apiDeprecationErrors', 'mayBypassWriteBlocking',
+])
+
+/** The command's own argument names (not the command name, `$`-fields or generic fields). */
+export function argumentNames(ctx: CommandContext): string[] {
+  return Object.keys(ctx.cmd).filter((k) => k !== ctx.name && k[0] !== '$' && !GENERIC_FIELDS.has(k))
+}

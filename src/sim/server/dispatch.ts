@@ -144,7 +144,7 @@ export async function execute(
     proc.counters.opcounters.command++
     return {reply: new CommandError(59, `no such command: '${name}'`).toDocument()}
   }
-  if (legacy && !spec.monitoring) {
+  if (legacy && !spec.monitoring && !proc.profile.opQueryCommands) {
     proc.counters.command(spec.name, true)
     return {
       reply: new CommandError(352, `Unsupported OP_QUERY command: ${name}. The client driver may require an upgrade. For more details see https://dochub.mongodb.org/core/legacy-opcode-removal`).toDocument(),
