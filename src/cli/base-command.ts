@@ -122,7 +122,9 @@ export abstract class TargetCommand<T extends typeof Command> extends BaseComman
     this.target = await resolveTarget({
       flagUri: flags.uri,
       embedded,
-      notice: (line) => this.logToStderr(line),
+      // Always on stderr, --json included: a user must know the numbers come
+      // from the simulated cluster, and stderr never corrupts stdout's JSON.
+      notice: (line) => process.stderr.write(`${line}\n`),
     })
     return this.target
   }

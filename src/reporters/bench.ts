@@ -97,6 +97,14 @@ export function renderBench(result: BenchResult): string {
   lines.push(poolTable(result.runs))
   lines.push('', 'Server side, per host (serverStatus.connections and .locks; totalCreated Δ and lock waits over the measured interval)')
   lines.push(serverTable(result.runs))
+  const perOp = result.runs.filter((run) => run.model === 'per-op')
+  for (const run of perOp) {
+    const delta = run.server.reduce((sum, host) => sum + (host.totalCreatedDelta ?? 0), 0)
+    lines.push(
+      `${runLabel(run)}: ${formatCount(run.pool.created)} pooled connections for ${formatCount(run.ops + run.errors)} operations; ` +
+        `the server counted ${formatCount(delta)} new connections: each short-lived client also opens one monitoring connection (${formatCount(run.pool.clients)} clients)`,
+    )
+  }
   const errorLines = result.runs.filter((run) => run.errors > 0).map((run) => `  ${runLabel(run)}: ${formatRecord(run.errorsByClass)}`)
   if (errorLines.length > 0) lines.push('', 'Errors by class', ...errorLines)
   if (result.knee) {

@@ -1,0 +1,170 @@
+/**
+ * `pooltool bench` as a user runs it: the default embedded target, the JSON
+ * contract, bad input, unreachable targets, faults mid-run, thresholds,
+ * Ctrl-C with partial results and cleanup.
+ */
+import assert from 'node:assert/strict'
+import {mkdtemp, readFile} from 'node:fs/promises'
+import {tmpdir} from 'node:os'
+import path from 'node:path'
+import {after, before, describe, it} from 'node:test'
+
+import {MongoClient} from '../../src/mongo/driver.js'
+import {startSimCluster, type SimCluster} from '../../src/sim/host.js'
+import {parseJson, runCli} from '../helpers/cli.js'
+
+const NO_STACK = /^\s+at .+:\d+:\d+\)?$/m
+
+describe('bench without a URI', () => {
+  it('runs against the embedded cluster and follows the JSON contract', async () => {
+    const run = await runCli(['bench', '--duration', '1s', '--concurrency', '4', '--json'])
+    assert.equal(run.code, 0, run.stderr)
+    const result = parseJson(run)
+    assert.equal(result.target.simulated, true)
+    assert.equal(result.target.topology, 'standalone')
+    assert.match(result.target.serverVersion, /^\d+\.\d+\.\d+$/)
+    const [r] = result.runs
+    for (const key of ['model', 'concurrency', 'rate', 'maxPoolSize', 'ops', 'errors', 'durationMS', 'opsPerSec', 'latencyUs', 'latencyCorrectedUs', 'checkoutWaitUs', 'pool', 'server', 'errorsByClass']) {
+      assert.ok(key in r, `runs[0].${key}`)
+    }
+    for (const key of ['p50', 'p90', 'p99', 'p999', 'max']) assert.equal(typeof r.latencyUs[key], 'number')
+    for (const key of ['created', 'closed', 'peakTotal', 'peakInUse', 'checkOutFailed', 'cleared']) assert.ok(key in r.pool, `pool.${key}`)
+    for (const key of ['host', 'connectionsBefore', 'connectionsPeak', 'connectionsAfter', 'totalCreatedDelta']) assert.ok(key in r.server[0], `server[0].${key}`)
+    assert.ok(r.ops > 0 && r.opsPerSec > 0)
+    assert.ok(r.durationMS >= 950 && r.durationMS < 3000, `durationMS ${r.durationMS}`)
+    assert.equal(r.latencyCorrectedUs, null, 'closed loop has no corrected latency')
+    assert.ok(r.server[0].connectionsPeak >= r.server[0].connectionsBefore + 4)
+    assert.equal(result.cleanedUp, true)
+    assert.match(run.stderr, /embedded simulated standalone/)
+  })
+
+  it('prints a table report', async () => {
+    const run = await runCli(['bench', '--duration', '500ms', '--workload', 'mixed', '--mix', 'find=50,insert=25,update=25'])
+    assert.equal(run.code, 0, run.stderr)
+    assert.match(run.stdout, /Latency and throughput/)
+    assert.match(run.stdout, /Client pool/)
+    assert.match(run.stdout, /Server side, per host/)
+    assert.match(run.stdout, /namespace pooltool_bench dropped/)
+  })
+})
+
+describe('bench bad input', () => {
+  const cases: Array<[string, string[], RegExp]> = [
+    ['concurrency 0', ['--concurrency', '0'], /concurrency 0 is out of range/],
+    ['negative concurrency', ['--concurrency', '-3'], /out of range|not a whole number/],
+    ['rate with ops', ['--rate', '100', '--ops', '10'], /--rate and --ops cannot be combined/],
+    ['unknown model', ['--model', 'pooled'], /--model 'pooled' is not one of/],
+    ['unknown workload', ['--workload', 'scan'], /--workload 'scan' is not one of/],
+    ['mix that does not add up', ['--workload', 'mixed', '--mix', 'find=60,insert=20'], /adds up to 80/],
+    ['fail-on that does not parse', ['--fail-on', 'p99 above 5'], /does not parse/],
+  ]
+  for (const [name, args, message] of cases) {
+    it(`rejects ${name} with a usage exit code and one line`, async () => {
+      const run = await runCli(['bench', ...args], {timeoutMs: 20_000})
+      assert.equal(run.code, 2, run.stderr)
+      assert.match(run.stderr, message)
+      assert.match(run.stderr, /hint:/)
+      assert.equal(run.stderr.trim().split('\n').length, 1, run.stderr)
+      assert.doesNotMatch(run.stderr, NO_STACK)
+      assert.doesNotMatch(run.stderr, /embedded/, 'flags are checked before a cluster is started')
+    })
+  }
+
+  it('rejects an unparsable URI with exit 3 and no secret', async () => {
+    const run = await runCli(['bench', '--uri', 'mongodb:/alice:s3cret@nowhere'])
+    assert.equal(run.code, 3, run.stderr)
+    assert.match(run.stderr, /invalid connection string/)
+    assert.doesNotMatch(run.stderr + run.stdout, /s3cret/)
+  })
+
+  it('gives up on a port nothing listens on within --timeout-ms (exit 4)', async () => {
+    const started = Date.now()
+    const run = await runCli(['bench', '--uri', 'mongodb://u:pw-secret@127.0.0.1:1/', '--timeout-ms', '1000'])
+    assert.equal(run.code, 4, run.stderr)
+    assert.match(run.stderr, /cannot reach/)
+    assert.doesNotMatch(run.stderr, /pw-secret/)
+    assert.doesNotMatch(run.stderr, NO_STACK)
+    assert.ok(Date.now() - started < 15_000)
+  })
+
+  it('prints errors as JSON under --json', async () => {
+    const run = await runCli(['bench', '--uri', 'mongodb://127.0.0.1:1/', '--timeout-ms', '500', '--json'])
+    assert.equal(run.code, 4)
+    const {error} = parseJson(run)
+    assert.equal(error.code, 'UNREACHABLE')
+    assert.equal(error.exitCode, 4)
+    assert.equal(typeof error.hint, 'string')
+  })
+})
+
+describe('bench against a cluster under faults', () => {
+  let sim: SimCluster
+  let authSim: SimCluster
+  before(async () => {
+    ;[sim, authSim] = await Promise.all([startSimCluster({latencyMs: 1}), startSimCluster({auth: true})])
+  })
+  after(async () => {
+    await Promise.all([sim?.stop(), authSim?.stop()])
+  })
+
+  it('rejects a wrong password with exit 5 and never prints it', async () => {
+    const uri = authSim.info.uri.replace(':pooltool-sim@', ':not-the-password@')
+    const run = await runCli(['bench', '--uri', uri, '--duration', '1s'])
+    assert.equal(run.code, 5, run.stderr)
+    assert.match(run.stderr, /authentication failed/)
+    assert.doesNotMatch(run.stderr + run.stdout, /not-the-password/)
+  })
+
+  it('authenticates with SCRAM and measures', async () => {
+    const run = await runCli(['bench', '--uri', authSim.info.uri, '--duration', '500ms', '--json'])
+    assert.equal(run.code, 0, run.stderr)
+    const result = parseJson(run)
+    assert.ok(result.runs[0].ops > 0)
+    assert.doesNotMatch(run.stdout, /pooltool-sim/, 'the password is redacted from the JSON')
+    assert.match(result.target.uri, /<credentials>/)
+  })
+
+  it('counts dropped connections and a restart as errors and still reports', async () => {
+    const running = runCli(['bench', '--uri', sim.info.uri, '--workload', 'ping', '--concurrency', '4', '--duration', '4s', '--json'], {timeoutMs: 60_000})
+    const faults = (async () => {
+      await new Promise((resolve) => setTimeout(resolve, 1800))
+      await sim.control({kind: 'drop-connections'})
+      await new Promise((resolve) => setTimeout(resolve, 700))
+      await sim.control({kind: 'restart', downMs: 500})
+    })()
+    const [run] = await Promise.all([running, faults])
+    assert.equal(run.code, 0, run.stderr)
+    const [r] = parseJson(run).runs
+    assert.ok(r.errors >= 1, JSON.stringify(r.errorsByClass))
+    assert.ok(Object.keys(r.errorsByClass).some((name) => /network|poolCleared|serverSelection|timeout/.test(name)), JSON.stringify(r.errorsByClass))
+    assert.ok(r.ops > 100, 'operations resumed after the faults')
+    assert.ok(r.pool.cleared >= 1, 'the driver cleared its pool after the network errors')
+  })
+
+  it('exits 8 when a --fail-on threshold is crossed, with the report', async () => {
+    const run = await runCli(['bench', '--uri', sim.info.uri, '--duration', '500ms', '--fail-on', 'p50>1us,errors>100'])
+    assert.equal(run.code, 8, run.stderr)
+    assert.match(run.stdout, /threshold breached: p50>1us/)
+    assert.doesNotMatch(run.stdout, /threshold breached: errors>100/)
+  })
+
+  it('on Ctrl-C prints and writes partial results and drops its namespace', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'pooltool-'))
+    const out = path.join(dir, 'result.json')
+    const run = await runCli(['bench', '--uri', sim.info.uri, '--duration', '60s', '--concurrency', '4', '--out', out], {interruptAfterMs: 2500, timeoutMs: 30_000})
+    assert.equal(run.code, 130, run.stderr)
+    assert.match(run.stdout, /interrupted/)
+    const written = JSON.parse(await readFile(out, 'utf8'))
+    assert.equal(written.interrupted, true)
+    assert.ok(written.runs[0].ops > 0)
+    assert.ok(written.runs[0].durationMS < 10_000)
+    assert.equal(written.cleanedUp, true)
+    const client = new MongoClient(sim.info.uri)
+    try {
+      const {databases} = await client.db('admin').command({listDatabases: 1, nameOnly: true})
+      assert.ok(!databases.some((d: {name: string}) => d.name === 'pooltool_bench'), JSON.stringify(databases))
+    } finally {
+      await client.close()
+    }
+  })
+})

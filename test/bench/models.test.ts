@@ -1,0 +1,67 @@
+/**
+ * The seeds' effects, reproduced on the embedded cluster through the built
+ * CLI and the real driver: M:1 is capped by one connection, the pool scales
+ * up to maxPoolSize, per-op opens a connection per operation.
+ */
+import assert from 'node:assert/strict'
+import {after, before, describe, it} from 'node:test'
+
+import {startSimCluster, type SimCluster} from '../../src/sim/host.js'
+import {parseJson, runCli} from '../helpers/cli.js'
+
+const LATENCY_MS = 5
+
+describe('bench pool models against the embedded cluster', () => {
+  let sim: SimCluster
+  before(async () => {
+    sim = await startSimCluster({latencyMs: LATENCY_MS})
+  })
+  after(async () => {
+    await sim?.stop()
+  })
+
+  it('single is capped near 1/latency; pool scales with maxPoolSize', async () => {
+    const run = await runCli(
+      ['bench', '--uri', sim.info.uri, '--workload', 'ping', '--model', 'single,pool', '--concurrency', '8', '--max-pool-size', '2,8', '--duration', '1500ms', '--json'],
+      {timeoutMs: 60_000},
+    )
+    assert.equal(run.code, 0, run.stderr)
+    const result = parseJson(run)
+    const byLabel = new Map<string, any>(result.runs.map((r: any) => [`${r.model}:${r.maxPoolSize}`, r]))
+    const single = byLabel.get('single:1')
+    const pool2 = byLabel.get('pool:2')
+    const pool8 = byLabel.get('pool:8')
+    assert.ok(single && pool2 && pool8, JSON.stringify([...byLabel.keys()]))
+    // One connection, one operation at a time, 5 ms each: at most ~200 ops/s.
+    assert.ok(single.opsPerSec <= 1000 / LATENCY_MS + 10, `single ${single.opsPerSec} ops/s`)
+    assert.equal(single.pool.peakTotal, 1)
+    assert.ok(pool8.opsPerSec > 3 * single.opsPerSec, `pool(8) ${pool8.opsPerSec} vs single ${single.opsPerSec}`)
+    assert.ok(pool2.opsPerSec < 0.6 * pool8.opsPerSec, `pool(2) ${pool2.opsPerSec} vs pool(8) ${pool8.opsPerSec}`)
+    assert.ok(pool2.pool.peakTotal <= 2 && pool8.pool.peakTotal <= 8)
+    // Waiting for one of 2 connections shows in the checkout wait.
+    assert.ok(pool2.checkoutWaitUs.p50 > pool8.checkoutWaitUs.p50, `checkout p50 ${pool2.checkoutWaitUs.p50} vs ${pool8.checkoutWaitUs.p50}`)
+    assert.ok(result.knee, 'a matrix names its knee')
+  })
+
+  it('per-op opens one pooled connection per operation, and the server counts it', async () => {
+    const run = await runCli(['bench', '--uri', sim.info.uri, '--workload', 'ping', '--model', 'per-op', '--ops', '60', '--concurrency', '3', '--json'], {timeoutMs: 60_000})
+    assert.equal(run.code, 0, run.stderr)
+    const [r] = parseJson(run).runs
+    assert.equal(r.ops, 60)
+    assert.equal(r.pool.created, 60)
+    assert.equal(r.pool.clients, 60)
+    assert.equal(r.pool.closed.poolClosed, 60)
+    // Server side: every pooled connection plus the one monitoring connection of each short-lived client.
+    assert.equal(r.server[0].totalCreatedDelta, r.pool.created + r.pool.clients)
+  })
+
+  it('fixed spreads over N dedicated connections', async () => {
+    const run = await runCli(['bench', '--uri', sim.info.uri, '--workload', 'find', '--model', 'fixed', '--max-pool-size', '3', '--concurrency', '6', '--ops', '120', '--json'], {timeoutMs: 60_000})
+    assert.equal(run.code, 0, run.stderr)
+    const [r] = parseJson(run).runs
+    assert.equal(r.maxPoolSize, 3)
+    assert.equal(r.pool.clients, 3)
+    assert.equal(r.pool.peakTotal, 3)
+    assert.equal(r.ops, 120)
+  })
+})
