@@ -10,10 +10,9 @@
  *           pool), built as N clients of maxPoolSize 1.
  */
 import {type ClientSettings, createClient, type MongoClient} from '../mongo/client.js'
-import type {Db} from '../mongo/driver.js'
 import type {PoolTelemetry} from '../mongo/pool-telemetry.js'
-import type {Operation} from './workloads.js'
-import type {PoolModel} from './types.js'
+import type {BenchConfig, PoolModel} from './types.js'
+import {type Handles, handlesFor, type Operation} from './workloads.js'
 
 export interface ClientModel {
   /** Driver clients opened so far. */
@@ -26,7 +25,7 @@ export interface ClientModel {
 export interface ModelInput {
   model: PoolModel
   settings: ClientSettings
-  dbName: string
+  config: BenchConfig
   concurrency: number
   maxPoolSize?: number
   telemetry: PoolTelemetry
@@ -36,7 +35,7 @@ export interface ModelInput {
 class LongLivedClients implements ClientModel {
   clientsOpened = 0
   private readonly clients: MongoClient[] = []
-  private readonly dbs: Db[] = []
+  private readonly handles: Handles[] = []
   private readonly detach: Array<() => void> = []
   private nextIndex = 0
 
@@ -47,17 +46,17 @@ class LongLivedClients implements ClientModel {
       const client = createClient({...this.input.settings, pool: {...this.input.settings.pool, maxPoolSize: this.maxPoolSize}})
       this.detach.push(this.input.telemetry.attach(client))
       this.clients.push(client)
-      this.dbs.push(client.db(this.input.dbName))
+      this.handles.push(handlesFor(client.db(this.input.config.db), this.input.config))
       this.clientsOpened += 1
     }
     await Promise.all(this.clients.map((client) => client.connect()))
   }
 
   run(op: Operation): Promise<unknown> {
-    if (this.dbs.length === 1) return op(this.dbs[0]!)
-    const db = this.dbs[this.nextIndex]!
-    this.nextIndex = (this.nextIndex + 1) % this.dbs.length
-    return op(db)
+    if (this.handles.length === 1) return op(this.handles[0]!)
+    const handles = this.handles[this.nextIndex]!
+    this.nextIndex = (this.nextIndex + 1) % this.handles.length
+    return op(handles)
   }
 
   async close(): Promise<void> {
@@ -96,7 +95,7 @@ class ClientPerOperation implements ClientModel {
     const detach = this.input.telemetry.attach(client)
     this.clientsOpened += 1
     try {
-      return await op(client.db(this.input.dbName))
+      return await op(handlesFor(client.db(this.input.config.db), this.input.config))
     } finally {
       await client.close()
       detach()

@@ -135,7 +135,7 @@ async function runCell(
   const model = createClientModel({
     model: cell.model,
     settings,
-    dbName: config.db,
+    config,
     concurrency: cell.concurrency,
     maxPoolSize: cell.maxPoolSize,
     telemetry,
