@@ -21,11 +21,7 @@ export function parseFaultSpec(spec: string): ScheduledFault {
   let fault: SimFault
   switch (kind) {
     case 'latency':
-      fault = {kind, ms: parseDurationMs(needValue(), 'fault', 'ms')}
-      break
     case 'stall':
-      fault = {kind, ms: parseDurationMs(needValue(), 'fault', 'ms')}
-      break
     case 'setup-cost':
       fault = {kind, ms: parseDurationMs(needValue(), 'fault', 'ms')}
       break

@@ -68,21 +68,18 @@ export class PoolTelemetry {
 
   /** Start listening to a client's pool events; returns the function that stops it. */
   attach(client: MongoClient): () => void {
-    client.on('connectionCreated', this.onCreated)
-    client.on('connectionReady', this.onReady)
-    client.on('connectionClosed', this.onClosed)
-    client.on('connectionCheckedOut', this.onCheckedOut)
-    client.on('connectionCheckedIn', this.onCheckedIn)
-    client.on('connectionCheckOutFailed', this.onCheckOutFailed)
-    client.on('connectionPoolCleared', this.onCleared)
+    const listeners = [
+      ['connectionCreated', this.onCreated],
+      ['connectionReady', this.onReady],
+      ['connectionClosed', this.onClosed],
+      ['connectionCheckedOut', this.onCheckedOut],
+      ['connectionCheckedIn', this.onCheckedIn],
+      ['connectionCheckOutFailed', this.onCheckOutFailed],
+      ['connectionPoolCleared', this.onCleared],
+    ] as const
+    for (const [event, listener] of listeners) client.on(event, listener as never)
     return () => {
-      client.off('connectionCreated', this.onCreated)
-      client.off('connectionReady', this.onReady)
-      client.off('connectionClosed', this.onClosed)
-      client.off('connectionCheckedOut', this.onCheckedOut)
-      client.off('connectionCheckedIn', this.onCheckedIn)
-      client.off('connectionCheckOutFailed', this.onCheckOutFailed)
-      client.off('connectionPoolCleared', this.onCleared)
+      for (const [event, listener] of listeners) client.off(event, listener as never)
     }
   }
 
