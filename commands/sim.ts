@@ -3,6 +3,7 @@ import {Flags} from '@oclif/core'
 import {BaseCommand} from '../src/cli/base-command.js'
 import {parseFaultSpec} from '../src/cli/fault-spec.js'
 import {parseDurationMs} from '../src/cli/parse.js'
+import {usageError} from '../src/errors.js'
 import {renderSimStarted, type SimStartedResult, toSimStartedResult} from '../src/reporters/sim.js'
 import {runSimUntilStopped} from '../src/run-sim.js'
 import {SIM_TOPOLOGIES, SIM_VERSION_PROFILES, type SimTopology, type SimVersionProfile} from '../src/sim/types.js'
@@ -46,7 +47,7 @@ export default class Sim extends BaseCommand<typeof Sim> {
     const {flags} = this
     const timeScale = Number(flags['time-scale'])
     if (!(timeScale > 0 && timeScale <= 1000)) {
-      this.error(`--time-scale '${flags['time-scale']}' must be a number above 0`, {exit: 2})
+      throw usageError(`--time-scale '${flags['time-scale']}' is not a number above 0`, 'e.g. --time-scale 0.01 makes the 15 min lock expiry 9 s')
     }
     const options = {
       topology: flags.topology as SimTopology,

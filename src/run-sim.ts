@@ -17,7 +17,9 @@ export async function runSimUntilStopped(options: Partial<SimOptions>, hooks: Ru
     hooks.onReady(cluster.info)
     await new Promise<void>((resolve) => {
       if (hooks.signal.aborted) return resolve()
-      const timer = hooks.durationMs === undefined ? undefined : setTimeout(resolve, hooks.durationMs)
+      // The child is unref'd (so library callers exit promptly); here the
+      // cluster is the whole point, so hold the event loop open ourselves.
+      const timer = setTimeout(resolve, hooks.durationMs ?? 2 ** 31 - 1)
       hooks.signal.addEventListener('abort', () => {
         clearTimeout(timer)
         resolve()

@@ -71,8 +71,8 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   }
 
   protected override async catch(error: Error & {exitCode?: number}): Promise<unknown> {
-    // oclif's own flag-parsing errors already read well and exit 2: keep them.
-    if (error instanceof Errors.CLIError && !(error instanceof PoolToolError) && 'parse' in error) throw error
+    // oclif's own errors (flag parsing, this.error()) already read well and carry their exit code: keep them.
+    if (error instanceof Errors.CLIError) throw error
     if (error instanceof Errors.ExitError) throw error
     const failure = this.toPoolToolError(error)
     process.exitCode = failure.exitCode
