@@ -25,6 +25,8 @@ export interface ConnectionsStatus {
   loadBalanced?: number
   /** 8.2 / 8.0.12 / 7.0.23+ */
   queuedForEstablishment?: number
+  /** 5.0-era; only when net.maxIncomingConnectionsOverride is set */
+  limitExempt?: number
 }
 
 const OPTIONAL_CONNECTION_FIELDS = [
@@ -36,7 +38,11 @@ const OPTIONAL_CONNECTION_FIELDS = [
   'awaitingTopologyChanges',
   'loadBalanced',
   'queuedForEstablishment',
+  'limitExempt',
 ] as const
+
+/** The optional (version-dependent) fields of `serverStatus.connections`, in display order. */
+export const CONNECTION_OPTIONAL_FIELDS: readonly (keyof ConnectionsStatus)[] = OPTIONAL_CONNECTION_FIELDS
 
 /** BSON numbers arrive as number, Long or Int32/Double wrappers; read any of them. */
 export function toNumber(value: unknown): number | undefined {
@@ -144,5 +150,22 @@ export function parseAuthCounters(serverStatus: Document): Record<string, AuthMe
       speculativeSuccessful: toNumber(speculative?.successful),
     }
   }
+  return out
+}
+
+export interface ShardingStatus {
+  /** "<configReplSet>/host:port,host:port": the config server replica set (mongos and shard members). */
+  configsvrConnectionString?: string
+}
+
+/**
+ * `serverStatus.sharding` (mongos, and mongod members of a sharded cluster):
+ * where the config server is. Absent on standalones and plain replica sets.
+ */
+export function parseShardingStatus(serverStatus: Document): ShardingStatus | undefined {
+  const sharding = serverStatus.sharding as Document | undefined
+  if (!sharding || typeof sharding !== 'object') return undefined
+  const out: ShardingStatus = {}
+  if (typeof sharding.configsvrConnectionString === 'string') out.configsvrConnectionString = sharding.configsvrConnectionString
   return out
 }

@@ -1,0 +1,105 @@
+import {Flags} from '@oclif/core'
+
+import {TargetCommand} from '../../src/cli/base-command.js'
+import {toWatchOptions} from '../../src/conns/options.js'
+import type {ConnsWatchResult} from '../../src/conns/types.js'
+import {watchConnections} from '../../src/conns/watch.js'
+import {EXIT_CODES} from '../../src/errors.js'
+import {
+  ConnsLiveView,
+  describeTopology,
+  ndjsonSamples,
+  renderAlert,
+  renderNeverShrank,
+  renderPlainRound,
+  renderTopology,
+  renderWatchSummary,
+} from '../../src/reporters/conns.js'
+import {SIM_TOPOLOGIES, type SimTopology} from '../../src/sim/types.js'
+
+export default class ConnsWatch extends TargetCommand<typeof ConnsWatch> {
+  static override summary = 'Watch server connection counts on every host of a cluster: growth, alerts, pools that never shrink, who holds them.'
+
+  static override description =
+    'Discovers the topology from the entry point (replica-set members from hello; from a mongos the other routers in ' +
+    'config.mongos, the shards from listShards and the config server from serverStatus.sharding) and polls each host ' +
+    'over its own connection: serverStatus.connections (current, available, active, totalCreated and its rate per ' +
+    'second, rejected, threaded and every other field the server version has; absent fields stay absent), ' +
+    'connPoolStats on mongos (pools to each shard), and $currentOp with idle connections grouped by appName, client ' +
+    'host and driver. On a terminal the view redraws in place with a sparkline of current per host; otherwise one ' +
+    'line per host per round. A host that goes away is shown as unreachable and comes back when it answers; the watch ' +
+    'goes on. A pool "never shrank" when, after growing, totalCreated stopped moving for --idle-window and the ' +
+    'connection count stayed at its level. Ctrl-C ends the watch with the summary.'
+
+  static override examples = [
+    '<%= config.bin %> <%= command.id %> --uri mongodb://mongos1:27017',
+    "<%= config.bin %> <%= command.id %> --interval 500ms --alert 'rate>50/s,current>80%'",
+    '<%= config.bin %> <%= command.id %> --duration 10m --idle-window 2m --json > conns.json',
+    '<%= config.bin %> <%= command.id %> --ndjson | jq -c \'select(.type=="sample") | [.host, .current]\'',
+  ]
+
+  static override flags = {
+    interval: Flags.string({default: '1s', summary: 'Time between poll rounds (at least 100ms), e.g. 500ms, 2s.', helpGroup: 'WATCH'}),
+    duration: Flags.string({summary: 'Stop after this long (a last round at the end), e.g. 30s, 10m. Default: until Ctrl-C or --count.', helpGroup: 'WATCH'}),
+    count: Flags.integer({min: 1, summary: 'Stop after this many poll rounds.', helpGroup: 'WATCH'}),
+    alert: Flags.string({
+      summary: "Alert rules, e.g. 'rate>50/s,current>80%': rate (created/s or /m), current, available, active (count or % of current+available), rejected (since the previous poll).",
+      helpGroup: 'WATCH',
+    }),
+    'idle-window': Flags.string({default: '30s', summary: 'How long creation must stay at zero, with the count at its level, to flag a pool that never shrinks.', helpGroup: 'WATCH'}),
+    holders: Flags.boolean({default: true, allowNo: true, summary: 'Read who holds the connections ($currentOp with idle connections) every round; --no-holders skips it.', helpGroup: 'WATCH'}),
+    ndjson: Flags.boolean({default: false, exclusive: ['json'], summary: 'Stream one JSON sample per host per round (plus alert lines and the summary last), one per line.', helpGroup: 'OUTPUT'}),
+    verbose: Flags.boolean({default: false, summary: "Print each poll round's duration on stderr.", helpGroup: 'OUTPUT'}),
+    'sim-topology': Flags.string({options: [...SIM_TOPOLOGIES], default: 'replset', summary: 'Embedded cluster only (no --uri): its shape.', helpGroup: 'CONNECTION'}),
+  }
+
+  /** Alerts and notes go to stderr even under --json: stdout keeps the JSON document. */
+  private stderr(line: string): void {
+    process.stderr.write(`${line}\n`)
+  }
+
+  async run(): Promise<ConnsWatchResult> {
+    const {flags} = this
+    const options = toWatchOptions(flags)
+    const target = await this.openTarget({topology: flags['sim-topology'] as SimTopology})
+    const mode = flags.ndjson ? 'ndjson' : this.jsonEnabled() ? 'json' : process.stdout.isTTY ? 'live' : 'plain'
+    let view: ConnsLiveView | undefined
+    const result = await watchConnections(
+      target,
+      options,
+      {appName: flags['app-name'], timeoutMs: flags['timeout-ms']},
+      {
+        signal: this.interruptSignal,
+        onTopology: (topology) => {
+          if (mode === 'ndjson') this.log(JSON.stringify({type: 'topology', target: target.redactedUri, ...topology}))
+          else if (mode === 'plain') this.stderr(renderTopology(topology))
+          else if (mode === 'live') view = new ConnsLiveView(`pooltool conns watch ${target.redactedUri} · ${describeTopology(topology, topology.hosts.length)} · every ${options.intervalMS} ms`)
+        },
+        onRound: (round) => {
+          if (flags.verbose) this.stderr(`round ${round.round}: ${round.roundMS} ms for ${round.hosts.length} hosts`)
+          if (mode === 'ndjson') for (const line of ndjsonSamples(round)) this.log(line)
+          else if (mode === 'plain') this.log(renderPlainRound(round))
+          else if (view) {
+            view.push(round)
+            this.log(view.frame())
+          }
+        },
+        onAlert: (alert) => {
+          if (mode === 'ndjson') this.log(JSON.stringify({type: 'alert', ...alert}))
+          else if (view) view.note(renderAlert(alert))
+          else this.stderr(renderAlert(alert))
+        },
+        onNeverShrank: (host, detail) => {
+          if (mode === 'ndjson') this.log(JSON.stringify({type: 'neverShrank', host, ...detail}))
+          else if (view) view.note(renderNeverShrank(host, detail), false)
+          else this.stderr(renderNeverShrank(host, detail))
+        },
+      },
+    )
+    if (mode === 'ndjson') this.log(JSON.stringify({type: 'summary', ...result}))
+    else if (mode !== 'json') this.log(renderWatchSummary(result))
+    // Ctrl-C is how an open-ended watch ends; it only counts as an interruption when a bound was asked for.
+    if (result.interrupted && (options.durationMS !== undefined || options.count !== undefined)) process.exitCode = EXIT_CODES.interrupted
+    return result
+  }
+}

@@ -1,0 +1,206 @@
+/**
+ * `pooltool conns watch` / `conns list`: the discovered cluster, one poll of
+ * one host, and the results (the `--json` contract; the names `target`,
+ * `hosts[].host|role|samples|current|totalCreatedRate|rejected|neverShrank|
+ * holders` and `alerts` are fixed by issue 6). A figure the server version
+ * does not report stays absent (undefined, omitted from JSON), never 0.
+ */
+import type {ConnectionsStatus} from '../probes/server-status.js'
+import type {HostRole, TopologyKind} from '../probes/topology.js'
+
+export type {HostRole, TopologyKind}
+
+/** One host to poll, as discovery found it. */
+export interface ClusterHost {
+  /** "host:port" as the cluster names it. */
+  host: string
+  role: HostRole
+  /** Replica set the host belongs to (replica-set, shard and config-server members). */
+  setName?: string
+  /** Shard id (`listShards` `_id`) for shard members. */
+  shard?: string
+}
+
+export interface ClusterTopology {
+  kind: TopologyKind
+  hosts: ClusterHost[]
+  /** The replica set name of a replset target. */
+  setName?: string
+  /** Where each part of the topology came from, e.g. `hello`, `config.mongos`, `listShards`. */
+  sources: string[]
+  /** What discovery could not read (a privilege, a stale router …); the watch goes on without it. */
+  warnings: string[]
+  /** Routers in `config.mongos` whose last ping is older than the staleness bound: listed, not polled. */
+  staleRouters: Array<{host: string; lastPing?: string}>
+}
+
+/** Counts of one outgoing pool (or a sum of them) from `connPoolStats`. */
+export interface PoolCounts {
+  inUse: number
+  available: number
+  created: number
+  refreshing: number
+  /** Present when the server reports it. */
+  leased?: number
+  /** 7.x code; not in the docs' field list. */
+  refreshed?: number
+}
+
+/** A mongos's (or sharded mongod's) outgoing pools, from `connPoolStats`. */
+export interface ConnPoolStatsSummary {
+  totals: PoolCounts
+  /** Summed over each shard's hosts (and `config` for the config server); hosts no shard claims go under their host:port. */
+  shards: Array<PoolCounts & {shard: string; hosts: number}>
+  /** DBClient (sync) pools. */
+  numClientConnections?: number
+  numAScopedConnections?: number
+  replicaSetMatchingStrategy?: string
+}
+
+/** Who holds connections on a host: `$currentOp` (idle connections included) grouped. */
+export interface Holder {
+  /** appName from the handshake ("(none)" when the client sent none). */
+  appName: string
+  /** Client host, without the port. */
+  client: string
+  /** clientMetadata.driver.name ("(unknown)" when absent). */
+  driver: string
+  count: number
+  /** pooltool conns's own polling connections. */
+  own?: boolean
+}
+
+/** `unreachable`: no answer (down, restarting, network); `unauthorized`: answered but refused serverStatus. */
+export type HostState = 'ok' | 'unreachable' | 'unauthorized'
+
+/** One host at one poll round (`--ndjson` prints one per line, with `type: "sample"`). */
+export interface HostSample extends Partial<ConnectionsStatus> {
+  host: string
+  role: HostRole
+  setName?: string
+  shard?: string
+  /** For members of a replica set (including shards and the config server): primary / secondary / other. */
+  memberState?: 'primary' | 'secondary' | 'other'
+  state: HostState
+  /** Why the host did not answer (unreachable), one line, credentials scrubbed. */
+  error?: string
+  /** totalCreated growth per second since this host's previous answer; absent on the first answer and after a restart. */
+  totalCreatedRatePerSec?: number
+  /** totalCreated went down: the server restarted since the previous answer. */
+  counterReset?: boolean
+  /** mongos: outgoing pools to the shards and the config server. */
+  pools?: ConnPoolStatsSummary
+  holders?: Holder[]
+  /** Why holders (or pools) are not shown: e.g. the user may not run $currentOp with allUsers. */
+  holdersUnavailable?: string
+  poolsUnavailable?: string
+  /** The never-shrank detector's verdict so far. */
+  neverShrank?: boolean
+}
+
+export interface RoundSample {
+  round: number
+  /** ISO time the round started. */
+  at: string
+  /** Since the watch started. */
+  elapsedMS: number
+  /** How long the round took (every host answered or the round's deadline passed). */
+  roundMS: number
+  hosts: HostSample[]
+}
+
+export type AlertMetric = 'rate' | 'current' | 'available' | 'active' | 'rejected'
+
+/** An `--alert` rule that fired on a host (edge-triggered: once per crossing). */
+export interface ConnsAlert {
+  /** ISO time of the round in which it fired. */
+  at: string
+  round: number
+  host: string
+  /** The rule as written, e.g. "rate>50/s". */
+  rule: string
+  metric: AlertMetric
+  /** The value that crossed the limit, in the rule's unit. */
+  value: number
+  limit: number
+  unit: '/s' | '%' | ''
+}
+
+/** Why a host was flagged as a pool that never shrinks. */
+export interface NeverShrankDetail {
+  /** Connections when creation stopped. */
+  levelAtQuiet: number
+  /** The lowest count since then. */
+  minSinceQuiet: number
+  /** The lowest count before the growth. */
+  baseline: number
+  /** How long totalCreated has not moved. */
+  quietForMS: number
+}
+
+export interface ConnsHostSummary {
+  host: string
+  role: HostRole
+  setName?: string
+  shard?: string
+  /** Successful polls. */
+  samples: number
+  /** Rounds in which the host did not answer. */
+  unreachableRounds: number
+  /** At the end of the watch. */
+  state: HostState
+  lastError?: string
+  current: {min?: number; max?: number; last?: number}
+  /** totalCreated growth, connections per second. */
+  totalCreatedRate: {max?: number; mean?: number}
+  /** Connections created during the watch (restarts accounted for). */
+  created?: number
+  /** Connections the server rejected during the watch; absent when the server version does not report it (before 6.3). */
+  rejected?: number
+  neverShrank: boolean
+  neverShrankDetail?: NeverShrankDetail
+  /** The last answer's serverStatus.connections, with every field this server version has. */
+  last?: Partial<ConnectionsStatus>
+  /** mongos: the last connPoolStats. */
+  pools?: ConnPoolStatsSummary
+  /** From the last answer (empty when not read). */
+  holders: Holder[]
+  holdersUnavailable?: string
+  /** Alerts fired on this host. */
+  alerts: number
+}
+
+export interface ConnsTopologySummary {
+  kind: TopologyKind
+  setName?: string
+  sources: string[]
+  warnings: string[]
+  staleRouters: Array<{host: string; lastPing?: string}>
+}
+
+export interface ConnsWatchResult {
+  /** The target, credentials redacted. */
+  target: string
+  topology: ConnsTopologySummary
+  intervalMS: number
+  idleWindowMS: number
+  startedAt: string
+  durationMS: number
+  rounds: number
+  /** Poll round duration: the cost of one round over every host. */
+  roundMS: {max?: number; mean?: number}
+  /** Stopped by Ctrl-C. */
+  interrupted: boolean
+  hosts: ConnsHostSummary[]
+  alerts: ConnsAlert[]
+  /** Firings per rule. */
+  alertCounts: Record<string, number>
+}
+
+export interface ConnsListResult {
+  target: string
+  topology: ConnsTopologySummary
+  at: string
+  roundMS: number
+  hosts: HostSample[]
+}

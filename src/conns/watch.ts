@@ -1,0 +1,174 @@
+/**
+ * `pooltool conns watch` and `conns list`: discover every host from the entry
+ * point, poll each over its own connection at a fixed interval, and report
+ * samples, alerts and the summary through hooks. Never prints.
+ *
+ * Rounds start at fixed times (start + k × interval); a round that overruns
+ * its slot is followed at once by the next. Each host has the round's deadline
+ * (the interval, at least 500 ms) to answer; a host that does not is shown as
+ * unreachable for that round and the watch goes on — it comes back as soon as
+ * it answers again. The watch stops after `durationMS` (a last round at the
+ * end), after `count` rounds, or when `signal` aborts (Ctrl-C).
+ */
+import {toPoolToolError} from '../mongo/errors.js'
+import type {Target} from '../target.js'
+import {AlertEvaluator, type AlertRule} from './alerts.js'
+import {discoverTopology} from './discovery.js'
+import {HostPoller} from './poller.js'
+import {HostTracker} from './summary.js'
+import type {ClusterTopology, ConnsAlert, ConnsListResult, ConnsTopologySummary, ConnsWatchResult, HostSample, NeverShrankDetail, RoundSample} from './types.js'
+
+export const MIN_INTERVAL_MS = 100
+export const DEFAULT_INTERVAL_MS = 1000
+export const DEFAULT_IDLE_WINDOW_MS = 30_000
+
+export interface WatchOptions {
+  intervalMS: number
+  durationMS?: number
+  /** Poll rounds to run. */
+  count?: number
+  idleWindowMS: number
+  alerts: readonly AlertRule[]
+  /** Read holders ($currentOp) every round. */
+  holders: boolean
+}
+
+export interface ConnsSettings {
+  /** Handshake appName; the polling connections use `<appName>-conns`. */
+  appName: string
+  /** Bounds connecting to the entry point (and each host, capped by the interval). */
+  timeoutMs: number
+}
+
+export interface WatchHooks {
+  signal?: AbortSignal
+  onTopology?(topology: ClusterTopology): void
+  onRound?(round: RoundSample): void
+  onAlert?(alert: ConnsAlert): void
+  /** A host's pool reached the never-shrank verdict. */
+  onNeverShrank?(host: string, detail: NeverShrankDetail): void
+}
+
+function topologySummary(t: ClusterTopology): ConnsTopologySummary {
+  return {kind: t.kind, ...(t.setName === undefined ? {} : {setName: t.setName}), sources: t.sources, warnings: t.warnings, staleRouters: t.staleRouters}
+}
+
+async function discover(target: Target, settings: ConnsSettings): Promise<ClusterTopology> {
+  return discoverTopology({
+    uri: target.uri,
+    appName: `${settings.appName}-conns`,
+    timeoutMs: settings.timeoutMs,
+    seedHosts: target.seedHosts,
+    describeError: (error) => toPoolToolError(error, {target: target.redactedUri, secrets: target.secrets}).message,
+  })
+}
+
+function openPollers(target: Target, topology: ClusterTopology, settings: ConnsSettings, hostTimeoutMs: number, holders: boolean): HostPoller[] {
+  const pollerSettings = {uri: target.uri, appName: `${settings.appName}-conns`, hostTimeoutMs, holders, secrets: target.secrets}
+  return topology.hosts.map((entry) => new HostPoller(entry, pollerSettings, topology.hosts))
+}
+
+/** Resolves after ms, or at once when the signal aborts. */
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  if (ms <= 0 || signal?.aborted) return Promise.resolve()
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer)
+      signal?.removeEventListener('abort', done)
+      resolve()
+    }
+    const timer = setTimeout(done, ms)
+    signal?.addEventListener('abort', done, {once: true})
+  })
+}
+
+export function roundDeadlineMs(intervalMS: number): number {
+  return Math.max(intervalMS, 500)
+}
+
+export async function watchConnections(target: Target, options: WatchOptions, settings: ConnsSettings, hooks: WatchHooks = {}): Promise<ConnsWatchResult> {
+  const topology = await discover(target, settings)
+  hooks.onTopology?.(topology)
+  const deadlineMS = roundDeadlineMs(options.intervalMS)
+  const hostTimeoutMs = Math.min(settings.timeoutMs, Math.max(1000, 2 * options.intervalMS))
+  const pollers = openPollers(target, topology, settings, hostTimeoutMs, options.holders)
+  const trackers = topology.hosts.map((entry) => new HostTracker(entry, options.idleWindowMS))
+  const evaluator = new AlertEvaluator(options.alerts)
+  const alerts: ConnsAlert[] = []
+  const alertCounts: Record<string, number> = Object.fromEntries(options.alerts.map((rule) => [rule.expression, 0]))
+  const startedAt = new Date()
+  const start = performance.now()
+  let rounds = 0
+  let roundMSMax: number | undefined
+  let roundMSSum = 0
+  try {
+    for (;;) {
+      if (hooks.signal?.aborted) break
+      const roundStart = performance.now()
+      const at = new Date().toISOString()
+      const answers = await Promise.all(pollers.map((p) => p.poll(deadlineMS)))
+      const roundMS = Math.round(performance.now() - roundStart)
+      rounds += 1
+      roundMSMax = Math.max(roundMSMax ?? roundMS, roundMS)
+      roundMSSum += roundMS
+      const hosts: HostSample[] = []
+      answers.forEach((answer, i) => {
+        const tracker = trackers[i]!
+        const {sample, inputs, neverShrankStarted} = tracker.record(answer)
+        hosts.push(sample)
+        for (const alert of evaluator.evaluate(sample.host, inputs, at, rounds)) {
+          alerts.push(alert)
+          alertCounts[alert.rule] = (alertCounts[alert.rule] ?? 0) + 1
+          tracker.countAlert()
+          hooks.onAlert?.(alert)
+        }
+        if (neverShrankStarted) {
+          const detail = tracker.summary().neverShrankDetail
+          if (detail) hooks.onNeverShrank?.(sample.host, detail)
+        }
+      })
+      hooks.onRound?.({round: rounds, at, elapsedMS: Math.round(roundStart - start), roundMS, hosts})
+      if (options.count !== undefined && rounds >= options.count) break
+      const nextAt = start + rounds * options.intervalMS
+      if (options.durationMS !== undefined && nextAt - start > options.durationMS) break
+      await sleep(nextAt - performance.now(), hooks.signal)
+    }
+  } finally {
+    await Promise.all(pollers.map((p) => p.close()))
+  }
+  return {
+    target: target.redactedUri,
+    topology: topologySummary(topology),
+    intervalMS: options.intervalMS,
+    idleWindowMS: options.idleWindowMS,
+    startedAt: startedAt.toISOString(),
+    durationMS: Math.round(performance.now() - start),
+    rounds,
+    roundMS: {max: roundMSMax, mean: rounds > 0 ? Math.round((roundMSSum / rounds) * 10) / 10 : undefined},
+    interrupted: hooks.signal?.aborted === true,
+    hosts: trackers.map((t) => t.summary()),
+    alerts,
+    alertCounts,
+  }
+}
+
+/** `conns list`: one round over every host (no rates: they need two polls). */
+export async function listConnections(target: Target, options: {holders: boolean}, settings: ConnsSettings): Promise<ConnsListResult> {
+  const topology = await discover(target, settings)
+  const hostTimeoutMs = Math.min(settings.timeoutMs, 5000)
+  const pollers = openPollers(target, topology, settings, hostTimeoutMs, options.holders)
+  const at = new Date().toISOString()
+  const start = performance.now()
+  try {
+    const answers = await Promise.all(pollers.map((p) => p.poll(hostTimeoutMs + 500)))
+    const roundMS = Math.round(performance.now() - start)
+    const hosts = answers.map((answer, i) => {
+      const {sample} = new HostTracker(topology.hosts[i]!, Number.POSITIVE_INFINITY).record(answer)
+      delete sample.neverShrank
+      return sample
+    })
+    return {target: target.redactedUri, topology: topologySummary(topology), at, roundMS, hosts}
+  } finally {
+    await Promise.all(pollers.map((p) => p.close()))
+  }
+}

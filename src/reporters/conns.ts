@@ -1,0 +1,229 @@
+/**
+ * `pooltool conns watch` / `conns list` → text. No I/O: every function returns
+ * a string the command writes. The live view keeps each host's recent
+ * `current` values for its sparkline and redraws in place (ANSI cursor-up +
+ * clear) on a terminal; the plain renderer prints one line per host per round.
+ */
+import Table from 'cli-table3'
+
+import type {ClusterTopology, ConnPoolStatsSummary, ConnsAlert, ConnsHostSummary, ConnsListResult, ConnsTopologySummary, ConnsWatchResult, Holder, HostSample, NeverShrankDetail, RoundSample} from '../conns/types.js'
+import {CONNECTION_OPTIONAL_FIELDS} from '../probes/server-status.js'
+import {formatCount, TABLE_STYLE} from './format.js'
+import {sparkline} from './sparkline.js'
+
+const dash = (n: number | undefined) => (n === undefined ? '–' : formatCount(n))
+const rate = (n: number | undefined) => (n === undefined ? '–' : `${n.toFixed(1)}/s`)
+const clock = (iso: string) => iso.slice(11, 19)
+const seconds = (ms: number) => (ms < 10_000 ? `${(ms / 1000).toFixed(1)}s` : `${Math.round(ms / 1000)}s`)
+
+export function roleLabel(h: {role: string; shard?: string; memberState?: string}): string {
+  const parts: string[] = [h.role]
+  if (h.shard) parts.push(h.shard)
+  if (h.memberState && (h.role === 'shard' || h.role === 'config')) parts.push(h.memberState === 'primary' ? 'P' : h.memberState === 'secondary' ? 'S' : '?')
+  return parts.join(' ')
+}
+
+export function describeTopology(t: ClusterTopology | ConnsTopologySummary, hostCount: number): string {
+  const kind = t.kind === 'replset' ? `replica set ${t.setName ?? ''}`.trim() : t.kind === 'sharded' ? 'sharded cluster' : 'standalone'
+  return `${kind}, ${hostCount} host${hostCount === 1 ? '' : 's'} (from ${t.sources.join(', ')})`
+}
+
+export function renderTopology(t: ClusterTopology): string {
+  const lines = [`discovered ${describeTopology(t, t.hosts.length)}:`]
+  for (const h of t.hosts) lines.push(`  ${h.host}  ${roleLabel(h)}${h.setName ? ` (${h.setName})` : ''}`)
+  for (const s of t.staleRouters) lines.push(`  ${s.host}  mongos, stale (last ping ${s.lastPing ?? 'never'}): not polled`)
+  for (const w of t.warnings) lines.push(`  warning: ${w}`)
+  return lines.join('\n')
+}
+
+function holderLabel(h: Holder): string {
+  return `${h.appName}@${h.client} (${h.driver})${h.own ? ' [pooltool]' : ''} ×${h.count}`
+}
+
+function poolsLine(p: ConnPoolStatsSummary): string {
+  const t = p.totals
+  const shards = p.shards.map((s) => `${s.shard} ${s.inUse}/${s.available}/${s.created}/${s.refreshing}`).join(', ')
+  return `pools in use/available/created/refreshing: total ${t.inUse}/${t.available}/${t.created}/${t.refreshing}${shards ? `; ${shards}` : ''}`
+}
+
+export function renderAlert(alert: ConnsAlert): string {
+  const value = alert.unit === '/s' ? `${alert.value}/s` : alert.unit === '%' ? `${alert.value}%` : String(alert.value)
+  return `ALERT ${clock(alert.at)} ${alert.host}: ${alert.rule} (now ${value})`
+}
+
+export function renderNeverShrank(host: string, d: NeverShrankDetail): string {
+  return `NEVER-SHRANK ${host}: ${d.levelAtQuiet} connections still open ${seconds(d.quietForMS)} after creation stopped (was ${d.baseline} before the growth); set maxIdleTimeMS on the clients`
+}
+
+/** One line per host for logs and pipes: key=value, absent fields left out. */
+export function renderPlainRound(round: RoundSample): string {
+  return round.hosts
+    .map((h) => {
+      const head = `${clock(round.at)} #${round.round} ${h.host} ${roleLabel(h).replaceAll(' ', '/')}`
+      if (h.state !== 'ok') return `${head} ${h.state.toUpperCase()} ${h.error ?? ''}`.trimEnd()
+      const fields: string[] = []
+      if (h.current !== undefined) fields.push(`current=${h.current}`, `available=${h.available}`, `totalCreated=${h.totalCreated}`)
+      if (h.totalCreatedRatePerSec !== undefined) fields.push(`rate=${h.totalCreatedRatePerSec}/s`)
+      for (const f of CONNECTION_OPTIONAL_FIELDS) if (h[f] !== undefined) fields.push(`${f}=${h[f]}`)
+      if (h.counterReset) fields.push('restarted')
+      if (h.neverShrank) fields.push('neverShrank')
+      if (h.pools) fields.push(`pools=${h.pools.totals.inUse}/${h.pools.totals.available}/${h.pools.totals.created}/${h.pools.totals.refreshing}`)
+      if (h.holders && h.holders.length > 0) fields.push(`holders=${h.holders.slice(0, 3).map((x) => `${x.appName}@${x.client}:${x.count}`).join(',')}`)
+      return `${head} ${fields.join(' ')}`
+    })
+    .join('\n')
+}
+
+/** No rule between rows: one line per host keeps the live frame short. */
+const COMPACT = {mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': ''}
+
+const SPARK_WIDTH = 30
+const ALERTS_SHOWN = 5
+
+/** The terminal view: a table with a sparkline of `current` per host, pools, top holders and recent alerts. */
+export class ConnsLiveView {
+  private readonly history = new Map<string, Array<number | undefined>>()
+  private readonly alerts: string[] = []
+  private alertCount = 0
+  private lastLines = 0
+  private last?: RoundSample
+
+  constructor(private readonly header: string) {}
+
+  push(round: RoundSample): void {
+    this.last = round
+    for (const h of round.hosts) {
+      const series = this.history.get(h.host) ?? []
+      series.push(h.state === 'ok' ? h.current : undefined)
+      if (series.length > SPARK_WIDTH) series.shift()
+      this.history.set(h.host, series)
+    }
+  }
+
+  note(line: string, isAlert = true): void {
+    if (isAlert) this.alertCount += 1
+    this.alerts.push(line)
+    if (this.alerts.length > ALERTS_SHOWN) this.alerts.shift()
+  }
+
+  /** The frame, prefixed with the escape codes that erase the previous one. */
+  frame(): string {
+    const body = this.body()
+    const erase = this.lastLines > 0 ? `\u001B[${this.lastLines}F\u001B[0J` : ''
+    this.lastLines = body.split('\n').length
+    return erase + body
+  }
+
+  private body(): string {
+    const round = this.last
+    const lines = [this.header]
+    if (!round) return [...lines, 'waiting for the first poll round…'].join('\n')
+    lines.push(`round ${round.round} at ${clock(round.at)} · ${seconds(round.elapsedMS)} elapsed · poll ${round.roundMS} ms · Ctrl-C for the summary`)
+    const table = new Table({
+      head: ['host', 'role', 'current', 'available', 'active', 'created/s', 'rejected', 'threaded', `current (last ${SPARK_WIDTH})`],
+      style: TABLE_STYLE,
+      chars: COMPACT,
+    })
+    for (const h of round.hosts) {
+      const spark = sparkline(this.history.get(h.host) ?? [], SPARK_WIDTH)
+      if (h.state !== 'ok') {
+        table.push([h.host, roleLabel(h), {colSpan: 6, content: `${h.state}: ${(h.error ?? '').slice(0, 60)}`}, spark])
+        continue
+      }
+      table.push([
+        h.host,
+        roleLabel(h) + (h.neverShrank ? ' ⚠ never shrank' : ''),
+        dash(h.current),
+        dash(h.available),
+        dash(h.active),
+        rate(h.totalCreatedRatePerSec),
+        dash(h.rejected),
+        dash(h.threaded),
+        spark,
+      ])
+    }
+    lines.push(table.toString())
+    for (const h of round.hosts) if (h.pools) lines.push(`${h.host} ${poolsLine(h.pools)}`)
+    for (const h of round.hosts) {
+      if (h.holders && h.holders.length > 0) lines.push(`${h.host} holders: ${h.holders.slice(0, 3).map(holderLabel).join(', ')}`)
+    }
+    if (this.alerts.length > 0) {
+      lines.push(`alerts (${this.alertCount}):`)
+      for (const a of this.alerts) lines.push(`  ${a}`)
+    }
+    return lines.join('\n')
+  }
+}
+
+function hostsTable(hosts: readonly ConnsHostSummary[]): string {
+  const table = new Table({
+    head: ['host', 'role', 'samples', 'unreachable', 'current min/max/last', 'created/s max/mean', 'created', 'rejected', 'never shrank', 'alerts'],
+    style: TABLE_STYLE,
+    chars: COMPACT,
+  })
+  for (const h of hosts) {
+    table.push([
+      h.host,
+      roleLabel(h),
+      h.samples,
+      h.unreachableRounds > 0 ? `${h.unreachableRounds} round${h.unreachableRounds === 1 ? '' : 's'}${h.state === 'ok' ? '' : ' (now)'}` : '–',
+      `${dash(h.current.min)} / ${dash(h.current.max)} / ${dash(h.current.last)}`,
+      `${rate(h.totalCreatedRate.max)} / ${rate(h.totalCreatedRate.mean)}`,
+      dash(h.created),
+      dash(h.rejected),
+      h.neverShrank ? 'YES' : 'no',
+      h.alerts,
+    ])
+  }
+  return table.toString()
+}
+
+function holdersSection(hosts: ReadonlyArray<{host: string; holders?: Holder[]; holdersUnavailable?: string}>, top = 5): string[] {
+  const lines: string[] = []
+  for (const h of hosts) {
+    if (h.holdersUnavailable) lines.push(`  ${h.host}: holders unavailable: ${h.holdersUnavailable}`)
+    else if (h.holders && h.holders.length > 0) {
+      const more = h.holders.length > top ? ` (+${h.holders.length - top} more)` : ''
+      lines.push(`  ${h.host}: ${h.holders.slice(0, top).map(holderLabel).join(', ')}${more}`)
+    }
+  }
+  return lines.length > 0 ? ['who holds the connections (appName@client (driver) ×count):', ...lines] : []
+}
+
+export function renderWatchSummary(result: ConnsWatchResult): string {
+  const lines = [
+    `conns watch ${result.target}: ${describeTopology(result.topology, result.hosts.length)}`,
+    `${result.rounds} rounds every ${result.intervalMS} ms over ${seconds(result.durationMS)}${result.interrupted ? ' (stopped by Ctrl-C)' : ''}; poll round ${result.roundMS.mean ?? '–'} ms mean, ${result.roundMS.max ?? '–'} ms max`,
+    hostsTable(result.hosts),
+  ]
+  for (const h of result.hosts) if (h.pools) lines.push(`${h.host} ${poolsLine(h.pools)}`)
+  for (const h of result.hosts) if (h.neverShrankDetail) lines.push(renderNeverShrank(h.host, h.neverShrankDetail))
+  lines.push(...holdersSection(result.hosts))
+  const rules = Object.entries(result.alertCounts)
+  if (rules.length > 0) lines.push(`alerts: ${rules.map(([rule, n]) => `${rule} fired ${n}×`).join(', ')}`)
+  for (const w of result.topology.warnings) lines.push(`warning: ${w}`)
+  return lines.join('\n')
+}
+
+export function renderList(result: ConnsListResult): string {
+  const optional = CONNECTION_OPTIONAL_FIELDS.filter((f) => result.hosts.some((h) => h[f] !== undefined))
+  const table = new Table({head: ['host', 'role', 'state', 'current', 'available', 'totalCreated', ...optional], style: TABLE_STYLE, chars: COMPACT})
+  for (const h of result.hosts) {
+    if (h.state !== 'ok') {
+      table.push([h.host, roleLabel(h), {colSpan: 4 + optional.length, content: `${h.state}: ${(h.error ?? '').slice(0, 80)}`}])
+      continue
+    }
+    table.push([h.host, roleLabel(h), h.state, dash(h.current), dash(h.available), dash(h.totalCreated), ...optional.map((f) => dash(h[f]))])
+  }
+  const lines = [`conns list ${result.target}: ${describeTopology(result.topology, result.hosts.length)} at ${result.at} (poll ${result.roundMS} ms)`, table.toString()]
+  for (const h of result.hosts) if (h.pools) lines.push(`${h.host} ${poolsLine(h.pools)}`)
+  lines.push(...holdersSection(result.hosts, 10))
+  for (const s of result.topology.staleRouters) lines.push(`stale router ${s.host} (last ping ${s.lastPing ?? 'never'}): not polled`)
+  for (const w of result.topology.warnings) lines.push(`warning: ${w}`)
+  return lines.join('\n')
+}
+
+/** `--ndjson`: one line per host sample. */
+export function ndjsonSamples(round: RoundSample): string[] {
+  return round.hosts.map((h) => JSON.stringify({type: 'sample', round: round.round, at: round.at, ...h}))
+}
