@@ -9,6 +9,7 @@ import type {SimProcess} from './process.js'
 import {profileFor} from './profile.js'
 import {DataStore} from './storage/collection.js'
 import {buildReplSet} from './topologies/replset.js'
+import {buildSharded} from './topologies/sharded.js'
 import {buildStandalone} from './topologies/standalone.js'
 import type {BuiltTopology, TopologyContext} from './topologies/topology.js'
 import {
@@ -45,8 +46,7 @@ function build(ctx: TopologyContext): BuiltTopology {
     case 'replset':
       return buildReplSet(ctx)
     case 'sharded':
-      // Seam: see topologies/topology.ts for how a sharded builder plugs in.
-      throw new Error("the 'sharded' topology is not implemented yet")
+      return buildSharded(ctx, {internalCredentials: {...DEFAULT_CREDENTIALS, source: DEFAULT_CREDENTIALS.authSource}})
     default:
       throw new Error(`unknown topology '${String(ctx.options.topology)}'`)
   }

@@ -40,6 +40,11 @@ export const ErrorCodes = {
   Location51003: 51003,
   InvalidPipelineOperator: 168,
   Location40324: 40324,
+  HostUnreachable: 6,
+  LockBusy: 46,
+  ShardNotFound: 70,
+  ConflictingOperationInProgress: 117,
+  LockStateChangeFailed: 129,
 } as const
 
 export type ErrorCodeName = keyof typeof ErrorCodes

@@ -86,12 +86,22 @@ export class SimProcess {
     return `${this.options.host}:${this.port}`
   }
 
+  /** Listening (false between a stop / restart fault and the resume). */
+  get running(): boolean {
+    return !this.stopped
+  }
+
   get authEnabled(): boolean {
     return this.options.auth
   }
 
   get isWritablePrimary(): boolean {
-    return this.role === 'standalone' || this.role === 'primary' || this.role === 'mongos'
+    return this.role === 'standalone' || this.role === 'mongos' || this.isPrimaryMember
+  }
+
+  /** The primary of its replica set: 'primary', or a shard / config server (one-member sets, sharded topology). */
+  get isPrimaryMember(): boolean {
+    return this.role === 'primary' || this.role === 'shard' || this.role === 'config'
   }
 
   info(): SimProcessInfo {
@@ -199,7 +209,7 @@ export class SimProcess {
   }
 
   primaryHost(): string | undefined {
-    return this.replSet?.members.find((m) => m.role === 'primary')?.hostPort
+    return this.replSet?.members.find((m) => m.isPrimaryMember)?.hostPort
   }
 
   /** Helper for handlers that need the process-wide document of an error-free reply. */

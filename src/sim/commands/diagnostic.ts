@@ -36,7 +36,7 @@ function buildInfo(ctx: CommandContext): Document {
   }
 }
 
-function hostInfo(): Document {
+function hostInfo(ctx: CommandContext): Document {
   return {
     system: {
       currentTime: new Date(),
@@ -48,7 +48,8 @@ function hostInfo(): Document {
       numaEnabled: false,
     },
     os: {type: platform() === 'linux' ? 'Linux' : platform(), name: 'pooltool simulated host', version: release()},
-    extra: {note: 'simulated by pooltool'},
+    // timeScale: how much the simulated cluster shrinks its internal intervals (lock ping, expiry).
+    extra: {note: 'simulated by pooltool', timeScale: ctx.proc.options.timeScale},
     ok: 1,
   }
 }

@@ -42,7 +42,7 @@ export function helloFields(proc: SimProcess, conn: ClientConnection, modern: bo
     const primary = proc.primaryHost()
     if (primary) doc.primary = primary
     doc.me = proc.hostPort
-    if (proc.role === 'primary') doc.electionId = rs.electionId
+    if (proc.isPrimaryMember) doc.electionId = rs.electionId
     const now = new Date()
     doc.lastWrite = {lastWriteDate: now, majorityWriteDate: now}
   }

@@ -11,7 +11,7 @@ function requireReplSet(proc: SimProcess) {
 }
 
 function stateOf(p: SimProcess): {state: number; stateStr: string} {
-  return p.role === 'primary' ? {state: 1, stateStr: 'PRIMARY'} : {state: 2, stateStr: 'SECONDARY'}
+  return p.isPrimaryMember ? {state: 1, stateStr: 'PRIMARY'} : {state: 2, stateStr: 'SECONDARY'}
 }
 
 function replSetGetStatus(ctx: CommandContext): Document {
@@ -36,7 +36,7 @@ function replSetGetStatus(ctx: CommandContext): Document {
       configTerm: rs.term,
     }
     if (m === ctx.proc) doc.self = true
-    if (m.role === 'primary') doc.electionDate = new Date(m.counters.startedAt)
+    if (m.isPrimaryMember) doc.electionDate = new Date(m.counters.startedAt)
     return doc
   })
   return {

@@ -20,6 +20,10 @@ export interface ActiveOp {
   startedAt: Date
   startedHr: bigint
   killed: boolean
+  /** Waiting for a lock (sharded DDL locks); shown as currentOp's waitingForLock. */
+  waitingForLock?: boolean
+  /** In-memory DDL locks this operation holds (sharded topology, 7.0 profile). */
+  ddlLocks?: Array<{resource: string; reason: string}>
 }
 
 export interface AuthenticatedUser {

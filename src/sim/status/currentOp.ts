@@ -58,7 +58,7 @@ export function currentOpDocuments(proc: SimProcess, asking: ClientConnection, o
       doc.ns = op.ns
       doc.command = shownCommand(conn)
       doc.numYields = 0
-      doc.waitingForLock = false
+      doc.waitingForLock = op.waitingForLock === true
       doc.locks = {}
       doc.lockStats = {}
       if (op.killed) doc.killPending = true

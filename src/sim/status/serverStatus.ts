@@ -71,7 +71,7 @@ export function replSection(proc: SimProcess): Document | undefined {
   const rs = proc.replSet
   if (!rs) return undefined
   const doc: Document = {topologyVersion: topologyVersionDoc(proc), hosts: proc.replSetHosts(), setName: rs.setName, setVersion: rs.setVersion}
-  const writable = proc.role === 'primary'
+  const writable = proc.isPrimaryMember
   if (proc.profile.name === '4.4') doc.ismaster = writable
   else doc.isWritablePrimary = writable
   doc.secondary = proc.role === 'secondary'

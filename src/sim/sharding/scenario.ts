@@ -1,0 +1,53 @@
+/**
+ * `dead-lock-holder`: a process takes a distributed lock and dies without unlocking.
+ *
+ * Database `scenario` (primary: the last shard) holds the sharded collection
+ * `scenario.orders`. That shard's primary locks the namespace, then crashes and restarts:
+ * - 4.4: the lock was taken for a chunk split (why "splitting chunk [{ _id: MinKey }, { _id: MaxKey })
+ *   in scenario.orders") under the shard's `host:port:epoch:random` process id. The restarted
+ *   shard pings under a new id, so the holder's ping document stops moving: after the
+ *   expiry (15 min × time scale) `locks list` calls it stale, and a DDL on the namespace
+ *   overtakes it once the config server has watched the ping stay put for that long.
+ * - 6.0: the shard's drop coordinator held it (why "dropCollection", process = shard name,
+ *   ts 02000…). The restarted shard keeps pinging under the same name with a new term, so
+ *   the lock never looks stale; any shard's coordinator overtakes it at once because all
+ *   shards share the lock session id (and the holder's own step-up recovery frees it).
+ * - 7.0: DDL locks live in memory and die with their process: nothing is left behind.
+ */
+import {ObjectId} from 'bson'
+import {sleep} from '../faults.js'
+import type {ShardedCluster} from './state.js'
+
+export const DEAD_LOCK_HOLDER = 'dead-lock-holder'
+export const SCENARIO_DB = 'scenario'
+export const SCENARIO_NS = 'scenario.orders'
+export const SCENARIOS = [DEAD_LOCK_HOLDER] as const
+
+export function validateScenarios(names: readonly string[], topology: string): void {
+  for (const n of names) {
+    if (!(SCENARIOS as readonly string[]).includes(n)) throw new Error(`unknown scenario '${n}' (known: ${SCENARIOS.join(', ')})`)
+    if (topology !== 'sharded') throw new Error(`scenario '${n}' needs --topology sharded`)
+  }
+}
+
+export async function runDeadLockHolder(cluster: ShardedCluster): Promise<void> {
+  const holder = cluster.shards[cluster.shards.length - 1]
+  const rt = cluster.runtime(holder.proc)
+  cluster.insertDatabaseEntry(SCENARIO_DB, holder.name)
+  const orders = holder.proc.data.collection(SCENARIO_DB, 'orders', true)!
+  for (let i = 1; i <= 3; i++) orders.insert({_id: i, item: `order-${i}`, qty: i})
+  const uuid = orders.uuid
+  const entry: Record<string, unknown> = {_id: SCENARIO_NS, lastmodEpoch: new ObjectId(), lastmod: new Date(), key: {_id: 1}, unique: false, uuid}
+  if (cluster.profile.name === '4.4') entry.dropped = false
+  cluster.configCollection('collections').insert(entry)
+  if (!rt.dist) return // 7.0: in-memory locks vanish with the process
+  const why =
+    cluster.lockModel === 'dist-4.4' ? `splitting chunk [{ _id: MinKey }, { _id: MaxKey }) in ${SCENARIO_NS}` : 'dropCollection'
+  rt.dist.grabForScenario(SCENARIO_NS, why, `${rt.dist.processId}:conn7`)
+  // The crash: no unlock, the pinger stops; the listener goes down and comes back.
+  rt.dist.crash()
+  await holder.proc.stop()
+  await sleep(20)
+  await holder.proc.resume()
+  cluster.checkRestarts()
+}
