@@ -1,0 +1,61 @@
+/** conns reporters: sparkline, plain rows, the live frame's in-place redraw, ndjson lines. */
+import assert from 'node:assert/strict'
+import {describe, test} from 'node:test'
+
+import type {RoundSample} from '../../src/conns/types.js'
+import {ConnsLiveView, ndjsonSamples, renderPlainRound} from '../../src/reporters/conns.js'
+import {sparkline} from '../../src/reporters/sparkline.js'
+
+const round = (n: number, current: number | undefined): RoundSample => ({
+  round: n,
+  at: `2024-05-01T12:00:0${n}.000Z`,
+  elapsedMS: n * 1000,
+  roundMS: 3,
+  hosts: [
+    current === undefined
+      ? {host: 'a:1', role: 'primary', state: 'unreachable', error: 'connect ECONNREFUSED a:1'}
+      : {host: 'a:1', role: 'primary', state: 'ok', current, available: 100 - current, totalCreated: 10 + n, active: 1, totalCreatedRatePerSec: 1},
+    {host: 'b:2', role: 'secondary', state: 'ok', current: 3, available: 97, totalCreated: 3},
+  ],
+})
+
+describe('sparkline', () => {
+  test('scaled between min and max, gaps as spaces, last N only', () => {
+    assert.equal(sparkline([0, 7, undefined, 14]), '▁▅ █')
+    assert.equal(sparkline([5, 5, 5]), '▁▁▁')
+    assert.equal(sparkline([1, 2, 3, 4], 2), '▁█')
+    assert.equal(sparkline([]), '')
+  })
+})
+
+describe('renderers', () => {
+  test('plain: one line per host, absent fields left out, unreachable named', () => {
+    const lines = renderPlainRound(round(1, 20)).split('\n')
+    assert.equal(lines.length, 2)
+    assert.match(lines[0]!, /^12:00:01 #1 a:1 primary current=20 available=80 totalCreated=11 rate=1\/s active=1$/)
+    assert.doesNotMatch(lines[1]!, /rejected|threaded|rate=/)
+    assert.match(renderPlainRound(round(2, undefined)), /a:1 primary UNREACHABLE connect ECONNREFUSED/)
+  })
+  test('live: the second frame erases the first (cursor up by its line count), sparkline grows', () => {
+    const view = new ConnsLiveView('header')
+    view.push(round(1, 10))
+    const first = view.frame()
+    assert.equal(first.startsWith('\u001B['), false)
+    view.push(round(2, undefined))
+    view.push(round(3, 30))
+    view.note('ALERT x')
+    const second = view.frame()
+    assert.ok(second.startsWith(`\u001B[${first.split('\n').length}F\u001B[0J`))
+    assert.match(second, /▁ █/)
+    assert.match(second, /alerts \(1\):/)
+  })
+  test('ndjson: one JSON object per host', () => {
+    const lines = ndjsonSamples(round(1, 20))
+    assert.equal(lines.length, 2)
+    const sample = JSON.parse(lines[0]!)
+    assert.equal(sample.type, 'sample')
+    assert.equal(sample.round, 1)
+    assert.equal(sample.current, 20)
+    assert.equal('rejected' in JSON.parse(lines[1]!), false)
+  })
+})
