@@ -1,0 +1,30 @@
+import {TargetCommand} from '../../src/cli/base-command.js'
+import {expiryMsOf, lockExpiryFlag} from '../../src/cli/locks-flags.js'
+import {runLocksPings} from '../../src/locks/list.js'
+import type {LocksPingsResult} from '../../src/locks/types.js'
+import {renderLocksPings} from '../../src/reporters/locks.js'
+
+export default class LocksPings extends TargetCommand<typeof LocksPings> {
+  static override summary = 'Show every process that pings config.lockpings: last ping age, alive or dead, what it holds.'
+
+  static override description =
+    'Each mongos, shard and config server process upserts its config.lockpings document every 30 s (3.4–4.4: one per ' +
+    'process instance, host:port:epoch:random — a restarted process leaves its old document behind; 5.0–6.0: one per ' +
+    'shard name plus "config"). A process is alive while its ping is younger than 3 intervals; the locks it holds ' +
+    'are listed beside it. On 6.1+ there is nothing to show: the collections are gone by design. Read only.'
+
+  static override examples = [
+    '<%= config.bin %> <%= command.id %>',
+    '<%= config.bin %> <%= command.id %> --uri mongodb://mongos1:27017 --json',
+  ]
+
+  static override flags = {...lockExpiryFlag}
+
+  async run(): Promise<LocksPingsResult> {
+    const {flags} = this
+    const target = await this.openTarget({topology: 'sharded'})
+    const result = await runLocksPings(target, {appName: flags['app-name'], timeoutMs: flags['timeout-ms'], expiryMS: expiryMsOf(flags)})
+    this.log(renderLocksPings(result))
+    return result
+  }
+}

@@ -1,0 +1,203 @@
+/**
+ * Readers for `pooltool locks`: one small driver client on the target (a mongos), which
+ * decides the lock model and then reads `config.locks`, `config.lockpings`,
+ * `config.mongos` and `config.shards` with plain finds — or, on 6.1+, what replaced them
+ * (`$currentOp` DDL operations, serverStatus.locks DDL entries on each shard). Read only.
+ */
+import {PoolToolError} from '../errors.js'
+import {createClient, createHostClient, type MongoClient} from '../mongo/client.js'
+import type {Document} from '../mongo/driver.js'
+import type {Target} from '../target.js'
+import {lockTiming, parseShardDoc, versionAtLeast, versionParts} from './parse.js'
+import type {DdlOpRow, InMemoryView, LockModel, LockTiming} from './types.js'
+
+export interface LocksClientSettings {
+  appName: string
+  timeoutMs: number
+  /** Overrides the 15 min expiry (e.g. a cluster with a patched setDistLockTimeout). */
+  expiryMS?: number
+}
+
+export interface LocksSession {
+  client: MongoClient
+  target: Target
+  settings: LocksClientSettings
+  serverVersion: string
+  model: LockModel
+  message: string
+  timing: LockTiming
+  close(): Promise<void>
+}
+
+export interface ConfigSnapshot {
+  now: Date
+  locks: Document[]
+  pings: Document[]
+  mongos: Document[]
+  shards: Document[]
+}
+
+function topologyName(hello: Document): string {
+  if (typeof hello.setName === 'string') return `a replica set member (set '${hello.setName}')`
+  return 'a standalone mongod'
+}
+
+/** The one-line explanation of each model. */
+export function modelMessage(model: LockModel, version: string, collectionsPresent: boolean): string {
+  if (model === 'in-memory') {
+    return (
+      `MongoDB ${version} keeps DDL locks in memory on the coordinating shard (distributed locks left config.locks / ` +
+      `config.lockpings in 6.1${collectionsPresent ? '; the leftover documents here are from before the FCV upgrade' : ''}): ` +
+      'showing DDL operations from $currentOp and DDL lock entries of serverStatus.locks instead'
+    )
+  }
+  if (model === 'unsupported') return `MongoDB ${version}: pooltool reads the config.locks shapes of 3.4 – 6.0 only`
+  return versionAtLeast(version, 5, 0)
+    ? `MongoDB ${version}: config.locks written by shard primaries (process = shard name, fixed lock session ids) and the config server ("config")`
+    : `MongoDB ${version}: config.locks written by the config server ("ConfigServer"), shards and routers (host:port:epoch:random)`
+}
+
+export function modelFor(version: string): LockModel {
+  const [major = 0] = versionParts(version)
+  if (major === 0 || !versionAtLeast(version, 3, 4)) return 'unsupported'
+  return versionAtLeast(version, 6, 1) ? 'in-memory' : 'config.locks'
+}
+
+/** Opens the session; a replica set or standalone is WRONG_TOPOLOGY (exit 7). */
+export async function openLocksSession(target: Target, settings: LocksClientSettings): Promise<LocksSession> {
+  const client = createClient({uri: target.uri, appName: settings.appName, timeoutMs: settings.timeoutMs, pool: {maxPoolSize: 2}})
+  try {
+    const admin = client.db('admin')
+    const hello = await admin.command({hello: 1})
+    if (hello.msg !== 'isdbgrid') {
+      throw new PoolToolError(
+        'WRONG_TOPOLOGY',
+        `locks need a sharded cluster: ${target.redactedUri} is ${topologyName(hello)}`,
+        'distributed locks live on the config servers of a sharded cluster: point --uri at a mongos (mongodb://mongos-host:27017)',
+      )
+    }
+    const info = await admin.command({buildInfo: 1})
+    const serverVersion = String(info.version ?? 'unknown')
+    let timeScale = 1
+    try {
+      // The embedded cluster says how much it shrinks its intervals; a real server has no such field.
+      const host = await admin.command({hostInfo: 1})
+      const scale = host?.extra?.timeScale
+      if (typeof scale === 'number' && scale > 0) timeScale = scale
+    } catch {
+      // hostInfo needs clusterMonitor; the real-server default applies.
+    }
+    const names = await client
+      .db('config')
+      .listCollections({name: {$in: ['locks', 'lockpings']}}, {nameOnly: true})
+      .toArray()
+    const model = modelFor(serverVersion)
+    return {
+      client,
+      target,
+      settings,
+      serverVersion,
+      model,
+      message: modelMessage(model, serverVersion, names.length > 0),
+      timing: lockTiming(timeScale, settings.expiryMS),
+      close: () => client.close(),
+    }
+  } catch (error) {
+    await client.close()
+    throw error
+  }
+}
+
+export async function readConfigSnapshot(session: LocksSession): Promise<ConfigSnapshot> {
+  const config = session.client.db('config')
+  const [hello, locks, pings, mongos, shards] = await Promise.all([
+    session.client.db('admin').command({hello: 1}),
+    config.collection('locks').find({}).toArray(),
+    config.collection('lockpings').find({}).toArray(),
+    config.collection('mongos').find({}).toArray(),
+    config.collection('shards').find({}).toArray(),
+  ])
+  const now = hello.localTime instanceof Date ? hello.localTime : new Date()
+  return {now, locks, pings, mongos, shards}
+}
+
+const USER_DDL = new Set(['create', 'drop', 'dropDatabase', 'shardCollection', 'movePrimary', 'renameCollection', 'collMod', 'reshardCollection', 'refineCollectionShardKey', 'createDatabase', 'enableSharding'])
+
+function nsOf(command: Document, db: unknown): string | null {
+  const [name] = Object.keys(command)
+  const v = command[name]
+  if (typeof v === 'string' && v.length > 0) return v.includes('.') || typeof db !== 'string' ? v : `${db}.${v}`
+  return typeof db === 'string' ? db : null
+}
+
+/** DDL operations (user commands and the internal _shardsvr* / _configsvr* coordinators) from $currentOp documents. */
+export function ddlOpsFrom(docs: Document[]): DdlOpRow[] {
+  const out: DdlOpRow[] = []
+  for (const d of docs) {
+    const command = d.command && typeof d.command === 'object' ? (d.command as Document) : undefined
+    if (!command) continue
+    const [name = ''] = Object.keys(command)
+    const ddl = USER_DDL.has(name) || name.startsWith('_shardsvr') || name.startsWith('_configsvr') || d.desc === 'ShardingDDLCoordinator'
+    if (!ddl) continue
+    const micros = d.microsecs_running
+    const runningMS = micros === undefined ? 0 : Math.round(Number(typeof micros === 'object' && micros !== null && 'toNumber' in micros ? (micros as {toNumber(): number}).toNumber() : micros) / 1000)
+    out.push({
+      shard: typeof d.shard === 'string' ? d.shard : null,
+      host: typeof d.host === 'string' ? d.host : null,
+      opid: String(d.opid ?? ''),
+      command: name,
+      ns: nsOf(command, command.$db),
+      runningMS,
+      waitingForLock: d.waitingForLock === true,
+    })
+  }
+  return out.sort((a, b) => b.runningMS - a.runningMS)
+}
+
+/** serverStatus.locks entries that are DDL locks (DDLDatabase / DDLCollection, 7.1+). */
+export function ddlLockEntries(locks: Document | undefined): Record<string, {acquireCount: number; acquireWaitCount: number; timeAcquiringMicros: number}> {
+  const out: Record<string, {acquireCount: number; acquireWaitCount: number; timeAcquiringMicros: number}> = {}
+  const sum = (v: unknown): number => {
+    if (!v || typeof v !== 'object') return 0
+    let n = 0
+    for (const x of Object.values(v as Document)) n += typeof x === 'number' ? x : Number((x as {toNumber?: () => number})?.toNumber?.() ?? 0)
+    return n
+  }
+  for (const [resource, entry] of Object.entries(locks ?? {})) {
+    if (!/^DDL/.test(resource) || !entry || typeof entry !== 'object') continue
+    const e = entry as Document
+    out[resource] = {acquireCount: sum(e.acquireCount), acquireWaitCount: sum(e.acquireWaitCount), timeAcquiringMicros: sum(e.timeAcquiringMicros)}
+  }
+  return out
+}
+
+/** The 6.1+ replacement: DDL ops from $currentOp through the router, and each shard's serverStatus.locks DDL entries. */
+export async function readInMemoryView(session: LocksSession): Promise<InMemoryView> {
+  const admin = session.client.db('admin')
+  const ops = await admin.aggregate([{$currentOp: {allUsers: true, idleConnections: false}}]).toArray()
+  const shards = (await session.client.db('config').collection('shards').find({}).toArray()).map(parseShardDoc)
+  const serverStatusLocks: InMemoryView['serverStatusLocks'] = []
+  for (const shard of shards) {
+    const host = shard.hosts[0]
+    if (!host) continue
+    const client = createHostClient({uri: session.target.uri, appName: session.settings.appName, timeoutMs: session.settings.timeoutMs}, host)
+    try {
+      const status = await client.db('admin').command({serverStatus: 1, repl: 0, metrics: 0, opcounters: 0, connections: 0})
+      serverStatusLocks.push({shard: shard.name, host, resources: ddlLockEntries(status.locks)})
+    } catch (error) {
+      serverStatusLocks.push({shard: shard.name, host, resources: {}, unavailable: (error as Error).message.split('\n')[0]})
+    } finally {
+      await client.close()
+    }
+  }
+  const ddlOps = ddlOpsFrom(ops)
+  const lockTypes = serverStatusLocks.some((s) => Object.keys(s.resources).length > 0)
+  const waiting = ddlOps.filter((o) => o.waitingForLock).length
+  return {
+    note:
+      `${ddlOps.length} DDL operation(s) running, ${waiting} waiting for a lock; ` +
+      (lockTypes ? 'serverStatus.locks has DDL lock entries' : 'serverStatus.locks has no DDLDatabase/DDLCollection entries (they appear from 7.1)'),
+    ddlOps,
+    serverStatusLocks,
+  }
+}

@@ -1,0 +1,119 @@
+/** What `pooltool locks list | pings | watch` print for humans (pure: results in, text out). */
+import Table from 'cli-table3'
+
+import type {InMemoryView, LockEvent, LocksListResult, LocksPingsResult, LocksWatchResult} from '../locks/types.js'
+import {TABLE_STYLE} from './format.js'
+
+/** 850 → "850ms", 12_300 → "12.3s", 905_000 → "15m 5s", 7_300_000 → "2h 1m". */
+export function formatAgeMs(ms: number | null | undefined): string {
+  if (ms === null || ms === undefined) return '–'
+  if (ms < 1000) return `${Math.round(ms)}ms`
+  if (ms < 60_000) return `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)}s`
+  if (ms < 3_600_000) return `${Math.floor(ms / 60_000)}m ${Math.floor((ms % 60_000) / 1000)}s`
+  if (ms < 172_800_000) return `${Math.floor(ms / 3_600_000)}h ${Math.floor((ms % 3_600_000) / 60_000)}m`
+  return `${Math.floor(ms / 86_400_000)}d`
+}
+
+const VERDICT_TEXT: Record<string, string> = {
+  free: 'free',
+  held: 'held',
+  stale: 'STALE: can be overtaken',
+  'no-ping': 'no ping: expiry counts only from a would-be acquirer\'s first look',
+  balancer: 'balancer (3.4, permanent)',
+}
+
+function header(r: {target: string; serverVersion: string; message: string}): string {
+  return `${r.target} · MongoDB ${r.serverVersion}\n${r.message}`
+}
+
+function truncate(s: string | null, n: number): string {
+  if (s === null) return '–'
+  return s.length > n ? `${s.slice(0, n - 1)}…` : s
+}
+
+export function renderInMemory(view: InMemoryView): string {
+  const lines = [view.note]
+  if (view.ddlOps.length > 0) {
+    const t = new Table({head: ['shard', 'opid', 'command', 'namespace', 'running', 'waiting for lock'], style: TABLE_STYLE})
+    for (const op of view.ddlOps) t.push([op.shard ?? op.host ?? '–', op.opid, op.command, op.ns ?? '–', formatAgeMs(op.runningMS), op.waitingForLock ? 'yes' : 'no'])
+    lines.push(t.toString())
+  }
+  const withLocks = view.serverStatusLocks.filter((s) => Object.keys(s.resources).length > 0)
+  if (withLocks.length > 0) {
+    const t = new Table({head: ['shard', 'resource', 'acquired', 'waited', 'time waiting'], style: TABLE_STYLE})
+    for (const s of withLocks) {
+      for (const [resource, e] of Object.entries(s.resources)) t.push([s.shard, resource, e.acquireCount, e.acquireWaitCount, `${Math.round(e.timeAcquiringMicros / 1000)}ms`])
+    }
+    lines.push(t.toString())
+  }
+  for (const s of view.serverStatusLocks) if (s.unavailable) lines.push(`${s.shard} (${s.host}): serverStatus unavailable: ${s.unavailable}`)
+  return lines.join('\n')
+}
+
+export function renderLocksList(r: LocksListResult): string {
+  const lines = [header(r)]
+  if (r.model === 'in-memory' && r.inMemory) lines.push(renderInMemory(r.inMemory))
+  if (r.model !== 'in-memory' || r.locks.length > 0) {
+    if (r.locks.length === 0) lines.push('no locks match')
+    else {
+      const t = new Table({head: ['lock', 'state', 'holder', 'who', 'why', 'since', 'holder ping', 'verdict'], style: TABLE_STYLE})
+      for (const l of r.locks) {
+        t.push([
+          l.name,
+          l.state,
+          truncate(l.holder ?? l.process, 40),
+          truncate(l.who, 40),
+          truncate(l.why, 48),
+          l.since ? `${formatAgeMs(l.heldMS ?? 0)} ago` : '–',
+          l.holderLastPing ? `${formatAgeMs(l.holderPingAgeMS)} ago` : l.state === 'unlocked' ? '–' : 'none',
+          VERDICT_TEXT[l.verdict] ?? l.verdict,
+        ])
+      }
+      lines.push(t.toString())
+      const stale = r.locks.filter((l) => l.verdict === 'stale').length
+      if (stale > 0) lines.push(`${stale} stale lock(s): the holder has not pinged for ${formatAgeMs(r.expiryMS)} or more; the next DDL on them overtakes them once the config server has seen the ping stand still that long`)
+    }
+  }
+  return lines.join('\n')
+}
+
+export function renderLocksPings(r: LocksPingsResult): string {
+  const lines = [header(r)]
+  if (r.pings.length === 0) {
+    lines.push(r.model === 'in-memory' ? 'no config.lockpings: nothing pings on this version' : 'config.lockpings is empty')
+    return lines.join('\n')
+  }
+  const t = new Table({head: ['process', 'role', 'last ping', 'alive', 'holds'], style: TABLE_STYLE})
+  for (const p of r.pings) t.push([p.process, p.role, p.ping ? `${formatAgeMs(p.ageMS)} ago` : '–', p.alive ? 'yes' : 'NO', p.holds.join(', ') || '–'])
+  lines.push(t.toString())
+  lines.push(`alive = pinged within ${formatAgeMs(3 * r.pingIntervalMS)} (3 ping intervals)`)
+  return lines.join('\n')
+}
+
+export function renderLockEvent(e: LockEvent): string {
+  const time = e.at.slice(11, 23)
+  const hold = e.holdMS === undefined ? '' : ` after ${formatAgeMs(e.holdMS)}`
+  switch (e.kind) {
+    case 'acquired':
+      return `${time} acquired  ${e.name} by ${e.process ?? '?'} (${e.why ?? 'no reason'})`
+    case 'released':
+      return `${time} released  ${e.name} by ${e.process ?? '?'}${hold}`
+    case 'overtaken':
+      return `${time} overtaken ${e.name}: ${e.process ?? '?'} took it from ${e.previousProcess ?? '?'}${hold} (${e.why ?? 'no reason'})`
+    case 'waiting':
+      return `${time} waiting   ${e.name}: ${e.who ?? '?'} (${e.why ?? ''})`
+  }
+}
+
+export function renderLocksWatch(r: LocksWatchResult): string {
+  const lines = [`${r.polls} polls every ${formatAgeMs(r.intervalMS)} over ${formatAgeMs(r.durationMS)}: ${r.events.length} transition(s)${r.interrupted ? ' (interrupted)' : ''}`]
+  if (r.locks.length > 0) {
+    const t = new Table({head: ['lock', 'acquired', 'released', 'overtaken', 'hold p50', 'hold p99', 'hold max'], style: TABLE_STYLE})
+    for (const l of r.locks) {
+      const h = l.holdMS
+      t.push([l.name, l.acquired, l.released, l.overtaken, h.count ? formatAgeMs(h.p50) : '–', h.count ? formatAgeMs(h.p99) : '–', h.count ? formatAgeMs(h.max) : '–'])
+    }
+    lines.push(t.toString())
+  }
+  return lines.join('\n')
+}
