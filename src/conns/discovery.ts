@@ -11,7 +11,9 @@
  *     `config.shards`, which holds the same documents;
  *   - config server: `serverStatus.sharding.configsvrConnectionString`
  *     ("cfg/h1:p,…", documented for mongos and sharded mongods), falling back
- *     to `getShardMap`'s `map.config`;
+ *     to `getShardMap`'s `map.config`, then to the one replica set of
+ *     `connPoolStats.replicaSets` that is not a shard (the router monitors the
+ *     config server's set like the shards');
  * - a shard member or config-server member as entry point: the config server
  *   (from its own `serverStatus.sharding`, or itself when `hello.configsvr` is
  *   set) is read directly: `config.shards` and `config.mongos` give the rest.
@@ -134,7 +136,7 @@ export function assembleShardedTopology(facts: ShardedFacts): ClusterTopology {
     const config = parseHostString(facts.configString)
     for (const host of config.hosts) add({host, role: 'config', ...(config.setName === undefined ? {} : {setName: config.setName})})
   } else {
-    warnings.push('config server not found (serverStatus.sharding and getShardMap gave no connection string): not polled')
+    warnings.push('config server not found (serverStatus.sharding, getShardMap and connPoolStats named none): not polled')
   }
   if (facts.shards === undefined) warnings.push('shards not listed (listShards and config.shards unreadable): not polled')
   return {kind: 'sharded', hosts, sources: [...(facts.sources ?? [])], warnings, staleRouters}
@@ -168,24 +170,62 @@ async function tryRead<T>(facts: {sources: string[]; warnings: string[]}, source
   }
 }
 
+/**
+ * Last resort for the config server: `connPoolStats.replicaSets` lists every
+ * replica set the router monitors, the config server's included; the one set
+ * that is not a shard is it.
+ */
+export function configStringFromConnPoolStats(doc: Document | undefined, shardSetNames: ReadonlySet<string>): string | undefined {
+  const sets = doc?.replicaSets as Document | undefined
+  if (!sets || typeof sets !== 'object') return undefined
+  const candidates = Object.entries(sets).filter(([name]) => !shardSetNames.has(name))
+  if (candidates.length !== 1) return undefined
+  const [name, info] = candidates[0]!
+  const hosts = ((info as Document | undefined)?.hosts as Document[] | undefined)?.map((h) => h?.addr).filter((a): a is string => typeof a === 'string') ?? []
+  return hosts.length > 0 ? `${name}/${hosts.join(',')}` : undefined
+}
+
 /** Sharded cluster seen through a mongos. */
 async function discoverThroughMongos(client: MongoClient, settings: DiscoverySettings, seedRouters: readonly string[]): Promise<ClusterTopology> {
-  const log = {sources: ['hello'], warnings: [] as string[]}
+  const sources = ['hello']
+  const warnings: string[] = []
   const admin = client.db('admin')
-  const describe = settings.describeError
-  const configMongos = await tryRead(log, 'config.mongos', () => client.db('config').collection('mongos').find({}).toArray(), describe)
-  let shards = await tryRead(log, 'listShards', async () => (await admin.command({listShards: 1})).shards as Document[], describe)
-  if (shards === undefined) shards = await tryRead(log, 'config.shards', () => client.db('config').collection('shards').find({}).toArray(), describe)
-  let configString: string | undefined
-  const status = await tryRead(log, 'serverStatus.sharding', () => admin.command(SERVER_STATUS_SHARDING_ONLY), describe)
-  configString = status ? parseShardingStatus(status)?.configsvrConnectionString : undefined
-  if (!configString) {
-    const map = await tryRead(log, 'getShardMap', () => admin.command({getShardMap: 1}), describe)
-    configString = configStringFromShardMap(map)
+  const config = client.db('config')
+  const attempt = async <T>(source: string, read: () => Promise<T | undefined>): Promise<{value?: T; error?: string}> => {
+    try {
+      const value = await read()
+      if (value !== undefined) sources.push(source)
+      return {value}
+    } catch (error) {
+      return {error: `${source}: ${settings.describeError(error)}`}
+    }
   }
-  // Read through the mongos, the warnings about a source we did not need are noise.
-  const warnings = log.warnings.filter((w) => !(shards !== undefined && w.startsWith('listShards')) && !(configString && w.startsWith('serverStatus.sharding')))
-  return assembleShardedTopology({seedRouters, configMongos, shards, configString, sources: log.sources, warnings, nowMs: (settings.now ?? Date.now)()})
+  const routers = await attempt('config.mongos', () => config.collection('mongos').find({}).toArray())
+  if (routers.error) warnings.push(`other routers not listed (${routers.error}); polling the seed routers only`)
+  let shards = await attempt('listShards', async () => (await admin.command({listShards: 1})).shards as Document[])
+  if (shards.value === undefined) {
+    const fallback = await attempt('config.shards', () => config.collection('shards').find({}).toArray())
+    if (fallback.value === undefined) warnings.push(`shards not listed (${[shards.error, fallback.error].filter(Boolean).join('; ')})`)
+    shards = fallback
+  }
+  const shardSets = new Set(shardsFromDocuments(shards.value ?? []).map((s) => s.setName).filter((n): n is string => n !== undefined))
+  const tried: string[] = []
+  let configString: string | undefined
+  for (const [source, read] of [
+    ['serverStatus.sharding', async () => parseShardingStatus(await admin.command(SERVER_STATUS_SHARDING_ONLY))?.configsvrConnectionString],
+    ['getShardMap', async () => configStringFromShardMap(await admin.command({getShardMap: 1}))],
+    ['connPoolStats.replicaSets', async () => configStringFromConnPoolStats(await admin.command({connPoolStats: 1}), shardSets)],
+  ] as const) {
+    const found = await attempt(source, read)
+    if (found.error) tried.push(found.error)
+    if (found.value) {
+      configString = found.value
+      break
+    }
+  }
+  const topology = assembleShardedTopology({seedRouters, configMongos: routers.value, shards: shards.value ?? [], configString, sources, warnings, nowMs: (settings.now ?? Date.now)()})
+  if (!configString && tried.length > 0) topology.warnings.push(`(${tried.join('; ')})`)
+  return topology
 }
 
 /** Sharded cluster seen from a shard or config-server member: read config.* on the config server directly. */

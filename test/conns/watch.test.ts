@@ -1,0 +1,117 @@
+/**
+ * `conns watch` / `conns list` through the built CLI against an embedded
+ * replica set: every member found, the JSON contract, ndjson, the snapshot,
+ * and bad input with its exit codes.
+ */
+import assert from 'node:assert/strict'
+import {after, before, describe, it} from 'node:test'
+
+import {startSimCluster, type SimCluster} from '../../src/sim/host.js'
+import {parseJson, runCli} from '../helpers/cli.js'
+
+const NO_STACK = /^\s+at .+:\d+:\d+\)?$/m
+
+describe('conns against a replica set', () => {
+  let sim: SimCluster
+  before(async () => {
+    sim = await startSimCluster({topology: 'replset', members: 3})
+  })
+  after(async () => {
+    await sim?.stop()
+  })
+
+  it('watch --duration 3s --json finds every member and follows the result contract', async () => {
+    const run = await runCli(['conns', 'watch', '--uri', sim.info.uri, '--duration', '3s', '--interval', '500ms', '--json'])
+    assert.equal(run.code, 0, run.stderr)
+    const result = parseJson(run)
+    assert.equal(result.target, sim.info.uri)
+    assert.equal(result.topology.kind, 'replset')
+    assert.deepEqual(
+      result.hosts.map((h: {host: string; role: string}) => [h.host, h.role]).sort(),
+      sim.info.processes.map((p) => [p.host, p.role]).sort(),
+    )
+    assert.ok(result.rounds >= 5, `rounds ${result.rounds}`)
+    assert.ok(Array.isArray(result.alerts))
+    for (const h of result.hosts) {
+      for (const key of ['host', 'role', 'samples', 'current', 'totalCreatedRate', 'rejected', 'neverShrank', 'holders']) assert.ok(key in h, `hosts[].${key}`)
+      assert.equal(h.samples, result.rounds)
+      assert.equal(typeof h.current.min, 'number')
+      assert.ok(h.current.max >= h.current.min && h.current.last >= h.current.min)
+      assert.equal(typeof h.totalCreatedRate.max, 'number')
+      assert.equal(typeof h.totalCreatedRate.mean, 'number')
+      assert.equal(h.neverShrank, false)
+      // pooltool's own polling connections are among the holders, with appName, client host and driver.
+      const own = h.holders.find((x: {appName: string}) => x.appName === 'pooltool-conns')
+      assert.ok(own && own.client === '127.0.0.1' && own.driver === 'nodejs' && own.count >= 1, JSON.stringify(h.holders))
+      // 7.0 profile: every connections field this version has.
+      for (const key of ['active', 'threaded', 'rejected', 'exhaustHello']) assert.equal(typeof h.last[key], 'number', key)
+    }
+  })
+
+  it('--ndjson streams one sample per host per round, then the summary', async () => {
+    const run = await runCli(['conns', 'watch', '--uri', sim.info.uri, '--count', '2', '--interval', '200ms', '--ndjson', '--verbose'])
+    assert.equal(run.code, 0, run.stderr)
+    const lines = run.stdout.trim().split('\n').map((l) => JSON.parse(l))
+    assert.equal(lines[0].type, 'topology')
+    const samples = lines.filter((l) => l.type === 'sample')
+    assert.equal(samples.length, 6)
+    assert.deepEqual(samples.map((s) => s.round), [1, 1, 1, 2, 2, 2])
+    assert.equal(samples[0].totalCreatedRatePerSec, undefined, 'no rate on the first answer')
+    assert.equal(typeof samples[3].totalCreatedRatePerSec, 'number')
+    assert.equal(lines.at(-1).type, 'summary')
+    assert.match(run.stderr, /round 1: \d+ ms for 3 hosts/)
+  })
+
+  it('plain rows on a pipe: one line per host per round, key=value', async () => {
+    const run = await runCli(['conns', 'watch', '--uri', sim.info.uri, '--count', '1'])
+    assert.equal(run.code, 0, run.stderr)
+    assert.equal(run.stdout.split('\n').filter((l) => / #1 127\.0\.0\.1:\d+ (primary|secondary) current=\d+ /.test(l)).length, 3)
+    assert.match(run.stdout, /never shrank/)
+    assert.match(run.stderr, /discovered replica set rs0, 3 hosts/)
+  })
+
+  it('list: one snapshot with the version fields and holders', async () => {
+    const run = await runCli(['conns', 'list', '--uri', sim.info.uri, '--json'])
+    assert.equal(run.code, 0, run.stderr)
+    const result = parseJson(run)
+    assert.equal(result.hosts.length, 3)
+    for (const h of result.hosts) {
+      assert.equal(h.state, 'ok')
+      assert.equal(typeof h.current, 'number')
+      assert.equal(typeof h.totalCreated, 'number')
+      assert.equal(h.totalCreatedRatePerSec, undefined)
+      assert.ok(h.holders.length >= 1)
+    }
+    const text = await runCli(['conns', 'list', '--uri', sim.info.uri, '--no-holders'])
+    assert.equal(text.code, 0, text.stderr)
+    assert.match(text.stdout, /conns list .* replica set rs0, 3 hosts/)
+    assert.doesNotMatch(text.stdout, /who holds/)
+  })
+})
+
+describe('conns bad input', () => {
+  const cases: Array<[string, string[], number, RegExp]> = [
+    ['interval below 100 ms', ['conns', 'watch', '--interval', '50ms'], 2, /--interval 50ms is below 100 ms/],
+    ['alert that does not parse', ['conns', 'watch', '--alert', 'rate>>5'], 2, /--alert 'rate>>5' does not parse/],
+    ['alert with an unknown metric', ['conns', 'watch', '--alert', 'speed>5'], 2, /unknown metric 'speed'/],
+    ['--json with --ndjson', ['conns', 'watch', '--json', '--ndjson'], 2, /cannot also be provided/],
+    ['unreachable entry point', ['conns', 'watch', '--uri', 'mongodb://127.0.0.1:1', '--timeout-ms', '500'], 4, /cannot reach mongodb:\/\/127\.0\.0\.1:1/],
+    ['unreachable entry point (list)', ['conns', 'list', '--uri', 'mongodb://127.0.0.1:1', '--timeout-ms', '500'], 4, /cannot reach/],
+  ]
+  for (const [name, args, code, message] of cases) {
+    it(name, async () => {
+      const run = await runCli(args)
+      assert.equal(run.code, code, run.stderr)
+      assert.match(run.stderr, message)
+      assert.doesNotMatch(run.stderr, NO_STACK)
+      if (code !== 2 || !/cannot also/.test(run.stderr)) assert.equal(run.stderr.trim().split('\n').length, 1, run.stderr)
+    })
+  }
+
+  it('credentials never printed in the unreachable error', async () => {
+    const run = await runCli(['conns', 'watch', '--uri', 'mongodb://alice:s3cret@127.0.0.1:1/', '--timeout-ms', '500', '--json'])
+    assert.equal(run.code, 4)
+    assert.equal(parseJson(run).error.exitCode, 4)
+    assert.doesNotMatch(run.stdout + run.stderr, /s3cret/)
+  })
+})
