@@ -1,0 +1,116 @@
+/**
+ * One measured new connection, two ways:
+ * - driver-free: raw TCP with src/wire (connect, handshake with speculative
+ *   SCRAM, the rest of the conversation with PBKDF2 computed fresh, ping,
+ *   close), timed step by step;
+ * - the official driver: a new MongoClient (directConnection, maxPoolSize 1)
+ *   whose single pooled connection reports connectionCreated → connectionReady
+ *   (durationMS) to a PoolTelemetry; then one ping and close.
+ */
+import {performance} from 'node:perf_hooks'
+
+import {createClient} from '../mongo/client.js'
+import type {ConnectionReadyEvent, Document} from '../mongo/driver.js'
+import {errorClass} from '../mongo/errors.js'
+import type {PoolTelemetry} from '../mongo/pool-telemetry.js'
+import {handshakeDocument, ScramSession, type ScramCredentials, WireCommandError, WireConnection} from '../wire/client.js'
+import type {AuthMechanismName} from './types.js'
+
+export interface DriverFreeTarget {
+  host: string
+  port: number
+  timeoutMs: number
+  appName: string
+  signal?: AbortSignal
+}
+
+export interface DriverFreeSample {
+  tcpConnectMs: number
+  handshakeMs: number
+  /** 0 for none. */
+  authMs: number
+  keyDerivationMs: number | null
+  /** TCP connect + handshake + auth. */
+  setupMs: number
+  roundTrips: number
+  speculative: boolean
+  iterationCount: number | null
+}
+
+export async function driverFreeConnection(
+  target: DriverFreeTarget,
+  mechanism: AuthMechanismName,
+  credentials: ScramCredentials | undefined,
+): Promise<DriverFreeSample> {
+  // The client-first message (nonce) is ready before the clock starts, as in a driver.
+  const session = mechanism === 'none' ? undefined : new ScramSession(mechanism, credentials!)
+  const handshake = handshakeDocument(target.appName, session ? {speculativeAuthenticate: session.speculative()} : {})
+  const t0 = performance.now()
+  const conn = await WireConnection.open(target)
+  try {
+    const t1 = performance.now()
+    const hello = await conn.legacyCommand(handshake)
+    const t2 = performance.now()
+    if (Number(hello.ok) !== 1) throw new WireCommandError(hello)
+    const outcome = session ? await session.finish(conn, hello.speculativeAuthenticate as Document | undefined) : undefined
+    const t3 = performance.now()
+    await conn.command('admin', {ping: 1})
+    return {
+      tcpConnectMs: t1 - t0,
+      handshakeMs: t2 - t1,
+      authMs: session ? t3 - t2 : 0,
+      keyDerivationMs: outcome?.keyDerivationMs ?? null,
+      setupMs: t3 - t0,
+      roundTrips: 1 + (outcome?.roundTrips ?? 0),
+      speculative: outcome?.speculative ?? false,
+      iterationCount: outcome?.iterationCount ?? null,
+    }
+  } finally {
+    conn.close()
+  }
+}
+
+export interface DriverTarget {
+  /** One-host URI with the mechanism's credentials (see hostUri). */
+  uri: string
+  appName: string
+  timeoutMs: number
+}
+
+/**
+ * A new MongoClient with one pooled connection: connect (which checks a
+ * connection out, driver 7), ping, close. The telemetry records the set-up;
+ * `onReady` sees the connectionReady event (for the first-connection figure).
+ */
+export async function driverConnection(
+  target: DriverTarget,
+  telemetry: PoolTelemetry,
+  onReady?: (event: ConnectionReadyEvent) => void,
+): Promise<void> {
+  const client = createClient({
+    uri: target.uri,
+    appName: target.appName,
+    timeoutMs: target.timeoutMs,
+    pool: {maxPoolSize: 1},
+    // One monitoring connection (no RTT pinger); monitors never authenticate.
+    extra: {serverMonitoringMode: 'poll'},
+  })
+  const detach = telemetry.attach(client)
+  if (onReady) client.on('connectionReady', onReady)
+  try {
+    await client.connect()
+    await client.db('admin').command({ping: 1})
+  } finally {
+    await client.close().catch(() => undefined)
+    detach()
+    if (onReady) client.off('connectionReady', onReady)
+  }
+}
+
+/** A short class for counting a failed connection: auth, network, timeout, the server's codeName … */
+export function connectionErrorClass(error: unknown): string {
+  const name = (error as {name?: string})?.name
+  const message = String((error as {message?: string})?.message ?? '')
+  if (name === 'WireNetworkError') return /timed out|no reply within/.test(message) ? 'timeout' : 'network'
+  return errorClass(error)
+}

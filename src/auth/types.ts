@@ -1,0 +1,116 @@
+/**
+ * `pooltool auth`: configuration and the `--json` result. Field names of the
+ * result contract (issue 4) are fixed: target, mechanisms[].{mechanism,
+ * connections, parallel, setupUs, tcpConnectUs, authUs, roundTrips,
+ * connectionsPerSec, serverAuthCounters}, pooledPingUs, costInPooledOps.
+ */
+
+export const AUTH_MECHANISMS = ['none', 'SCRAM-SHA-1', 'SCRAM-SHA-256'] as const
+export type AuthMechanismName = (typeof AUTH_MECHANISMS)[number]
+
+export interface AuthConfig {
+  /** Mechanisms asked for; undefined = what the server offers and the credentials allow. */
+  readonly mechanisms?: readonly AuthMechanismName[]
+  /** New connections per mechanism, per pass (one at a time, and again in storms), per path (driver-free, driver). */
+  readonly connections: number
+  /** Connections opened at once in a storm. */
+  readonly parallel: number
+  /** Pooled pings through one warm client (the baseline of costInPooledOps). */
+  readonly pings: number
+}
+
+export interface PercentilesUs {
+  p50: number
+  p99: number
+}
+
+export interface SetupPercentilesUs extends PercentilesUs {
+  max: number
+}
+
+/** One storm pass (connections opened --parallel at a time). */
+export interface StormResult {
+  /** Connections per second over the storms' wall time (storms back to back). */
+  connectionsPerSec: number | null
+  setupUs: SetupPercentilesUs | null
+  /** Driver-free only. */
+  authUs?: PercentilesUs | null
+  errors: Record<string, number>
+}
+
+export interface MechanismResult {
+  mechanism: AuthMechanismName
+  /** Connections per pass (each path opens this many one at a time and this many in storms). */
+  connections: number
+  parallel: number
+  /** Every connection this mechanism opened: 2 paths × 2 passes × connections (failed attempts included). */
+  connectionsOpened: number
+  /**
+   * Set-up of one new connection, one at a time, through the official driver:
+   * connectionCreated → connectionReady.durationMS (TCP connect, handshake, auth).
+   * The driver caches PBKDF2 per process, so only its first connection pays the iteration count.
+   */
+  setupUs: SetupPercentilesUs | null
+  /** Same figure, named for what it is. */
+  driverSetupUs: SetupPercentilesUs | null
+  /** The driver's first connection with this mechanism in this process (PBKDF2 not cached yet); null when unknown. */
+  driverFirstSetupUs: number | null
+  /** Driver-free (raw TCP), one at a time: TCP connect + handshake + auth. */
+  driverFreeSetupUs: SetupPercentilesUs | null
+  /** Driver-free: TCP connect (SYN → established). */
+  tcpConnectUs: PercentilesUs | null
+  /** Driver-free: the handshake round trip (isMaster, carrying the first SCRAM step when speculative). */
+  handshakeUs: PercentilesUs | null
+  /** Driver-free: authentication after the handshake (PBKDF2 every time + the remaining SCRAM round trips); 0 for none. */
+  authUs: PercentilesUs | null
+  /** Driver-free: the client's PBKDF2 alone (part of authUs). */
+  keyDerivationUs: PercentilesUs | null
+  /** Request/reply exchanges from the handshake until authenticated (TCP not counted). */
+  roundTrips: number | null
+  /** The first SCRAM step rode in the handshake (speculativeAuthenticate, servers 4.4+). */
+  speculative: boolean | null
+  /** `i=` the server sent in its first SCRAM message: the count this user's credential was created with. */
+  iterationCount: number | null
+  /** Sustained in the storms, official driver (a new MongoClient per connection). */
+  connectionsPerSec: number | null
+  storm: {driver: StormResult; driverFree: StormResult | null}
+  /** serverStatus.security.authentication.mechanisms.<mechanism> delta while this mechanism ran; null when not readable. */
+  serverAuthCounters: {received: number; successful: number; speculativeReceived?: number; speculativeSuccessful?: number} | null
+  /** Authentications pooltool performed with this mechanism (what the counters should show). */
+  authenticationsExpected: number
+  /** Why serverAuthCounters is missing. */
+  serverAuthCountersUnavailable?: string
+  /** One new connection (driver, setupUs.p50) in pooled pings (pooledPingUs.p50). */
+  costInPooledOps: number | null
+  /** The same with the driver-free set-up (PBKDF2 every time: a fresh process pays this). */
+  costInPooledOpsDriverFree: number | null
+  errors: Record<string, number>
+}
+
+export interface AuthResult {
+  target: {
+    uri: string
+    simulated: boolean
+    /** The host every connection went to (the primary of a replica set). */
+    host: string
+    serverVersion: string
+    maxWireVersion: number | null
+  }
+  config: {connections: number; parallel: number; pings: number; mechanismsRequested: AuthMechanismName[] | 'default'}
+  mechanisms: MechanismResult[]
+  /** Pings through one warm MongoClient (directConnection to the same host), measured after the connection passes. */
+  pooledPingUs: (PercentilesUs & {count: number}) | null
+  /** The headline: one new connection with `headlineMechanism` costs this many pooled pings (driver set-up p50 / pooled ping p50). */
+  costInPooledOps: number | null
+  /** The same for a fresh process (driver-free set-up p50, PBKDF2 every time). */
+  costInPooledOpsDriverFree: number | null
+  /** The mechanism the URI's client would use (authMechanism, else SCRAM-SHA-256 when the user has it, else SCRAM-SHA-1), else none. */
+  headlineMechanism: AuthMechanismName | null
+  /** The server's iteration counts for new passwords (getParameter); figures absent when not readable. */
+  serverIterationCounts: {scramIterationCount?: number; scramSHA256IterationCount?: number; unavailable?: string}
+  /** Whether the driver-free timing ran (it needs plain TCP). */
+  driverFree: {available: boolean; reason?: string}
+  serverCounters: {available: boolean; reason?: string}
+  notes: string[]
+  interrupted: boolean
+}

@@ -1,0 +1,138 @@
+/** `pooltool auth` result → text. Pure: no I/O. */
+import Table from 'cli-table3'
+
+import type {AuthResult, MechanismResult, PercentilesUs} from '../auth/types.js'
+import {formatCount, formatRecord, formatUs, TABLE_STYLE} from './format.js'
+
+const pair = (p: PercentilesUs | null | undefined): string => (p ? `${formatUs(p.p50)} / ${formatUs(p.p99)}` : '–')
+const times = (k: number | null | undefined): string => (k === null || k === undefined ? '–' : `${formatCount(k)}×`)
+const errorCount = (m: MechanismResult): number => Object.values(m.errors).reduce((a, b) => a + b, 0)
+
+function driverFreeTable(result: AuthResult): string {
+  const table = new Table({
+    head: ['mechanism', 'i=', 'round trips', 'TCP connect p50 / p99', 'handshake p50 / p99', 'auth p50 / p99', 'of which PBKDF2 p50', 'set-up p50 / p99 / max'],
+    style: TABLE_STYLE,
+  })
+  for (const m of result.mechanisms) {
+    table.push([
+      m.mechanism,
+      m.iterationCount === null ? '–' : formatCount(m.iterationCount),
+      m.roundTrips === null ? '–' : `${m.roundTrips}${m.speculative ? ' (speculative)' : ''}`,
+      pair(m.tcpConnectUs),
+      pair(m.handshakeUs),
+      pair(m.authUs),
+      m.keyDerivationUs ? formatUs(m.keyDerivationUs.p50) : '–',
+      m.driverFreeSetupUs ? `${formatUs(m.driverFreeSetupUs.p50)} / ${formatUs(m.driverFreeSetupUs.p99)} / ${formatUs(m.driverFreeSetupUs.max)}` : '–',
+    ])
+  }
+  return table.toString()
+}
+
+function driverTable(result: AuthResult): string {
+  const table = new Table({
+    head: ['mechanism', 'set-up p50', 'p99', 'max', 'first connection', 'in pooled pings', 'fresh process (driver-free)'],
+    style: TABLE_STYLE,
+  })
+  for (const m of result.mechanisms) {
+    table.push([
+      m.mechanism,
+      formatUs(m.setupUs?.p50),
+      formatUs(m.setupUs?.p99),
+      formatUs(m.setupUs?.max),
+      m.mechanism === 'none' ? 'n/a' : formatUs(m.driverFirstSetupUs),
+      times(m.costInPooledOps),
+      times(m.costInPooledOpsDriverFree),
+    ])
+  }
+  return table.toString()
+}
+
+function stormTable(result: AuthResult): string {
+  const table = new Table({
+    head: ['mechanism', 'driver conns/s', 'driver set-up p50 / p99', 'driver-free conns/s', 'driver-free set-up p50 / p99', 'driver-free auth p50 / p99', 'failed'],
+    style: TABLE_STYLE,
+  })
+  for (const m of result.mechanisms) {
+    const free = m.storm.driverFree
+    table.push([
+      m.mechanism,
+      formatCount(m.storm.driver.connectionsPerSec),
+      pair(m.storm.driver.setupUs),
+      free ? formatCount(free.connectionsPerSec) : '–',
+      free ? pair(free.setupUs) : '–',
+      free ? pair(free.authUs) : '–',
+      errorCount(m) === 0 ? '0' : formatRecord(m.errors),
+    ])
+  }
+  return table.toString()
+}
+
+function serverTable(result: AuthResult): string {
+  const table = new Table({
+    head: ['mechanism', 'connections opened', 'authentications by pooltool', 'received Δ', 'successful Δ', 'of which speculative Δ'],
+    style: TABLE_STYLE,
+  })
+  for (const m of result.mechanisms) {
+    const c = m.serverAuthCounters
+    table.push([
+      m.mechanism,
+      formatCount(m.connectionsOpened),
+      formatCount(m.authenticationsExpected),
+      formatCount(c?.received),
+      formatCount(c?.successful),
+      formatCount(c?.speculativeSuccessful),
+    ])
+  }
+  return table.toString()
+}
+
+function iterationLine(result: AuthResult): string {
+  const it = result.serverIterationCounts
+  if (it.unavailable && it.scramIterationCount === undefined) return `server iteration counts for new passwords: unavailable (${it.unavailable})`
+  return `server iteration counts for new passwords: scramIterationCount ${formatCount(it.scramIterationCount)}, scramSHA256IterationCount ${formatCount(it.scramSHA256IterationCount)}`
+}
+
+export function headline(result: AuthResult): string | undefined {
+  const m = result.headlineMechanism
+  if (!m || result.costInPooledOps === null || !result.pooledPingUs) return undefined
+  const what = m === 'none' ? 'one new connection (no auth)' : `one new authenticated connection (${m})`
+  const fresh =
+    m !== 'none' && result.costInPooledOpsDriverFree !== null
+      ? `; in a fresh process, where PBKDF2 is not cached yet, ${formatCount(result.costInPooledOpsDriverFree)}`
+      : ''
+  return `${what} costs as much as ${formatCount(result.costInPooledOps)} pooled pings (pooled ping p50 ${formatUs(result.pooledPingUs.p50)})${fresh}`
+}
+
+export function renderAuth(result: AuthResult): string {
+  const {target, config} = result
+  const lines = [
+    `pooltool auth · ${config.connections} new connections per mechanism, one at a time and in storms of ${config.parallel} · each: handshake, auth, one ping, close`,
+    `target ${target.uri} (${target.simulated ? 'embedded simulated cluster, ' : ''}MongoDB ${target.serverVersion}); every connection went to ${target.host}`,
+  ]
+  if (result.mechanisms.length === 0) {
+    lines.push('', 'nothing was measured.')
+    return lines.join('\n')
+  }
+  if (result.driverFree.available) {
+    lines.push('', 'One at a time, driver-free (raw TCP with pooltool\'s wire client; PBKDF2 computed for every connection)')
+    lines.push(driverFreeTable(result))
+  }
+  lines.push('', 'One at a time, official driver (connectionCreated → connectionReady.durationMS; a new MongoClient per connection)')
+  lines.push(driverTable(result))
+  lines.push('', `Storms of ${config.parallel} at once (connections per second sustained over the storms)`)
+  lines.push(stormTable(result))
+  lines.push('', `Server side on ${target.host} (serverStatus.security.authentication.mechanisms, delta while each mechanism ran)`)
+  if (result.serverCounters.available) lines.push(serverTable(result))
+  else lines.push(`  unavailable: ${result.serverCounters.reason}`)
+  lines.push(iterationLine(result))
+  const line = headline(result)
+  lines.push('', line ? `Headline: ${line}.` : 'Headline: not measured (no pooled pings ran).')
+  if (result.notes.length > 0) lines.push('', 'Notes', ...result.notes.map((n) => `  - ${n}`))
+  if (result.interrupted) lines.push('', 'interrupted: the figures above cover what was measured before Ctrl-C')
+  return lines.join('\n')
+}
+
+/** The live line on stderr. */
+export function renderAuthProgress(text: string): string {
+  return `auth · ${text}`
+}

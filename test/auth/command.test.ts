@@ -1,0 +1,202 @@
+/**
+ * `pooltool auth` end to end: the built CLI against the embedded cluster with auth
+ * (SCRAM iteration counts 10000 for SHA-1, 15000 for SHA-256). Assertions are
+ * orderings and exact counts, never absolute times.
+ */
+import assert from 'node:assert/strict'
+import {after, before, describe, it} from 'node:test'
+
+import {MongoClient} from 'mongodb'
+
+import type {AuthResult, MechanismResult} from '../../src/auth/types.js'
+import {startSimCluster, type SimCluster} from '../../src/sim/host.js'
+import {parseJson, runCli} from '../helpers/cli.js'
+
+const PASSWORD = 'pooltool-sim'
+
+function withUser(uri: string, user: string, pwd: string): string {
+  return uri.replace(/^mongodb:\/\/[^@]*@/, `mongodb://${encodeURIComponent(user)}:${encodeURIComponent(pwd)}@`)
+}
+
+const byName = (result: AuthResult, name: string): MechanismResult => {
+  const m = result.mechanisms.find((x) => x.mechanism === name)
+  assert.ok(m, `${name} measured`)
+  return m
+}
+
+describe('pooltool auth', () => {
+  let sim: SimCluster
+  let uri: string
+  /** The default run, shared by the assertions on it. */
+  let baseline: AuthResult
+
+  before(async () => {
+    sim = await startSimCluster({auth: true, scramIterationCount: 10_000, scramSHA256IterationCount: 15_000})
+    uri = sim.info.uri
+    const root = new MongoClient(uri)
+    try {
+      const admin = root.db('admin')
+      await admin.command({createUser: 'nomonitor', pwd: 'nomonitor-pw', roles: [{role: 'readWrite', db: 'app'}]})
+      await admin.command({createUser: 'sha256only', pwd: 'sha256only-pw', roles: [{role: 'clusterMonitor', db: 'admin'}], mechanisms: ['SCRAM-SHA-256']})
+      // A user whose credentials are created with 4x the iteration counts; then back to the defaults.
+      await admin.command({setParameter: 1, scramIterationCount: 40_000})
+      await admin.command({setParameter: 1, scramSHA256IterationCount: 60_000})
+      await admin.command({createUser: 'slow', pwd: 'slow-pw', roles: [{role: 'clusterMonitor', db: 'admin'}]})
+      await admin.command({setParameter: 1, scramIterationCount: 10_000})
+      await admin.command({setParameter: 1, scramSHA256IterationCount: 15_000})
+    } finally {
+      await root.close()
+    }
+    const run = await runCli(['auth', '--uri', uri, '--connections', '20', '--parallel', '5', '--pings', '100', '--json'])
+    assert.equal(run.code, 0, run.stderr)
+    baseline = parseJson<AuthResult>(run)
+  })
+
+  after(async () => {
+    await sim?.stop()
+  })
+
+  it('measures none, SCRAM-SHA-1 and SCRAM-SHA-256 by default with the contract fields', () => {
+    assert.deepEqual(baseline.mechanisms.map((m) => m.mechanism), ['none', 'SCRAM-SHA-1', 'SCRAM-SHA-256'])
+    assert.equal(baseline.target.uri.includes(PASSWORD), false)
+    for (const m of baseline.mechanisms) {
+      assert.equal(m.connections, 20)
+      assert.equal(m.parallel, 5)
+      assert.equal(m.connectionsOpened, 80, 'driver-free and driver, one at a time and in storms')
+      for (const key of ['p50', 'p99', 'max'] as const) assert.ok(m.setupUs![key] > 0, `${m.mechanism} setupUs.${key}`)
+      assert.ok(m.tcpConnectUs!.p50 > 0 && m.tcpConnectUs!.p99 >= m.tcpConnectUs!.p50)
+      assert.ok(m.authUs!.p99 >= m.authUs!.p50)
+      assert.ok(m.connectionsPerSec! > 0)
+      assert.ok(m.storm.driverFree!.connectionsPerSec! > 0)
+      assert.deepEqual(m.errors, {})
+    }
+    assert.ok(baseline.pooledPingUs!.p50 > 0 && baseline.pooledPingUs!.count === 100)
+    assert.equal(baseline.headlineMechanism, 'SCRAM-SHA-256')
+    assert.ok(baseline.costInPooledOps! > 0)
+    assert.equal(baseline.costInPooledOps, byName(baseline, 'SCRAM-SHA-256').costInPooledOps)
+  })
+
+  it('orders authUs: SCRAM-SHA-256 (15000) > SCRAM-SHA-1 (10000) > none', () => {
+    const none = byName(baseline, 'none')
+    const sha1 = byName(baseline, 'SCRAM-SHA-1')
+    const sha256 = byName(baseline, 'SCRAM-SHA-256')
+    assert.equal(none.authUs!.p50, 0)
+    assert.ok(sha1.authUs!.p50 > none.authUs!.p50)
+    assert.ok(sha256.authUs!.p50 > sha1.authUs!.p50, `SHA-256 ${sha256.authUs!.p50}µs > SHA-1 ${sha1.authUs!.p50}µs`)
+    assert.equal(sha1.iterationCount, 10_000)
+    assert.equal(sha256.iterationCount, 15_000)
+    assert.deepEqual(baseline.serverIterationCounts, {scramIterationCount: 10_000, scramSHA256IterationCount: 15_000})
+  })
+
+  it('reports round trips with speculative authentication (7.0 profile)', () => {
+    assert.equal(byName(baseline, 'none').roundTrips, 1)
+    for (const name of ['SCRAM-SHA-1', 'SCRAM-SHA-256']) {
+      assert.equal(byName(baseline, name).roundTrips, 2)
+      assert.equal(byName(baseline, name).speculative, true)
+    }
+  })
+
+  it('accounts the server auth counters exactly: one authentication per SCRAM connection, none for none', () => {
+    assert.deepEqual(baseline.serverCounters, {available: true})
+    for (const name of ['SCRAM-SHA-1', 'SCRAM-SHA-256']) {
+      const m = byName(baseline, name)
+      assert.equal(m.serverAuthCounters!.received, m.connectionsOpened)
+      assert.equal(m.serverAuthCounters!.successful, m.connectionsOpened)
+      assert.equal(m.serverAuthCounters!.speculativeSuccessful, m.connectionsOpened)
+      assert.equal(m.authenticationsExpected, m.connectionsOpened)
+    }
+    const none = byName(baseline, 'none')
+    assert.deepEqual({received: none.serverAuthCounters!.received, successful: none.serverAuthCounters!.successful}, {received: 0, successful: 0})
+    assert.ok(!baseline.notes.some((n) => /other clients/.test(n)), baseline.notes.join('\n'))
+  })
+
+  it('shows that a user created under higher iteration counts costs more', async () => {
+    const run = await runCli(['auth', '--uri', withUser(uri, 'slow', 'slow-pw'), '--mechanisms', 'SCRAM-SHA-1,SCRAM-SHA-256', '--connections', '10', '--parallel', '5', '--pings', '20', '--json'])
+    assert.equal(run.code, 0, run.stderr)
+    const slow = parseJson<AuthResult>(run)
+    assert.deepEqual(slow.mechanisms.map((m) => m.mechanism), ['SCRAM-SHA-1', 'SCRAM-SHA-256'])
+    assert.equal(byName(slow, 'SCRAM-SHA-1').iterationCount, 40_000)
+    assert.equal(byName(slow, 'SCRAM-SHA-256').iterationCount, 60_000)
+    for (const name of ['SCRAM-SHA-1', 'SCRAM-SHA-256']) {
+      assert.ok(byName(slow, name).authUs!.p50 > byName(baseline, name).authUs!.p50, `${name}: raised count costs more`)
+    }
+    // The server now creates passwords with 10000/15000 again: the user's credential still says otherwise.
+    assert.ok(slow.notes.some((n) => /SCRAM-SHA-256: the user's credential uses i=60000, the server now creates new passwords with 15000/.test(n)), slow.notes.join('\n'))
+  })
+
+  it('fails with exit 5 on a wrong password, in one line, without the password', async () => {
+    const wrong = 'Wrong-Secret-123'
+    const run = await runCli(['auth', '--uri', withUser(uri, 'pooltool', wrong), '--connections', '2', '--parallel', '1'])
+    assert.equal(run.code, 5)
+    assert.equal(run.stdout, '')
+    assert.match(run.stderr, /^Error \[AUTH_FAILED\]: authentication failed at mongodb:\/\/<credentials>@127\.0\.0\.1:\d+\/\?authSource=admin \(hint: .*\)\n$/)
+    assert.equal(`${run.stdout}${run.stderr}`.includes(wrong), false)
+    const json = await runCli(['auth', '--uri', withUser(uri, 'pooltool', wrong), '--json'])
+    assert.equal(json.code, 5)
+    assert.equal(parseJson(json).error.code, 'AUTH_FAILED')
+    assert.equal(`${json.stdout}${json.stderr}`.includes(wrong), false)
+  })
+
+  it('still reports for a user without clusterMonitor: counters missing with the reason', async () => {
+    const run = await runCli(['auth', '--uri', withUser(uri, 'nomonitor', 'nomonitor-pw'), '--connections', '3', '--parallel', '3', '--pings', '20', '--json'])
+    assert.equal(run.code, 0, run.stderr)
+    const result = parseJson<AuthResult>(run)
+    assert.equal(result.serverCounters.available, false)
+    assert.match(result.serverCounters.reason!, /^serverStatus: not authorized on admin to execute command .*\(the user needs the clusterMonitor role\)$/)
+    assert.match(result.serverIterationCounts.unavailable!, /getParameter: not authorized/)
+    for (const m of result.mechanisms) {
+      assert.equal(m.serverAuthCounters, null)
+      assert.match(m.serverAuthCountersUnavailable!, /not authorized/)
+      assert.ok(m.setupUs!.p50 > 0)
+    }
+    assert.equal(byName(result, 'SCRAM-SHA-256').iterationCount, 15_000, 'the count still comes from the server-first message')
+
+    const text = await runCli(['auth', '--uri', withUser(uri, 'nomonitor', 'nomonitor-pw'), '--connections', '2', '--parallel', '1', '--pings', '10'])
+    assert.equal(text.code, 0, text.stderr)
+    assert.match(text.stdout, /unavailable: serverStatus: not authorized/)
+    assert.match(text.stdout, /Headline: one new authenticated connection \(SCRAM-SHA-256\) costs as much as [\d.]+ pooled pings/)
+    assert.equal(`${text.stdout}${text.stderr}`.includes('nomonitor-pw'), false)
+  })
+
+  it('rejects a mechanism the user has no credentials for, and measures only what it has by default', async () => {
+    const only256 = withUser(uri, 'sha256only', 'sha256only-pw')
+    const run = await runCli(['auth', '--uri', only256, '--mechanisms', 'SCRAM-SHA-1', '--connections', '2', '--parallel', '1'])
+    assert.equal(run.code, 2)
+    assert.match(run.stderr, /^Error \[USAGE\]: the URI's user has no SCRAM-SHA-1 credentials \(the server lists SCRAM-SHA-256 for it\) \(hint: .*\)\n$/)
+    const defaults = await runCli(['auth', '--uri', only256, '--connections', '2', '--parallel', '2', '--pings', '10', '--json'])
+    assert.equal(defaults.code, 0, defaults.stderr)
+    assert.deepEqual(parseJson<AuthResult>(defaults).mechanisms.map((m) => m.mechanism), ['none', 'SCRAM-SHA-256'])
+  })
+
+  it('rejects an unknown mechanism and --parallel above --connections with exit 2', async () => {
+    const unknown = await runCli(['auth', '--uri', uri, '--mechanisms', 'PLAIN'])
+    assert.equal(unknown.code, 2)
+    assert.match(unknown.stderr, /^Error \[USAGE\]: unknown mechanism 'PLAIN' in --mechanisms: pooltool auth measures none, SCRAM-SHA-1, SCRAM-SHA-256/)
+    const storm = await runCli(['auth', '--uri', uri, '--connections', '4', '--parallel', '8'])
+    assert.equal(storm.code, 2)
+    assert.match(storm.stderr, /^Error \[USAGE\]: --parallel 8 is above --connections 4/)
+    assert.equal(storm.stderr.trim().split('\n').length, 1)
+  })
+})
+
+describe('pooltool auth on a replica set', () => {
+  let sim: SimCluster
+  before(async () => {
+    sim = await startSimCluster({topology: 'replset', auth: true, members: 3})
+  })
+  after(async () => {
+    await sim?.stop()
+  })
+
+  it('measures on the primary and counts its authentications there', async () => {
+    const run = await runCli(['auth', '--uri', sim.info.uri, '--mechanisms', 'none,SCRAM-SHA-256', '--connections', '4', '--parallel', '2', '--pings', '20', '--json'])
+    assert.equal(run.code, 0, run.stderr)
+    const result = parseJson<AuthResult>(run)
+    const primary = sim.info.processes.find((p) => p.role === 'primary')!
+    assert.equal(result.target.host, primary.host)
+    const sha256 = byName(result, 'SCRAM-SHA-256')
+    assert.equal(sha256.serverAuthCounters!.received, 16)
+    assert.equal(sha256.serverAuthCounters!.successful, 16)
+    assert.equal(byName(result, 'none').serverAuthCounters!.received, 0)
+  })
+})
