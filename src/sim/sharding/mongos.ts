@@ -58,6 +58,7 @@ async function ddl(ctx: CommandContext, kind: DdlKind, target: string, db: strin
   const body = {[how.name]: target, ...args, writeConcern: {w: 'majority'}}
   let reply: Document
   if (how.on === 'config') {
+    if (kind === 'create' || kind === 'shardCollection') await ensureDatabase(cluster, rt, db)
     reply = await cluster.toConfig(rt, 'admin', body)
   } else {
     if (kind === 'drop' || kind === 'dropDatabase') {
