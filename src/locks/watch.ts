@@ -4,7 +4,7 @@
  * hold time of each holder, summarised per lock with HDR percentiles. On 6.1+ (in-memory
  * model) the DDL operations of `$currentOp` stand in for locks, keyed by namespace.
  */
-import {createHistogram, type Histogram, recordMs, summarize} from '../metrics/histograms.js'
+import {createHistogram, type Histogram, mergeHistograms, recordMs, summarize} from '../metrics/histograms.js'
 import type {Target} from '../target.js'
 import {filterLocks, toLockRows, type LockFilter} from './parse.js'
 import {openLocksSession, readConfigSnapshot, readInMemoryView, type LocksClientSettings} from './read.js'
@@ -77,6 +77,11 @@ export class LockTransitionTracker {
     return events
   }
 
+  /** Every lock's hold times in one histogram (merged, never averaged). */
+  mergedHold(): Histogram {
+    return mergeHistograms([...this.stats.values()].map((s) => s.hold))
+  }
+
   summary(): LockHoldSummary[] {
     return [...this.stats]
       .map(([name, s]) => {
@@ -91,7 +96,6 @@ export class LockTransitionTracker {
 /** 6.1+: DDL operations from $currentOp as pseudo-locks on their namespace. */
 export class DdlOpTracker {
   private readonly seen = new Map<string, {op: DdlOpRow; firstSeen: number; acquiredAt: number | null}>()
-  readonly locks = new LockTransitionTracker()
   private readonly extra = new Map<string, {acquired: number; released: number; hold: Histogram}>()
 
   observe(ops: DdlOpRow[], atMs: number): LockEvent[] {
@@ -144,6 +148,10 @@ export class DdlOpTracker {
     }
     s[kind]++
     if (holdMS !== undefined) recordMs(s.hold, Math.max(0.001, holdMS))
+  }
+
+  mergedHold(): Histogram {
+    return mergeHistograms([...this.extra.values()].map((s) => s.hold))
   }
 
   summary(): LockHoldSummary[] {

@@ -1,6 +1,7 @@
 /** What `pooltool locks list | pings | watch` print for humans (pure: results in, text out). */
 import Table from 'cli-table3'
 
+import type {LockObservation} from '../bench/lock-observer.js'
 import type {InMemoryView, LockEvent, LocksListResult, LocksPingsResult, LocksWatchResult} from '../locks/types.js'
 import {TABLE_STYLE} from './format.js'
 
@@ -116,4 +117,11 @@ export function renderLocksWatch(r: LocksWatchResult): string {
     lines.push(t.toString())
   }
   return lines.join('\n')
+}
+
+/** One line for `bench --workload ddl` on a sharded cluster. */
+export function renderLockObservation(o: LockObservation): string {
+  const h = o.holdMS
+  const holds = h.count > 0 ? `hold p50 ${formatAgeMs(h.p50)}, p99 ${formatAgeMs(h.p99)}, max ${formatAgeMs(h.max)} over ${h.count} release(s)` : 'no release seen'
+  return `LockBusy ${o.lockBusy}, ConflictingOperationInProgress ${o.conflictingOperationInProgress}; ${o.acquisitions} acquisition(s) seen in ${o.model} (${o.polls} polls): ${holds}`
 }
