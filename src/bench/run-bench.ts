@@ -14,6 +14,7 @@ import {type EngineTick, runEngine} from './engine.js'
 import {checkThresholds, type Threshold} from './fail-on.js'
 import {findKnee} from './knee.js'
 import {createClientModel, effectiveMaxPoolSize} from './models.js'
+import {LockObserver} from './lock-observer.js'
 import {ServerSampler} from './server-sampler.js'
 import type {BenchConfig, BenchResult, PoolModel, RunResult} from './types.js'
 import {createWorkload} from './workloads.js'
@@ -96,7 +97,7 @@ export async function runBench(target: Target, config: BenchConfig, hooks: Bench
     for (const [index, cell] of cells.entries()) {
       if (hooks.signal.aborted) break
       hooks.onRunStart?.(cell, index, cells.length)
-      const run = await runCell(target, settings, config, cell, topology.hosts.map((h) => h.host), hooks)
+      const run = await runCell(target, settings, config, cell, topology.hosts.map((h) => h.host), hooks, topology.kind)
       result.runs.push(run)
       result.interrupted = run.interrupted
       finalize(result, config, hooks)
@@ -130,6 +131,7 @@ async function runCell(
   cell: BenchCell,
   hosts: string[],
   hooks: BenchHooks,
+  topologyKind = 'unknown',
 ): Promise<RunResult> {
   const telemetry = new PoolTelemetry()
   const model = createClientModel({
@@ -147,6 +149,8 @@ async function runCell(
     telemetry.resetCounters()
     measureStartSample = sampler.markMeasureStart()
   }
+  // ddl on a sharded cluster: watch the bench database's locks while the workload runs.
+  const lockObserver = config.workload === 'ddl' && topologyKind === 'sharded' ? await LockObserver.start(target, settings, config.db) : null
   try {
     await model.open()
     if (config.warmupMs <= 0) {
@@ -174,6 +178,7 @@ async function runCell(
     )
     await measureStartSample
     await sampler.markEnd()
+    const locks = await lockObserver?.stop(measurement.errorsByClass)
     const pool = telemetry.snapshot()
     await model.close()
     const server = await sampler.finish()
@@ -206,6 +211,7 @@ async function runCell(
       },
       server,
       errorsByClass: measurement.errorsByClass,
+      ...(locks ? {locks} : {}),
       histograms: {
         latencyUs: encodeHistogram(measurement.latencyUs),
         latencyCorrectedUs: measurement.latencyCorrectedUs ? encodeHistogram(measurement.latencyCorrectedUs) : null,
@@ -215,5 +221,6 @@ async function runCell(
   } finally {
     await model.close()
     await sampler.close()
+    await lockObserver?.close()
   }
 }

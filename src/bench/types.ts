@@ -3,6 +3,7 @@
  * contract; names fixed by the issue, units in field names).
  */
 import type {LatencySummaryUs} from '../metrics/histograms.js'
+import type {LockObservation} from './lock-observer.js'
 import type {PoolOptions} from '../mongo/client.js'
 
 export const POOL_MODELS = ['pool', 'single', 'per-op', 'fixed'] as const
@@ -91,6 +92,8 @@ export interface RunResult {
   pool: PoolResult
   server: ServerHostResult[]
   errorsByClass: Record<string, number>
+  /** ddl workload on a sharded cluster: LockBusy / ConflictingOperationInProgress counts and lock hold times seen meanwhile. */
+  locks?: LockObservation
   /** Compressed HDR histogram of latencyUs (and the corrected one), mergeable across runs. */
   histograms: {latencyUs: string; latencyCorrectedUs: string | null}
   /** True when Ctrl-C cut this run short. */

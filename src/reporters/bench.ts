@@ -4,6 +4,7 @@ import Table from 'cli-table3'
 import {runLabel} from '../bench/fail-on.js'
 import type {BenchResult, RunResult} from '../bench/types.js'
 import {formatCount, formatRecord, formatUs, TABLE_STYLE} from './format.js'
+import {renderLockObservation} from './locks.js'
 
 function runsTable(result: BenchResult): string {
   const openLoop = result.runs.some((run) => run.latencyCorrectedUs !== null)
@@ -107,6 +108,8 @@ export function renderBench(result: BenchResult): string {
   }
   const errorLines = result.runs.filter((run) => run.errors > 0).map((run) => `  ${runLabel(run)}: ${formatRecord(run.errorsByClass)}`)
   if (errorLines.length > 0) lines.push('', 'Errors by class', ...errorLines)
+  const lockLines = result.runs.filter((run) => run.locks).map((run) => `  ${runLabel(run)}: ${renderLockObservation(run.locks!)}`)
+  if (lockLines.length > 0) lines.push('', 'DDL locks of the bench database (polled during the run)', ...lockLines)
   if (result.knee) {
     const k = result.knee
     lines.push(
