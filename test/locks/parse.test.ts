@@ -1,0 +1,163 @@
+import assert from 'node:assert/strict'
+import {describe, it} from 'node:test'
+
+import {classifyWhy, filterLocks, lockTiming, parseLockDoc, parseProcessId, toLockRows, toPingRows, verdictOf} from '../../src/locks/parse.js'
+import {ddlLockEntries, ddlOpsFrom, modelFor} from '../../src/locks/read.js'
+import {LockTransitionTracker} from '../../src/locks/watch.js'
+import type {LockRow} from '../../src/locks/types.js'
+import {NOW, locks34, locks44, locks60, mongos44, pings34, pings44, pings60, shards} from '../fixtures/locks-documents.js'
+
+const timing = lockTiming()
+const rows = (locks: object[], pings: object[], mongos: object[] = []) => toLockRows({locks, pings, mongos, shards, nowMs: NOW.getTime(), timing})
+const byName = (list: LockRow[]) => new Map(list.map((r) => [r.name, r]))
+
+describe('config.locks parsers', () => {
+  it('reads the 3.4 shapes: permanent balancer lock, migration lock, unlocked mongos DDL', () => {
+    const r = byName(rows(locks34, pings34))
+    assert.equal(r.get('balancer')!.verdict, 'balancer')
+    assert.equal(r.get('balancer')!.whyKind, 'balancer')
+    assert.equal(r.get('test.myShardedCollection')!.verdict, 'held')
+    assert.equal(r.get('test.myShardedCollection')!.whyKind, 'migration')
+    assert.equal(r.get('test.myShardedCollection')!.holder, 'config server')
+    const t = r.get('test')!
+    assert.equal(t.state, 'unlocked')
+    assert.equal(t.verdict, 'free')
+    assert.equal(t.heldMS, null)
+    assert.equal(t.ts, '5be0b9ede46e4f441a60d892')
+  })
+
+  it('judges 4.4 locks: held, stale after 15 min without a ping, no-ping, free', () => {
+    const r = byName(rows(locks44, pings44, mongos44))
+    assert.equal(r.get('orders')!.verdict, 'held')
+    assert.equal(r.get('orders.items')!.whyKind, 'dropCollection')
+    const archive = r.get('orders.archive')!
+    assert.equal(archive.verdict, 'stale')
+    assert.equal(archive.whyKind, 'split')
+    assert.equal(archive.holderPingAgeMS, 16 * 60_000)
+    assert.equal(archive.heldMS, 30 * 60_000)
+    assert.equal(archive.holder, 'shard02 (shard2.example.net:27018)')
+    assert.equal(r.get('orders.ghost')!.verdict, 'no-ping')
+    assert.equal(r.get('orders.ghost')!.holderLastPing, null)
+    assert.equal(r.get('orders.ghost')!.whyKind, 'mapReduce')
+    assert.equal(r.get('users')!.verdict, 'free')
+    assert.equal(r.get('users')!.term, undefined)
+  })
+
+  it('reads the 6.0 shapes: shard-name processes, fixed ts, term, capitalised 5.0 why strings', () => {
+    const r = byName(rows(locks60, pings60))
+    const orders = r.get('orders')!
+    assert.equal(orders.process, 'shard01')
+    assert.equal(orders.ts, '020000000000000000000000')
+    assert.equal(orders.term, 3)
+    assert.equal(orders.holder, 'shard01')
+    assert.equal(orders.verdict, 'held')
+    assert.equal(r.get('billing')!.ts, '010000000000000000000000')
+    assert.equal(r.get('billing')!.holder, 'config server')
+    assert.equal(r.get('billing')!.whyKind, 'createDatabase')
+    // "DropCollection" (early 5.0) and "dropCollection" are one family; so are "MovePrimary" / "movePrimary".
+    assert.equal(r.get('legacy')!.whyKind, 'dropCollection')
+    assert.equal(r.get('billing.moves')!.whyKind, 'movePrimary')
+    assert.equal(r.get('billing.moves')!.verdict, 'stale')
+  })
+
+  it('classifies why strings of every version case-insensitively', () => {
+    assert.equal(classifyWhy('CSRS Balancer'), 'balancer')
+    assert.equal(classifyWhy('Migrating chunk(s) in collection a.b'), 'migration')
+    assert.equal(classifyWhy('merging chunks in a.b from { x: 1 } to { x: 5 }'), 'merge')
+    assert.equal(classifyWhy('shardCollection'), 'shardCollection')
+    assert.equal(classifyWhy('ShardCollection'), 'shardCollection')
+    assert.equal(classifyWhy('createCollection'), 'createCollection')
+    assert.equal(classifyWhy('refineCollectionShardKeyNoResilient'), 'refineCollectionShardKey')
+    assert.equal(classifyWhy('something new'), 'other')
+    assert.equal(classifyWhy(null), null)
+  })
+
+  it('parses process ids of both eras', () => {
+    assert.deepEqual(parseProcessId('ConfigServer'), {kind: 'config-server'})
+    assert.deepEqual(parseProcessId('example.com:30000:1350047994:16807'), {kind: 'host', host: 'example.com:30000', epochSeconds: 1350047994, random: '16807'})
+    assert.deepEqual(parseProcessId('shard01'), {kind: 'name', name: 'shard01'})
+    assert.equal(parseLockDoc({_id: 'x', state: 2}).process, null)
+  })
+})
+
+describe('verdicts and pings', () => {
+  it('stale is measured against the expiry, scaled for the embedded cluster', () => {
+    const lock = parseLockDoc(locks44[2])
+    const ping = {process: String(locks44[2].process), ping: new Date(NOW.getTime() - 10_000)}
+    assert.equal(verdictOf(lock, ping, NOW.getTime(), lockTiming(1).expiryMS), 'held')
+    assert.equal(verdictOf(lock, ping, NOW.getTime(), lockTiming(0.01).expiryMS), 'stale') // 9 s
+    assert.equal(verdictOf(lock, undefined, NOW.getTime(), 1), 'no-ping')
+  })
+
+  it('pings: alive within 3 intervals, what each process holds, old per-host documents dead', () => {
+    const p = toPingRows({locks: locks44, pings: pings44, mongos: mongos44, shards, nowMs: NOW.getTime(), timing})
+    const get = (id: string) => p.find((x) => x.process === id)!
+    assert.equal(get('ConfigServer').alive, true)
+    assert.deepEqual(get('ConfigServer').holds, ['orders', 'orders.items'])
+    assert.equal(get('mongos1.example.net:27017:1604300000:1804289383').role, 'mongos')
+    const dead = get('shard2.example.net:27018:1604300000:1911123')
+    assert.equal(dead.alive, false)
+    assert.deepEqual(dead.holds, ['orders.archive'])
+    assert.equal(dead.processStarted, new Date(1604300000 * 1000).toISOString())
+    const p60 = toPingRows({locks: locks60, pings: pings60, mongos: [], shards, nowMs: NOW.getTime(), timing})
+    assert.equal(p60.find((x) => x.process === 'shard02')!.role, 'shard')
+    assert.equal(p60.find((x) => x.process === 'config')!.role, 'config')
+  })
+
+  it('filters by database, namespace and verdict or state', () => {
+    const all = rows(locks44, pings44)
+    assert.deepEqual(filterLocks(all, {db: 'orders'}).map((r) => r.name), ['orders', 'orders.archive', 'orders.ghost', 'orders.items'])
+    assert.deepEqual(filterLocks(all, {ns: 'orders.items'}).map((r) => r.name), ['orders.items'])
+    assert.deepEqual(filterLocks(all, {state: 'stale'}).map((r) => r.name), ['orders.archive'])
+    assert.deepEqual(filterLocks(all, {state: 'unlocked'}).map((r) => r.name), ['users'])
+    assert.equal(filterLocks(all, {state: 'locked'}).length, 4)
+  })
+
+  it('picks the lock model from the version', () => {
+    assert.equal(modelFor('3.4.24'), 'config.locks')
+    assert.equal(modelFor('6.0.20'), 'config.locks')
+    assert.equal(modelFor('6.1.0'), 'in-memory')
+    assert.equal(modelFor('8.0.4'), 'in-memory')
+    assert.equal(modelFor('3.2.22'), 'unsupported')
+  })
+
+  it('reads the 6.1+ replacement: DDL ops from $currentOp and serverStatus.locks DDL entries (7.1+)', () => {
+    const ops = ddlOpsFrom([
+      {shard: 'shard01', host: 'h1:27018', opid: 'shard01:12', command: {_shardsvrDropCollection: 'orders.items', $db: 'admin'}, microsecs_running: 2_500_000, waitingForLock: false},
+      {shard: 'shard01', host: 'h1:27018', opid: 'shard01:13', command: {create: 'items', $db: 'orders'}, microsecs_running: 400_000, waitingForLock: true},
+      {shard: 'shard01', host: 'h1:27018', opid: 'shard01:14', command: {find: 'items'}, microsecs_running: 10},
+    ])
+    assert.deepEqual(ops.map((o) => [o.command, o.ns, o.runningMS, o.waitingForLock]), [
+      ['_shardsvrDropCollection', 'orders.items', 2500, false],
+      ['create', 'orders.items', 400, true],
+    ])
+    const entries = ddlLockEntries({Global: {acquireCount: {r: 5}}, DDLDatabase: {acquireCount: {W: 3, w: 2}, acquireWaitCount: {W: 1}, timeAcquiringMicros: {W: 1500}}, DDLCollection: {acquireCount: {W: 2}}})
+    assert.deepEqual(entries, {
+      DDLDatabase: {acquireCount: 5, acquireWaitCount: 1, timeAcquiringMicros: 1500},
+      DDLCollection: {acquireCount: 2, acquireWaitCount: 0, timeAcquiringMicros: 0},
+    })
+  })
+})
+
+describe('watch transitions', () => {
+  const row = (over: Partial<LockRow>): LockRow => ({
+    name: 'db.c', state: 'locked', process: 'A', who: 'A:conn1', why: 'dropCollection', since: new Date(1000).toISOString(), holderLastPing: null,
+    verdict: 'held', ts: 't1', heldMS: 0, holderPingAgeMS: 0, holder: null, whyKind: 'dropCollection', ...over,
+  })
+
+  it('baseline, release with hold time, acquisition, and an overtake of a stale holder', () => {
+    const t = new LockTransitionTracker()
+    assert.deepEqual(t.observe([row({})], 2000), [])
+    const rel = t.observe([row({state: 'unlocked', verdict: 'free'})], 3000)
+    assert.deepEqual(rel.map((e) => [e.kind, e.holdMS]), [['released', 2000]])
+    const acq = t.observe([row({ts: 't2', since: new Date(3500).toISOString()})], 4000)
+    assert.deepEqual(acq.map((e) => e.kind), ['acquired'])
+    t.observe([row({ts: 't2', since: new Date(3500).toISOString(), verdict: 'stale'})], 20_000)
+    const over = t.observe([row({ts: 't3', process: 'B', since: new Date(21_000).toISOString()})], 21_500)
+    assert.deepEqual(over.map((e) => [e.kind, e.process, e.previousProcess, e.holdMS]), [['overtaken', 'B', 'A', 17_500]])
+    const s = t.summary()[0]
+    assert.equal(s.overtaken, 1)
+    assert.equal(s.holdMS.count, 2)
+    assert.ok(s.holdMS.max >= 17_000)
+  })
+})
