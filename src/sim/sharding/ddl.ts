@@ -16,6 +16,7 @@ import {mongodCommands} from '../commands/index.js'
 import type {CommandContext, CommandSpec} from '../commands/registry.js'
 import {clusterAdmin} from '../commands/util.js'
 import {CommandError, errorDocument} from '../errors.js'
+import {sleep} from '../faults.js'
 import {isPlainObject} from '../storage/values.js'
 import {DDL_LOCK_WAIT_MS} from './ddl-lock.js'
 import type {ProcessRuntime, ShardEntry, ShardedCluster} from './state.js'
@@ -142,7 +143,11 @@ class Coordinator {
 
   /** One command on a shard: locally when the coordinator is that shard. */
   async exec(shard: ShardEntry, db: string, cmd: Document): Promise<Document> {
-    if (shard.proc === this.ctx.proc) return runLocal(this.ctx, db, cmd)
+    if (shard.proc === this.ctx.proc) {
+      // The participant's local (majority) write costs this shard's service time, locks held.
+      await sleep(this.ctx.proc.faults.latencyMs)
+      return runLocal(this.ctx, db, cmd)
+    }
     return this.cluster.toShard(this.rt, shard, db, cmd)
   }
 
@@ -163,7 +168,12 @@ class Coordinator {
         if (typeof c._id === 'string' && c._id.startsWith(`${req.db}.`)) resources.push({name: c._id, why: 'dropCollection'})
       }
     }
-    return this.withLocks(resources, () => this.work(req, ns))
+    return this.withLocks(resources, async () => {
+      const reply = await this.work(req, ns)
+      // A shard coordinator commits the catalog change on the config server (a majority write), locks still held.
+      if (this.rt.kind === 'shard') await sleep(cluster.configProc.faults.latencyMs)
+      return reply
+    })
   }
 
   private async work(req: DdlRequest, ns: string | undefined): Promise<Document> {
