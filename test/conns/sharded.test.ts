@@ -1,0 +1,117 @@
+/**
+ * The issue's end-to-end case against the embedded sharded cluster: `conns
+ * watch --duration 10s --json` finds every mongos, shard and config listener;
+ * while `pooltool bench --model per-op` runs, the routers' creation rate rises
+ * and a rate alert fires; a router pool held open after its load stops is
+ * flagged neverShrank and one with maxIdleTimeMS is not; mongos pools come
+ * from connPoolStats.
+ */
+import assert from 'node:assert/strict'
+import {after, before, describe, it} from 'node:test'
+
+import {MongoClient} from '../../src/mongo/driver.js'
+import {startSimCluster, type SimCluster} from '../../src/sim/host.js'
+import {parseJson, runCli} from '../helpers/cli.js'
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+async function poolLoad(client: MongoClient, concurrency: number, forMs: number): Promise<void> {
+  const until = Date.now() + forMs
+  await Promise.all(
+    Array.from({length: concurrency}, async () => {
+      while (Date.now() < until) await client.db('admin').command({ping: 1})
+    }),
+  )
+}
+
+interface HostJson {
+  host: string
+  role: string
+  shard?: string
+  samples: number
+  current: {min: number; max: number; last: number}
+  totalCreatedRate: {max: number; mean: number}
+  neverShrank: boolean
+  pools?: {totals: {inUse: number; available: number; created: number; refreshing: number}; shards: Array<{shard: string}>}
+  holders: Array<{appName: string; client: string; driver: string; count: number}>
+}
+
+describe('conns watch against the embedded sharded cluster', () => {
+  let sim: SimCluster
+  before(async () => {
+    sim = await startSimCluster({topology: 'sharded', mongos: 2, shards: 2})
+  })
+  after(async () => {
+    await sim?.stop()
+  })
+
+  it('finds every listener; per-op load raises the routers\' rate and fires the alert; held pools never shrink', async () => {
+    const routers = sim.info.processes.filter((p) => p.role === 'mongos').map((p) => p.host)
+    const [heldRouter, reapedRouter] = routers as [string, string]
+    const watching = runCli(
+      ['conns', 'watch', '--uri', sim.info.uri, '--duration', '10s', '--interval', '500ms', '--alert', 'rate>5/s', '--idle-window', '2s', '--json'],
+      {timeoutMs: 60_000},
+    )
+    await sleep(1500)
+    const bench = await runCli(['bench', '--uri', sim.info.uri, '--model', 'per-op', '--workload', 'ping', '--concurrency', '4', '--duration', '2s', '--json'], {timeoutMs: 40_000})
+    assert.equal(bench.code, 0, bench.stderr)
+
+    await sim.control({kind: 'latency', ms: 40, hosts: routers})
+    const held = new MongoClient(`mongodb://${heldRouter}/?directConnection=true`, {maxPoolSize: 15, appName: 'held-pool'})
+    const reaped = new MongoClient(`mongodb://${reapedRouter}/?directConnection=true`, {maxPoolSize: 15, maxIdleTimeMS: 400, appName: 'reaped-pool'})
+    try {
+      await Promise.all([poolLoad(held, 15, 1500), poolLoad(reaped, 15, 1500)])
+      await sim.control({kind: 'latency', ms: 0, hosts: routers})
+      const run = await watching
+      assert.equal(run.code, 0, run.stderr)
+      const result = parseJson<{topology: {kind: string; sources: string[]}; hosts: HostJson[]; alerts: Array<{host: string; rule: string; value: number}>; alertCounts: Record<string, number>}>(run)
+
+      // Every mongos, shard and config listener, with its role (and shard id).
+      assert.equal(result.topology.kind, 'sharded')
+      assert.deepEqual(
+        result.hosts.map((h) => [h.host, h.role]).sort(),
+        sim.info.processes.map((p) => [p.host, p.role]).sort(),
+      )
+      for (const p of sim.info.processes.filter((x) => x.role === 'shard')) {
+        assert.equal(result.hosts.find((h) => h.host === p.host)!.shard, p.setName)
+      }
+      for (const h of result.hosts) assert.ok(h.samples >= 15, `${h.host} samples ${h.samples}`)
+
+      // The storm shows on the routers and fires the alert there.
+      const routerHosts = result.hosts.filter((h) => h.role === 'mongos')
+      assert.ok(routerHosts.some((h) => h.totalCreatedRate.max > 5), JSON.stringify(routerHosts.map((h) => h.totalCreatedRate)))
+      const fired = result.alerts.filter((a) => a.rule === 'rate>5/s' && routers.includes(a.host))
+      assert.ok(fired.length >= 1, JSON.stringify(result.alerts))
+      assert.ok(result.alertCounts['rate>5/s']! >= 1)
+
+      // mongos: connPoolStats totals and per-shard pools.
+      for (const h of routerHosts) {
+        assert.ok(h.pools, `${h.host} has pools`)
+        for (const key of ['inUse', 'available', 'created', 'refreshing'] as const) assert.equal(typeof h.pools!.totals[key], 'number')
+        assert.ok(h.pools!.shards.some((s) => s.shard === 'config'), JSON.stringify(h.pools!.shards))
+      }
+
+      // Held pool vs maxIdleTimeMS.
+      const h = result.hosts.find((x) => x.host === heldRouter)!
+      const r = result.hosts.find((x) => x.host === reapedRouter)!
+      assert.equal(h.neverShrank, true, JSON.stringify(h))
+      assert.ok(h.holders.some((x) => x.appName === 'held-pool' && x.count >= 5), JSON.stringify(h.holders))
+      assert.equal(r.neverShrank, false, JSON.stringify(r))
+      assert.ok(r.current.last < r.current.max)
+
+      // The config server's holders are the routers' internal pools.
+      const config = result.hosts.find((x) => x.role === 'config')!
+      assert.ok(config.holders.length >= 1)
+    } finally {
+      await Promise.all([held.close(), reaped.close()])
+    }
+  })
+
+  it('list: one snapshot of every host with mongos pools', async () => {
+    const run = await runCli(['conns', 'list', '--uri', sim.info.uri, '--json'])
+    assert.equal(run.code, 0, run.stderr)
+    const result = parseJson(run)
+    assert.equal(result.hosts.length, sim.info.processes.length)
+    for (const h of result.hosts.filter((x: {role: string}) => x.role === 'mongos')) assert.ok(h.pools)
+  })
+})
