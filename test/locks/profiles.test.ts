@@ -1,0 +1,116 @@
+/**
+ * `pooltool locks list` on the 6.0 and 7.0 profiles (the shapes those versions really have)
+ * and on a replica set (wrong topology: exit 7, one line).
+ */
+import assert from 'node:assert/strict'
+import {after, before, describe, it} from 'node:test'
+import {MongoClient, MongoServerError} from 'mongodb'
+
+import {startSimCluster, type SimCluster} from '../../src/sim/host.js'
+import {parseJson, runCli} from '../helpers/cli.js'
+
+const delay = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))
+
+describe('locks on the 6.0 profile', {timeout: 60_000}, () => {
+  let sim: SimCluster
+  let client: MongoClient
+  before(async () => {
+    sim = await startSimCluster({topology: 'sharded', versionProfile: '6.0', timeScale: 0.01, scenarios: ['dead-lock-holder']})
+    client = new MongoClient(sim.info.uri, {serverSelectionTimeoutMS: 5000})
+  })
+  after(async () => {
+    await client?.close()
+    await sim?.stop()
+  })
+
+  it('shows shard-name processes, fixed lock ids and terms; one ping per shard name plus config', async () => {
+    await client.db('app60').createCollection('c')
+    const r = parseJson(await runCli(['locks', 'list', '--json', '--uri', sim.info.uri]))
+    assert.equal(r.model, 'config.locks')
+    assert.equal(r.serverVersion, '6.0.20')
+    const byName = new Map(r.locks.map((l: any) => [l.name, l]))
+    const dead: any = byName.get('scenario.orders')
+    assert.equal(dead.process, 'shard02')
+    assert.equal(dead.ts, '020000000000000000000000')
+    assert.equal(dead.term, 1)
+    assert.equal(dead.verdict, 'held', 'the restarted shard pings under the same name')
+    const db: any = byName.get('app60')
+    assert.equal(db.state, 'unlocked')
+    assert.equal(db.ts, '020000000000000000000000')
+    assert.equal(db.why, 'createCollection')
+    assert.equal((byName.get('app60.c') as any).process, db.process)
+    assert.ok(r.locks.every((l: any) => l.name === 'balancer' || ['020000000000000000000000', '010000000000000000000000'].includes(l.ts)))
+    assert.ok(!byName.has('balancer'), 'no balancer lock on 3.6+')
+    assert.deepEqual(r.pings.map((p: any) => p.process).sort(), ['config', 'shard01', 'shard02'])
+
+    // Shards share one lock session id: a coordinator takes the dead node's lock at once.
+    await client.db('scenario').collection('orders').drop()
+    const after = parseJson(await runCli(['locks', 'list', '--json', '--uri', sim.info.uri, '--db', 'scenario']))
+    assert.deepEqual(after.locks.map((l: any) => [l.name, l.verdict]), [['scenario', 'free'], ['scenario.orders', 'free']])
+  })
+})
+
+describe('locks on the 7.0 profile', {timeout: 60_000}, () => {
+  let sim: SimCluster
+  let client: MongoClient
+  before(async () => {
+    sim = await startSimCluster({topology: 'sharded', versionProfile: '7.0', timeScale: 0.01})
+    client = new MongoClient(sim.info.uri, {serverSelectionTimeoutMS: 5000})
+  })
+  after(async () => {
+    await client?.close()
+    await sim?.stop()
+  })
+
+  it('says the locks moved into memory, shows DDL waiters in $currentOp, and times out with the 6.1+ LockBusy', async () => {
+    await client.db('ddl7').createCollection('seed')
+    const shards = sim.info.processes.filter((p) => p.role === 'shard').map((p) => p.host)
+    await sim.control({kind: 'latency', ms: 200, hosts: shards})
+    // 20 creates in one database: its in-memory DDL lock is exclusive, each holds it ≥ 200 ms, the wait limit is 3 s.
+    const creates = Array.from({length: 20}, (_, i) => client.db('ddl7').createCollection(`c${i}`).then(() => null, (e: unknown) => e))
+    await delay(1200)
+    const r = parseJson(await runCli(['locks', 'list', '--json', '--uri', sim.info.uri]))
+    assert.equal(r.model, 'in-memory')
+    assert.equal(r.serverVersion, '7.0.14')
+    assert.match(r.message, /in memory/)
+    assert.deepEqual(r.locks, [])
+    assert.deepEqual(r.pings, [])
+    const ops = r.inMemory.ddlOps
+    assert.ok(ops.some((o: any) => o.command === '_shardsvrCreateCollection' && o.waitingForLock === true), JSON.stringify(ops))
+    assert.ok(ops.every((o: any) => o.ns === null || o.ns.startsWith('ddl7')))
+    assert.equal(r.inMemory.serverStatusLocks.length, 2)
+
+    const errors = (await Promise.all(creates)).filter((e) => e !== null) as MongoServerError[]
+    assert.ok(errors.length > 0, 'some creates outwaited the 3 s limit')
+    for (const e of errors) {
+      assert.equal(e.code, 46)
+      assert.match(e.message, /^Failed to acquire DDL lock for namespace 'ddl7' after \d+ms that is currently locked with reason 'createCollection'$/)
+    }
+    const names = await client.db('config').listCollections({}, {nameOnly: true}).toArray()
+    assert.ok(!names.some((n) => n.name === 'locks' || n.name === 'lockpings'))
+
+    const cps = await client.db('admin').command({connPoolStats: 1})
+    assert.ok(cps.acquisitionWaitTimes, '6.3+ has acquisitionWaitTimes')
+    assert.equal(typeof cps.totalRefreshed, 'number')
+  })
+})
+
+describe('locks on a replica set', {timeout: 30_000}, () => {
+  let sim: SimCluster
+  before(async () => {
+    sim = await startSimCluster({topology: 'replset', members: 1})
+  })
+  after(async () => sim?.stop())
+
+  it('exits 7 with one line and no stack trace', async () => {
+    const run = await runCli(['locks', 'list', '--uri', sim.info.uri])
+    assert.equal(run.code, 7)
+    assert.equal(run.stdout, '')
+    const lines = run.stderr.trim().split('\n')
+    assert.equal(lines.length, 1, run.stderr)
+    assert.match(lines[0], /^Error \[WRONG_TOPOLOGY\]: locks need a sharded cluster: .* is a replica set member \(set 'rs0'\) \(hint: .*mongos.*\)$/)
+    const json = parseJson(await runCli(['locks', 'pings', '--json', '--uri', sim.info.uri]))
+    assert.equal(json.error.code, 'WRONG_TOPOLOGY')
+    assert.equal(json.error.exitCode, 7)
+  })
+})
