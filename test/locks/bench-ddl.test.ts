@@ -1,0 +1,61 @@
+/**
+ * Concurrent DDL on one namespace through two mongos produces LockBusy on the embedded 4.4
+ * cluster, and `bench --workload ddl --json` reports it with the lock hold times it saw.
+ */
+import assert from 'node:assert/strict'
+import {after, before, describe, it} from 'node:test'
+import {MongoClient, MongoServerError} from 'mongodb'
+
+import {startSimCluster, type SimCluster} from '../../src/sim/host.js'
+import {parseJson, runCli} from '../helpers/cli.js'
+
+describe('DDL lock contention through two mongos (4.4 profile)', {timeout: 60_000}, () => {
+  let sim: SimCluster
+  before(async () => {
+    // 20 ms service time per operation: each DDL holds its locks for several round trips; the wait limit is 200 ms.
+    sim = await startSimCluster({topology: 'sharded', versionProfile: '4.4', timeScale: 0.01, latencyMs: 20})
+  })
+  after(async () => sim?.stop())
+
+  it('racing creates and drops of one namespace via both routers meet LockBusy', async () => {
+    const routers = sim.info.processes.filter((p) => p.role === 'mongos').map((p) => p.host)
+    assert.equal(routers.length, 2)
+    const clients = routers.map((h) => new MongoClient(`mongodb://${h}/?directConnection=true`, {serverSelectionTimeoutMS: 5000}))
+    try {
+      const errors: string[] = []
+      await Promise.all(
+        Array.from({length: 16}, async (_, i) => {
+          const db = clients[i % 2].db('race')
+          try {
+            if (i % 2 === 0) await db.createCollection('one')
+            else await db.collection('one').drop()
+          } catch (e) {
+            if (e instanceof MongoServerError && (e.code === 48 || e.code === 26)) return
+            errors.push(`${(e as MongoServerError).codeName}: ${(e as Error).message}`)
+          }
+        }),
+      )
+      assert.ok(errors.length > 0, 'some DDL waited past the 200 ms limit')
+      assert.ok(errors.every((e) => e === 'LockBusy: timed out waiting for race' || e === 'LockBusy: timed out waiting for race.one'), errors.join('\n'))
+    } finally {
+      await Promise.all(clients.map((c) => c.close()))
+    }
+  })
+
+  it('bench --workload ddl reports LockBusy counts and config.locks hold times', async () => {
+    const run = await runCli(['bench', '--uri', sim.info.uri, '--workload', 'ddl', '--concurrency', '8', '--duration', '2s', '--json'], {timeoutMs: 45_000})
+    const result = parseJson(run)
+    assert.equal(result.target.topology, 'sharded')
+    const r = result.runs[0]
+    assert.ok((r.errorsByClass.LockBusy ?? 0) > 0, JSON.stringify(r.errorsByClass))
+    assert.equal(r.locks.model, 'config.locks')
+    assert.equal(r.locks.lockBusy, r.errorsByClass.LockBusy)
+    assert.equal(r.locks.conflictingOperationInProgress, 0)
+    assert.ok(r.locks.polls > 0)
+    assert.ok(r.locks.acquisitions > 0)
+    assert.ok(r.locks.holdMS.count > 0)
+    assert.ok(r.locks.holdMS.p50 >= 20, `a DDL holds its locks at least one 20 ms round trip (p50 ${r.locks.holdMS.p50})`)
+    assert.ok(r.locks.byLock.some((l: any) => l.name === 'pooltool_bench'))
+    assert.equal(result.cleanedUp, true)
+  })
+})
