@@ -10,7 +10,7 @@
 import {performance} from 'node:perf_hooks'
 
 import {createClient} from '../mongo/client.js'
-import type {ConnectionReadyEvent, Document} from '../mongo/driver.js'
+import type {ConnectionCreatedEvent, ConnectionReadyEvent, Document} from '../mongo/driver.js'
 import {errorClass} from '../mongo/errors.js'
 import type {PoolTelemetry} from '../mongo/pool-telemetry.js'
 import {handshakeDocument, ScramSession, type ScramCredentials, WireCommandError, WireConnection} from '../wire/client.js'
@@ -77,16 +77,21 @@ export interface DriverTarget {
   timeoutMs: number
 }
 
+/** Where a driver connection's set-up goes. */
+export interface DriverSetupSink {
+  /** CMAP counts, and the set-up as the driver reports it (connectionReady.durationMS: whole milliseconds). */
+  telemetry: PoolTelemetry
+  /** connectionCreated → connectionReady timed by pooltool's own listeners (sub-millisecond), ms. */
+  onSetup(setupMs: number): void
+}
+
 /**
  * A new MongoClient with one pooled connection: connect (which checks a
- * connection out, driver 7), ping, close. The telemetry records the set-up;
- * `onReady` sees the connectionReady event (for the first-connection figure).
+ * connection out, driver 7), ping, close. The driver emits connectionCreated
+ * and connectionReady synchronously, so listeners timestamp the same interval
+ * durationMS covers, without its rounding to whole milliseconds.
  */
-export async function driverConnection(
-  target: DriverTarget,
-  telemetry: PoolTelemetry,
-  onReady?: (event: ConnectionReadyEvent) => void,
-): Promise<void> {
+export async function driverConnection(target: DriverTarget, sink: DriverSetupSink): Promise<void> {
   const client = createClient({
     uri: target.uri,
     appName: target.appName,
@@ -95,15 +100,23 @@ export async function driverConnection(
     // One monitoring connection (no RTT pinger); monitors never authenticate.
     extra: {serverMonitoringMode: 'poll'},
   })
-  const detach = telemetry.attach(client)
-  if (onReady) client.on('connectionReady', onReady)
+  const createdAt = new Map<number | string, number>()
+  const onCreated = (event: ConnectionCreatedEvent) => createdAt.set(event.connectionId, performance.now())
+  const onReady = (event: ConnectionReadyEvent) => {
+    const started = createdAt.get(event.connectionId)
+    if (started !== undefined) sink.onSetup(performance.now() - started)
+  }
+  client.on('connectionCreated', onCreated)
+  client.on('connectionReady', onReady)
+  const detach = sink.telemetry.attach(client)
   try {
     await client.connect()
     await client.db('admin').command({ping: 1})
   } finally {
     await client.close().catch(() => undefined)
     detach()
-    if (onReady) client.off('connectionReady', onReady)
+    client.off('connectionCreated', onCreated)
+    client.off('connectionReady', onReady)
   }
 }
 

@@ -61,8 +61,12 @@ const zeroDelta = (): CounterDelta => ({received: 0, successful: 0, speculativeR
 class MechanismState {
   readonly free = {tcp: createHistogram(), hello: createHistogram(), auth: createHistogram(), kdf: createHistogram(), setup: createHistogram()}
   readonly freeStorm = {setup: createHistogram(), auth: createHistogram(), wallMs: 0, ok: 0}
+  /** CMAP telemetry of the driver connections (counts; durationMS in whole ms). */
   readonly driverSeq = new PoolTelemetry()
   readonly driverStorm = new PoolTelemetry()
+  /** connectionCreated → connectionReady timed by pooltool's listeners. */
+  readonly driverSeqSetup = createHistogram()
+  readonly driverStormSetup = createHistogram()
   driverStormWallMs = 0
   driverStormOk = 0
   roundTrips: number | null = null
@@ -113,7 +117,7 @@ class MechanismState {
   /** Successful authentications pooltool completed with this mechanism. */
   get authentications(): number {
     if (!this.scram) return 0
-    return this.freeOk + this.driverSeq.setupUs.totalCount + this.driverStorm.setupUs.totalCount
+    return this.freeOk + this.driverSeqSetup.totalCount + this.driverStormSetup.totalCount
   }
 }
 
@@ -337,13 +341,15 @@ export async function measureAuth(target: Target, config: AuthConfig, hooks: Aut
         if (path === 'driverFree') {
           state.recordFree(await driverFreeConnection(freeTarget, state.mechanism, scramCredentials), mode)
         } else {
-          const telemetry = mode === 'sequential' ? state.driverSeq : state.driverStorm
-          const watchFirst = mode === 'sequential' && state.driverSeq.created === 0 && state.driverFirstCold
-          await driverConnection({uri: driverUris.get(state.mechanism)!, ...settings}, telemetry, watchFirst
-            ? (event) => {
-                if (typeof event.durationMS === 'number') state.driverFirstSetupUs = Math.max(1, Math.round(event.durationMS * 1000))
-              }
-            : undefined)
+          const sequential = mode === 'sequential'
+          const firstOne = sequential && state.driverSeq.created === 0
+          await driverConnection({uri: driverUris.get(state.mechanism)!, ...settings}, {
+            telemetry: sequential ? state.driverSeq : state.driverStorm,
+            onSetup: (ms) => {
+              recordMs(sequential ? state.driverSeqSetup : state.driverStormSetup, ms)
+              if (firstOne && state.driverFirstCold) state.driverFirstSetupUs = Math.max(1, Math.round(ms * 1000))
+            },
+          })
           if (mode === 'storm') state.driverStormOk += 1
         }
       } catch (error) {
@@ -474,12 +480,12 @@ function toMechanismResult(
   driverFreeAvailable: boolean,
   countersUnavailable: string | undefined,
 ): MechanismResult {
-  const driverSetup = setupPercentiles(s.driverSeq.setupUs)
+  const driverSetup = setupPercentiles(s.driverSeqSetup)
   const freeSetup = setupPercentiles(s.free.setup)
   const freeOkSequential = s.free.setup.totalCount > 0
   const stormDriver: StormResult = {
     connectionsPerSec: perSec(s.driverStormOk, s.driverStormWallMs),
-    setupUs: setupPercentiles(s.driverStorm.setupUs),
+    setupUs: setupPercentiles(s.driverStormSetup),
     errors: s.errors.driver.storm,
   }
   const stormFree: StormResult | null = driverFreeAvailable
@@ -497,6 +503,7 @@ function toMechanismResult(
     connectionsOpened: s.opened,
     setupUs: driverSetup,
     driverSetupUs: driverSetup,
+    connectionReadyDurationUs: setupPercentiles(s.driverSeq.setupUs),
     driverFirstSetupUs: s.scram ? s.driverFirstSetupUs : null,
     driverFreeSetupUs: freeSetup,
     tcpConnectUs: percentiles(s.free.tcp),

@@ -47,12 +47,15 @@ export interface MechanismResult {
   connectionsOpened: number
   /**
    * Set-up of one new connection, one at a time, through the official driver:
-   * connectionCreated → connectionReady.durationMS (TCP connect, handshake, auth).
+   * connectionCreated → connectionReady (TCP connect, handshake, auth), timed by
+   * pooltool's listeners on those two events (durationMS covers the same interval in whole ms).
    * The driver caches PBKDF2 per process, so only its first connection pays the iteration count.
    */
   setupUs: SetupPercentilesUs | null
   /** Same figure, named for what it is. */
   driverSetupUs: SetupPercentilesUs | null
+  /** The driver's own connectionReady.durationMS for the same connections (whole milliseconds: ±1 ms), in µs. */
+  connectionReadyDurationUs: SetupPercentilesUs | null
   /** The driver's first connection with this mechanism in this process (PBKDF2 not cached yet); null when unknown. */
   driverFirstSetupUs: number | null
   /** Driver-free (raw TCP), one at a time: TCP connect + handshake + auth. */

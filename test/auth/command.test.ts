@@ -200,3 +200,22 @@ describe('pooltool auth on a replica set', () => {
     assert.equal(byName(result, 'none').serverAuthCounters!.received, 0)
   })
 })
+
+describe('pooltool auth interrupted', () => {
+  let sim: SimCluster
+  before(async () => {
+    sim = await startSimCluster({auth: true})
+  })
+  after(async () => {
+    await sim?.stop()
+  })
+
+  it('stops on Ctrl-C with what it measured and exit 130', async () => {
+    const run = await runCli(['auth', '--uri', sim.info.uri, '--connections', '5000', '--parallel', '10', '--json'], {interruptAfterMs: 2500})
+    assert.equal(run.code, 130, run.stderr)
+    const result = parseJson<AuthResult>(run)
+    assert.equal(result.interrupted, true)
+    assert.equal(result.pooledPingUs, null)
+    assert.ok(result.mechanisms.length > 0)
+  })
+})

@@ -105,6 +105,7 @@ describe('auth reporter', () => {
     connectionsOpened: 40,
     setupUs: {p50: 3000, p99: 9000, max: 20_000},
     driverSetupUs: {p50: 3000, p99: 9000, max: 20_000},
+    connectionReadyDurationUs: {p50: 3000, p99: 9000, max: 20_000},
     driverFirstSetupUs: name === 'none' ? null : 20_000,
     driverFreeSetupUs: {p50: authP50 + 1000, p99: authP50 + 3000, max: authP50 + 4000},
     tcpConnectUs: {p50: 200, p99: 400},
