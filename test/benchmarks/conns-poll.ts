@@ -1,0 +1,62 @@
+/**
+ * Polling cost of `conns watch`: one poll round over 20 hosts must complete
+ * within a 1 s interval. Runs the watch engine (the library function the
+ * command calls) against an embedded sharded cluster of 4 routers, 15 shards
+ * and a config server (20 listeners), with 10 idle pooled client connections
+ * per host so $currentOp has something to group, and prints the round times.
+ * Exits 1 when the slowest round does not fit the interval.
+ *
+ *   npm run bench:conns-poll [-- --rounds 10 --interval 1000 --no-holders]
+ */
+import {parseArgs} from 'node:util'
+
+import {watchConnections} from '../../src/conns/watch.js'
+import {MongoClient} from '../../src/mongo/driver.js'
+import {startSimCluster} from '../../src/sim/host.js'
+import {resolveTarget} from '../../src/target.js'
+
+const {values} = parseArgs({
+  options: {
+    rounds: {type: 'string', default: '10'},
+    interval: {type: 'string', default: '1000'},
+    'no-holders': {type: 'boolean', default: false},
+    'idle-per-host': {type: 'string', default: '10'},
+  },
+})
+const rounds = Number(values.rounds)
+const intervalMS = Number(values.interval)
+const idlePerHost = Number(values['idle-per-host'])
+
+const sim = await startSimCluster({topology: 'sharded', mongos: 4, shards: 15})
+const clients: MongoClient[] = []
+try {
+  const hosts = sim.info.processes.map((p) => p.host)
+  for (const host of hosts) {
+    const client = new MongoClient(`mongodb://${host}/?directConnection=true`, {minPoolSize: idlePerHost, maxPoolSize: idlePerHost, appName: 'idle-app'})
+    await client.connect()
+    clients.push(client)
+  }
+  // Let the minPoolSize fillers finish.
+  await new Promise((resolve) => setTimeout(resolve, 1500))
+  const target = await resolveTarget({flagUri: sim.info.uri})
+  const roundTimes: number[] = []
+  const result = await watchConnections(
+    target,
+    {intervalMS, count: rounds, idleWindowMS: 30_000, alerts: [], holders: !values['no-holders']},
+    {appName: 'pooltool-bench', timeoutMs: 10_000},
+    {onRound: (round) => roundTimes.push(round.roundMS)},
+  )
+  const sorted = [...roundTimes].sort((a, b) => a - b)
+  const pct = (p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]
+  const answered = result.hosts.filter((h) => h.samples === rounds).length
+  const current = result.hosts.reduce((n, h) => n + (h.current.last ?? 0), 0)
+  console.log(`conns poll round over ${result.hosts.length} hosts (${current} server connections, holders ${values['no-holders'] ? 'off' : 'on'}), ${rounds} rounds every ${intervalMS} ms:`)
+  console.log(`  round ms: min ${sorted[0]}, p50 ${pct(50)}, p95 ${pct(95)}, max ${sorted.at(-1)}, mean ${result.roundMS.mean}`)
+  console.log(`  hosts answering every round: ${answered}/${result.hosts.length}`)
+  const fits = (sorted.at(-1) ?? Infinity) < intervalMS && answered === result.hosts.length
+  console.log(fits ? `OK: every round fits the ${intervalMS} ms interval` : `FAIL: a round took ${sorted.at(-1)} ms (interval ${intervalMS} ms) or a host missed a round`)
+  process.exitCode = fits ? 0 : 1
+} finally {
+  await Promise.all(clients.map((c) => c.close()))
+  await sim.stop()
+}
