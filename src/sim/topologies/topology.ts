@@ -2,10 +2,10 @@
  * What a topology builder receives and returns. A builder creates SimProcess objects
  * (not yet listening) sharing stores as the topology requires; cluster.ts starts them.
  *
- * Sharded seam: a `buildSharded` would create one config-server replica set (its own
+ * Sharded: `sharded.ts` creates one config server (its own
  * DataStore holding the `config` database), one DataStore per shard (each a replica set
  * or a single 'shard' process), and `mongos` processes whose registry is
- * `mongodCommands().clone()` with routed commands overridden; mongos would forward to
+ * `mongosCommands()` (mongod's table with routed commands overridden); mongos forwards to
  * shards over its own outbound pools (connPoolStats reads them).
  */
 import type {UserStore} from '../auth/users.js'
