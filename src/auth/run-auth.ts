@@ -17,6 +17,7 @@ import {performance} from 'node:perf_hooks'
 import {PoolToolError, usageError} from '../errors.js'
 import {createHistogram, type Histogram, recordMs, summarize} from '../metrics/histograms.js'
 import {createClient} from '../mongo/client.js'
+import {toPoolToolError} from '../mongo/errors.js'
 import {PoolTelemetry} from '../mongo/pool-telemetry.js'
 import type {Target} from '../target.js'
 import {splitHostPort, type ScramCredentials} from '../wire/client.js'
@@ -257,7 +258,8 @@ export async function measureAuth(target: Target, config: AuthConfig, hooks: Aut
             : 'SCRAM-SHA-1'
   progress(`authenticating pooltool's probe connection to ${host}`)
   const channel: AdminChannel = await openAdminChannel({
-    driverFree: driverFreeAvailable,
+    // Driver-free keeps the driver's PBKDF2 cache cold; a non-SCRAM URI (X.509, PLAIN …) needs the driver to log in.
+    driverFree: driverFreeAvailable && !nonScramUriMechanism,
     host,
     driverUri: hostUri(target.uri, host, {mechanism: probeMechanism, txt: seeds.txt}),
     credentials: scramCredentials,
@@ -407,7 +409,11 @@ export async function measureAuth(target: Target, config: AuthConfig, hooks: Aut
     // ---- the unit: pooled pings through one warm client, same host
     if (!interrupted && config.pings > 0) {
       progress(`${config.pings} pooled pings`)
-      pooledPing = await pooledPings(hostUri(target.uri, host, {txt: seeds.txt}), settings, config.pings, hooks.signal)
+      try {
+        pooledPing = await pooledPings(hostUri(target.uri, host, {txt: seeds.txt}), settings, config.pings, hooks.signal)
+      } catch (error) {
+        notes.push(`pooled pings failed, so no cost in pooled pings: ${toPoolToolError(error, {target: host, secrets: target.secrets}).message}`)
+      }
       interrupted = hooks.signal.aborted
     }
   } finally {
