@@ -21,7 +21,7 @@ export default class ConnsList extends TargetCommand<typeof ConnsList> {
 
   static override flags = {
     holders: Flags.boolean({default: true, allowNo: true, summary: 'Read who holds the connections ($currentOp with idle connections); --no-holders skips it.'}),
-    'sim-topology': Flags.string({options: [...SIM_TOPOLOGIES], default: 'replset', summary: 'Embedded cluster only (no --uri): its shape.', helpGroup: 'CONNECTION'}),
+    'sim-topology': Flags.string({options: [...SIM_TOPOLOGIES], default: 'sharded', summary: 'Embedded cluster only (no --uri): its shape.', helpGroup: 'CONNECTION'}),
   }
 
   async run(): Promise<ConnsListResult> {

@@ -50,7 +50,7 @@ export default class ConnsWatch extends TargetCommand<typeof ConnsWatch> {
     holders: Flags.boolean({default: true, allowNo: true, summary: 'Read who holds the connections ($currentOp with idle connections) every round; --no-holders skips it.', helpGroup: 'WATCH'}),
     ndjson: Flags.boolean({default: false, exclusive: ['json'], summary: 'Stream one JSON sample per host per round (plus alert lines and the summary last), one per line.', helpGroup: 'OUTPUT'}),
     verbose: Flags.boolean({default: false, summary: "Print each poll round's duration on stderr.", helpGroup: 'OUTPUT'}),
-    'sim-topology': Flags.string({options: [...SIM_TOPOLOGIES], default: 'replset', summary: 'Embedded cluster only (no --uri): its shape.', helpGroup: 'CONNECTION'}),
+    'sim-topology': Flags.string({options: [...SIM_TOPOLOGIES], default: 'sharded', summary: 'Embedded cluster only (no --uri): its shape.', helpGroup: 'CONNECTION'}),
   }
 
   /** Alerts and notes go to stderr even under --json: stdout keeps the JSON document. */
@@ -76,7 +76,8 @@ export default class ConnsWatch extends TargetCommand<typeof ConnsWatch> {
           else if (mode === 'live') view = new ConnsLiveView(`pooltool conns watch ${target.redactedUri} · ${describeTopology(topology, topology.hosts.length)} · every ${options.intervalMS} ms`)
         },
         onRound: (round) => {
-          if (flags.verbose) this.stderr(`round ${round.round}: ${round.roundMS} ms for ${round.hosts.length} hosts`)
+          // The live view shows the round time in its header; a stderr line would break the in-place redraw.
+          if (flags.verbose && mode !== 'live') this.stderr(`round ${round.round}: ${round.roundMS} ms for ${round.hosts.length} hosts`)
           if (mode === 'ndjson') for (const line of ndjsonSamples(round)) this.log(line)
           else if (mode === 'plain') this.log(renderPlainRound(round))
           else if (view) {

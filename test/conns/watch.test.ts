@@ -70,6 +70,17 @@ describe('conns against a replica set', () => {
     assert.match(run.stderr, /discovered replica set rs0, 3 hosts/)
   })
 
+  it('Ctrl-C ends an open-ended watch with the summary (exit 0); a bounded one exits 130', async () => {
+    const open = await runCli(['conns', 'watch', '--uri', sim.info.uri, '--interval', '200ms', '--json'], {interruptAfterMs: 3000})
+    assert.equal(open.code, 0, open.stderr)
+    const result = parseJson(open)
+    assert.equal(result.interrupted, true)
+    assert.ok(result.rounds >= 1 && result.hosts.length === 3)
+    const bounded = await runCli(['conns', 'watch', '--uri', sim.info.uri, '--duration', '1m'], {interruptAfterMs: 3000})
+    assert.equal(bounded.code, 130, bounded.stderr)
+    assert.match(bounded.stdout, /stopped by Ctrl-C/)
+  })
+
   it('list: one snapshot with the version fields and holders', async () => {
     const run = await runCli(['conns', 'list', '--uri', sim.info.uri, '--json'])
     assert.equal(run.code, 0, run.stderr)
