@@ -38,8 +38,8 @@ describe('host API', () => {
     }
   })
 
-  it('rejects the sharded topology for now and stops cleanly otherwise', async () => {
-    await assert.rejects(startSimCluster({topology: 'sharded'}), /not implemented/)
+  it('rejects a cluster that cannot start (unknown scenario) and stops cleanly otherwise', async () => {
+    await assert.rejects(startSimCluster({topology: 'sharded', scenarios: ['no-such-scenario']}), /unknown scenario 'no-such-scenario'/)
     const sim = await startSimCluster({basePort: 0})
     assert.ok(alive(sim.info.pid))
     await sim.stop()
