@@ -140,7 +140,7 @@ export class WireConnection {
     const reply = await this.request(readHeader(bytes).requestID, bytes)
     if (readHeader(reply).opCode !== OP_MSG) throw new WireNetworkError('expected an OP_MSG reply')
     const doc = decodeOpMsg(reply).body
-    if (doc.ok !== 1 && doc.ok !== 1.0 && Number(doc.ok) !== 1) throw new WireCommandError(doc)
+    if (Number(doc.ok) !== 1) throw new WireCommandError(doc)
     return doc
   }
 
