@@ -62,7 +62,7 @@ export class LockObserver {
   private async pollOnce(): Promise<void> {
     const at = Date.now()
     if (this.session.model === 'in-memory') {
-      const view = await readInMemoryView(this.session)
+      const view = await readInMemoryView(this.session, {serverStatus: false})
       this.ddl.observe(view.ddlOps.filter((o) => o.ns === this.db || (o.ns ?? '').startsWith(`${this.db}.`)), at)
     } else {
       const snap = await readConfigSnapshot(this.session)

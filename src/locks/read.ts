@@ -172,12 +172,12 @@ export function ddlLockEntries(locks: Document | undefined): Record<string, {acq
 }
 
 /** The 6.1+ replacement: DDL ops from $currentOp through the router, and each shard's serverStatus.locks DDL entries. */
-export async function readInMemoryView(session: LocksSession): Promise<InMemoryView> {
+export async function readInMemoryView(session: LocksSession, options: {serverStatus?: boolean} = {}): Promise<InMemoryView> {
   const admin = session.client.db('admin')
   const ops = await admin.aggregate([{$currentOp: {allUsers: true, idleConnections: false}}]).toArray()
   const shards = (await session.client.db('config').collection('shards').find({}).toArray()).map(parseShardDoc)
   const serverStatusLocks: InMemoryView['serverStatusLocks'] = []
-  for (const shard of shards) {
+  for (const shard of options.serverStatus === false ? [] : shards) {
     const host = shard.hosts[0]
     if (!host) continue
     const client = createHostClient({uri: session.target.uri, appName: session.settings.appName, timeoutMs: session.settings.timeoutMs}, host)

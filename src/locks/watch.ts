@@ -202,7 +202,7 @@ export async function runLocksWatch(target: Target, settings: LocksClientSetting
       const at = Date.now()
       let fresh: LockEvent[]
       if (session.model === 'in-memory') {
-        const view = await readInMemoryView(session)
+        const view = await readInMemoryView(session, {serverStatus: false})
         fresh = ddl.observe(view.ddlOps.filter((o) => matches(o.ns, options.filter)), at)
       } else {
         const snap = await readConfigSnapshot(session)
