@@ -22,7 +22,8 @@ export default class ConnsWatch extends TargetCommand<typeof ConnsWatch> {
 
   static override description =
     'Discovers the topology from the entry point (replica-set members from hello; from a mongos the other routers in ' +
-    'config.mongos, the shards from listShards and the config server from serverStatus.sharding) and polls each host ' +
+    'config.mongos, the shards from listShards and the config server from serverStatus.sharding, getShardMap or ' +
+    'connPoolStats.replicaSets) and polls each host ' +
     'over its own connection: serverStatus.connections (current, available, active, totalCreated and its rate per ' +
     'second, rejected, threaded and every other field the server version has; absent fields stay absent), ' +
     'connPoolStats on mongos (pools to each shard), and $currentOp with idle connections grouped by appName, client ' +
