@@ -10,8 +10,14 @@
  * and p50 latency for each, and their ratios (goal: CPU ≤ 1.15, p50 ≤ 1.05 at
  * concurrency 64). Then a soak run prints RSS at its start and end.
  *
- * Flags: --concurrency N (64) --seconds S per trial (5) --rounds R (3) --soak-seconds S (60, 0 skips)
+ * The load generator and the simulated server each get their own core
+ * (taskset, when there are two or more): otherwise they fight over the same
+ * cores and the CPU-per-operation figures swing by ±15 % from round to round.
+ *
+ * Flags: --concurrency N (64) --seconds S per trial (5) --rounds R (5) --soak-seconds S (60, 0 skips)
  */
+import {execFileSync} from 'node:child_process'
+import {availableParallelism} from 'node:os'
 import {parseArgs} from 'node:util'
 
 import {toBenchConfig} from '../../src/bench/config.js'
@@ -25,7 +31,7 @@ const {values} = parseArgs({
   options: {
     concurrency: {type: 'string', default: '64'},
     seconds: {type: 'string', default: '5'},
-    rounds: {type: 'string', default: '3'},
+    rounds: {type: 'string', default: '5'},
     'soak-seconds': {type: 'string', default: '60'},
   },
 })
@@ -88,7 +94,19 @@ async function engineRun(target: Target, trialSeconds: number, onTick?: (elapsed
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`
 
+/** Pin a process to one core; false when taskset is missing. */
+function pin(pid: number, core: number): boolean {
+  try {
+    execFileSync('taskset', ['-a', '-p', '-c', String(core), String(pid)], {stdio: 'ignore'})
+    return true
+  } catch {
+    return false
+  }
+}
+
 const sim = await startSimCluster({})
+// Ask before pinning: availableParallelism() follows this process's own affinity.
+const pinned = availableParallelism() >= 2 && pin(process.pid, 0) && pin(sim.info.pid, 1)
 const target = await resolveTarget({flagUri: sim.info.uri})
 try {
   // Seed once; both sides read the same documents.
@@ -97,7 +115,10 @@ try {
   await seeder.db(DB).collection<{_id: number; payload: string}>('bench').insertMany(Array.from({length: SEED_DOCS}, (_, i) => ({_id: i, payload: 'x'.repeat(256)})))
   await seeder.close()
 
-  console.log(`bench:overhead · findOne by _id · concurrency ${concurrency} · ${rounds} rounds of ${seconds}s each side · embedded cluster pid ${sim.info.pid}`)
+  console.log(
+    `bench:overhead · findOne by _id · concurrency ${concurrency} · ${rounds} rounds of ${seconds}s each side · ` +
+      `embedded cluster pid ${sim.info.pid} · ${pinned ? 'client on core 0, server on core 1' : 'not pinned (no taskset or one core)'}`,
+  )
   await bareLoop(sim.info.uri) // warm-up: JIT, PBKDF2-free connection set-up, server caches
   const bare: Trial[] = []
   const engine: Trial[] = []
