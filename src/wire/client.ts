@@ -12,7 +12,7 @@ import {connect, type Socket} from 'node:net'
 import os from 'node:os'
 import {performance} from 'node:perf_hooks'
 
-import {Binary, type Document} from 'bson'
+import {Binary, type DeserializeOptions, type Document} from 'bson'
 
 import {MessageFramer, OP_MSG, OP_REPLY, decodeOpMsg, decodeOpReply, encodeOpMsg, encodeOpQuery, readHeader} from './codec.js'
 import {hiAsync, ScramClient, scramPassword, type ScramMechanism} from './scram.js'
@@ -37,8 +37,10 @@ export class WireNetworkError extends Error {
 export interface WireConnectOptions {
   host: string
   port: number
-  /** Bounds the TCP connect and every request. */
+  /** Bounds the TCP connect, and every request unless requestTimeoutMs says otherwise. */
   timeoutMs: number
+  /** Bounds every request; 0 waits for ever (a router forwarding to a stalled shard must). */
+  requestTimeoutMs?: number
   signal?: AbortSignal
 }
 
@@ -53,12 +55,12 @@ export function splitHostPort(hostPort: string): {host: string; port: number} {
 
 export class WireConnection {
   private readonly framer = new MessageFramer()
-  private readonly pending = new Map<number, {resolve: (m: Buffer) => void; reject: (e: Error) => void; timer: NodeJS.Timeout}>()
+  private readonly pending = new Map<number, {resolve: (m: Buffer) => void; reject: (e: Error) => void; timer: NodeJS.Timeout | undefined}>()
   private failure: Error | null = null
 
   private constructor(
     private readonly socket: Socket,
-    private readonly timeoutMs: number,
+    private readonly requestTimeoutMs: number,
   ) {
     socket.setNoDelay(true)
     socket.on('data', (chunk: Buffer) => {
@@ -88,7 +90,7 @@ export class WireConnection {
       socket.once('connect', () => {
         clearTimeout(timer)
         socket.removeAllListeners('error')
-        resolve(new WireConnection(socket, options.timeoutMs))
+        resolve(new WireConnection(socket, options.requestTimeoutMs ?? options.timeoutMs))
       })
     })
   }
@@ -114,11 +116,14 @@ export class WireConnection {
   private request(requestID: number, bytes: Buffer): Promise<Buffer> {
     if (this.failure) return Promise.reject(this.failure)
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.pending.delete(requestID)
-        reject(new WireNetworkError(`no reply within ${this.timeoutMs} ms`))
-        this.socket.destroy()
-      }, this.timeoutMs)
+      const timer =
+        this.requestTimeoutMs > 0
+          ? setTimeout(() => {
+              this.pending.delete(requestID)
+              reject(new WireNetworkError(`no reply within ${this.requestTimeoutMs} ms`))
+              this.socket.destroy()
+            }, this.requestTimeoutMs)
+          : undefined
       this.pending.set(requestID, {resolve, reject, timer})
       this.socket.write(bytes)
     })
@@ -136,12 +141,22 @@ export class WireConnection {
 
   /** One OP_MSG command; throws WireCommandError when the server answers ok: 0. */
   async command(db: string, body: Document): Promise<Document> {
+    const doc = await this.commandReply(db, body)
+    if (Number(doc.ok) !== 1) throw new WireCommandError(doc)
+    return doc
+  }
+
+  /** One OP_MSG command; the reply as it came, ok: 0 included (for callers that forward replies). */
+  async commandReply(db: string, body: Document, decode?: DeserializeOptions): Promise<Document> {
     const bytes = encodeOpMsg({body: {...body, $db: db}})
     const reply = await this.request(readHeader(bytes).requestID, bytes)
     if (readHeader(reply).opCode !== OP_MSG) throw new WireNetworkError('expected an OP_MSG reply')
-    const doc = decodeOpMsg(reply).body
-    if (Number(doc.ok) !== 1) throw new WireCommandError(doc)
-    return doc
+    return decodeOpMsg(reply, decode).body
+  }
+
+  /** True once the socket failed or was closed: the connection cannot be used again. */
+  get closed(): boolean {
+    return this.failure !== null || this.socket.destroyed
   }
 
   close(): void {
@@ -169,7 +184,7 @@ export interface ScramCredentials {
   source: string
 }
 
-/** The handshake document: `isMaster` + helloOk + metadata, and speculativeAuthenticate when given. */
+/** The handshake document: `isMaster` + helloOk + metadata, and speculativeAuthenticate when given (`extra` may replace `client`). */
 export function handshakeDocument(appName: string, extra: Document = {}): Document {
   return {isMaster: 1, helloOk: true, client: clientMetadata(appName), ...extra}
 }
@@ -278,12 +293,13 @@ function parseSaltAndCount(serverFirst: string): {salt: Buffer; iterationCount: 
  * `mechanism` when credentials are given. Returns the handshake reply too.
  */
 export async function openAuthenticated(
-  options: WireConnectOptions & {appName: string; credentials?: ScramCredentials; mechanism?: ScramMechanism},
+  options: WireConnectOptions & {appName: string; credentials?: ScramCredentials; mechanism?: ScramMechanism; handshake?: Document},
 ): Promise<{conn: WireConnection; hello: Document}> {
   const conn = await WireConnection.open(options)
   try {
     const session = options.credentials && options.mechanism ? new ScramSession(options.mechanism, options.credentials) : undefined
-    const hello = await conn.legacyCommand(handshakeDocument(options.appName, session ? {speculativeAuthenticate: session.speculative()} : {}))
+    const extra = {...options.handshake, ...(session ? {speculativeAuthenticate: session.speculative()} : {})}
+    const hello = await conn.legacyCommand(handshakeDocument(options.appName, extra))
     if (Number(hello.ok) !== 1) throw new WireCommandError(hello)
     if (session) await session.finish(conn, hello.speculativeAuthenticate as Document | undefined)
     return {conn, hello}
