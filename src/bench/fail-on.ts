@@ -2,6 +2,7 @@
  * `--fail-on 'p99>50ms,errors>0,checkoutWaitP99>10ms'`: thresholds checked on
  * every run; a breach sets the exit code (the run itself is still reported).
  */
+import {type ComparisonOperator, holds, parseComparisons} from '../cli/comparisons.js'
 import {usageError} from '../errors.js'
 import {p99Of} from './knee.js'
 import type {RunResult, ThresholdBreach} from './types.js'
@@ -25,18 +26,12 @@ const COUNT_METRICS: Record<string, Metric> = {
   checkoutfailed: (r) => Object.values(r.pool.checkOutFailed).reduce((a, b) => a + b, 0),
 }
 const TIME_UNITS_US: Record<string, number> = {us: 1, µs: 1, ms: 1000, s: 1_000_000}
-const OPERATORS = {
-  '>': (a: number, b: number) => a > b,
-  '>=': (a: number, b: number) => a >= b,
-  '<': (a: number, b: number) => a < b,
-  '<=': (a: number, b: number) => a <= b,
-} as const
 
 export interface Threshold {
   expression: string
   metric: Metric
   unit: 'us' | ''
-  operator: keyof typeof OPERATORS
+  operator: ComparisonOperator
   /** In µs for time metrics. */
   limit: number
 }
@@ -44,25 +39,18 @@ export interface Threshold {
 const HINT = "write comma-separated METRIC OP VALUE, e.g. 'p99>50ms,errors>0,checkoutWaitP99>10ms'; metrics: p50 p90 p99 p999 max checkoutWaitP50 checkoutWaitP99 checkoutWaitMax (with us/ms/s), errors errorRate(%) opsPerSec connectionsCreated checkOutFailed"
 
 export function parseFailOn(text: string): Threshold[] {
-  return text
-    .split(',')
-    .map((part) => part.trim())
-    .filter((part) => part.length > 0)
-    .map((expression) => {
-      const match = /^([A-Za-z0-9]+)\s*(>=|<=|>|<)\s*(\d+(?:\.\d+)?)\s*(us|µs|ms|s|%)?$/.exec(expression)
-      if (!match) throw usageError(`--fail-on '${expression}' does not parse`, HINT)
-      const [, name, operator, value, unit] = match as unknown as [string, string, keyof typeof OPERATORS, string, string | undefined]
-      const key = name.toLowerCase()
-      if (TIME_METRICS[key]) {
-        if (unit === '%') throw usageError(`--fail-on '${expression}': ${name} is a time`, HINT)
-        return {expression, metric: TIME_METRICS[key], unit: 'us' as const, operator, limit: Number(value) * TIME_UNITS_US[unit ?? 'ms']!}
-      }
-      if (COUNT_METRICS[key]) {
-        if (unit !== undefined && !(unit === '%' && key === 'errorrate')) throw usageError(`--fail-on '${expression}': ${name} takes no unit`, HINT)
-        return {expression, metric: COUNT_METRICS[key], unit: '' as const, operator, limit: Number(value)}
-      }
-      throw usageError(`--fail-on '${expression}': unknown metric '${name}'`, HINT)
-    })
+  return parseComparisons(text, 'fail-on', ['us', 'µs', 'ms', 's', '%'], HINT).map(({expression, raw, name, operator, value, unit}) => {
+    const key = name.toLowerCase()
+    if (TIME_METRICS[key]) {
+      if (unit === '%') throw usageError(`--fail-on '${raw}': ${name} is a time`, HINT)
+      return {expression, metric: TIME_METRICS[key], unit: 'us' as const, operator, limit: value * TIME_UNITS_US[unit ?? 'ms']!}
+    }
+    if (COUNT_METRICS[key]) {
+      if (unit !== undefined && !(unit === '%' && key === 'errorrate')) throw usageError(`--fail-on '${raw}': ${name} takes no unit`, HINT)
+      return {expression, metric: COUNT_METRICS[key], unit: '' as const, operator, limit: value}
+    }
+    throw usageError(`--fail-on '${raw}': unknown metric '${name}'`, HINT)
+  })
 }
 
 export function runLabel(run: RunResult): string {
@@ -74,7 +62,7 @@ export function checkThresholds(thresholds: readonly Threshold[], runs: readonly
   for (const run of runs) {
     for (const threshold of thresholds) {
       const actual = threshold.metric(run)
-      if (OPERATORS[threshold.operator](actual, threshold.limit)) breaches.push({expression: threshold.expression, run: runLabel(run), actual, unit: threshold.unit})
+      if (holds(threshold.operator, actual, threshold.limit)) breaches.push({expression: threshold.expression, run: runLabel(run), actual, unit: threshold.unit})
     }
   }
   return breaches

@@ -8,22 +8,15 @@
  * - `current`, `available`, `active`: counts, or `%` of the connection limit (current + available);
  * - `rejected`: connections the server rejected since the previous poll (6.3+ servers).
  */
+import {type ComparisonOperator, holds, parseComparisons} from '../cli/comparisons.js'
 import {usageError} from '../errors.js'
 import type {AlertMetric, ConnsAlert} from './types.js'
-
-const OPERATORS = {
-  '>': (a: number, b: number) => a > b,
-  '>=': (a: number, b: number) => a >= b,
-  '<': (a: number, b: number) => a < b,
-  '<=': (a: number, b: number) => a <= b,
-} as const
-type Operator = keyof typeof OPERATORS
 
 export interface AlertRule {
   /** As written (whitespace removed), e.g. "rate>50/s". */
   expression: string
   metric: AlertMetric
-  operator: Operator
+  operator: ComparisonOperator
   /** In the rule's unit: per second for rate, percent for %, a count otherwise. */
   limit: number
   unit: '/s' | '%' | ''
@@ -42,26 +35,18 @@ export const ALERT_HINT =
   'current, available, active (a count, or % of current+available), rejected (since the previous poll); operators > >= < <='
 
 export function parseAlerts(text: string): AlertRule[] {
-  const parts = text.split(',').map((p) => p.trim())
-  if (parts.every((p) => p === '')) throw usageError(`--alert '${text}' is empty`, ALERT_HINT)
-  return parts
-    .filter((p) => p !== '')
-    .map((raw) => {
-      const expression = raw.replace(/\s+/g, '')
-      const match = /^([A-Za-z]+)(>=|<=|>|<)(\d+(?:\.\d+)?)(\/s|\/m|%)?$/.exec(expression)
-      if (!match) throw usageError(`--alert '${raw}' does not parse`, ALERT_HINT)
-      const [, name, operator, value, unit] = match as unknown as [string, string, Operator, string, string | undefined]
-      const spec = METRICS[name.toLowerCase()]
-      if (!spec) throw usageError(`--alert '${raw}': unknown metric '${name}'`, ALERT_HINT)
-      if (!spec.units.includes(unit)) {
-        throw usageError(`--alert '${raw}': ${name} does not take '${unit ?? ''}'`, ALERT_HINT)
-      }
-      let limit = Number(value)
-      if (unit === '/m') limit /= 60
-      if (unit === '%' && limit > 100) throw usageError(`--alert '${raw}': a percentage above 100 never fires`, ALERT_HINT)
-      const normalisedUnit: AlertRule['unit'] = spec.metric === 'rate' ? '/s' : unit === '%' ? '%' : ''
-      return {expression, metric: spec.metric, operator, limit, unit: normalisedUnit}
-    })
+  return parseComparisons(text, 'alert', ['/s', '/m', '%'], ALERT_HINT).map(({expression, raw, name, operator, value, unit}) => {
+    const spec = METRICS[name.toLowerCase()]
+    if (!spec) throw usageError(`--alert '${raw}': unknown metric '${name}'`, ALERT_HINT)
+    if (!spec.units.includes(unit)) {
+      throw usageError(`--alert '${raw}': ${name} does not take '${unit ?? ''}'`, ALERT_HINT)
+    }
+    let limit = value
+    if (unit === '/m') limit /= 60
+    if (unit === '%' && limit > 100) throw usageError(`--alert '${raw}': a percentage above 100 never fires`, ALERT_HINT)
+    const normalisedUnit: AlertRule['unit'] = spec.metric === 'rate' ? '/s' : unit === '%' ? '%' : ''
+    return {expression, metric: spec.metric, operator, limit, unit: normalisedUnit}
+  })
 }
 
 /** What the rules can look at for one host at one round; undefined when not known (first poll, field absent on this version). */
@@ -102,11 +87,11 @@ export class AlertEvaluator {
       const value = alertValue(rule, inputs)
       if (value === undefined) return
       const key = `${index}\u0000${host}`
-      const holds = OPERATORS[rule.operator](value, rule.limit)
-      if (holds && !this.firing.get(key)) {
+      const conditionHolds = holds(rule.operator, value, rule.limit)
+      if (conditionHolds && !this.firing.get(key)) {
         fired.push({at, round, host, rule: rule.expression, metric: rule.metric, value: Math.round(value * 100) / 100, limit: Math.round(rule.limit * 100) / 100, unit: rule.unit})
       }
-      this.firing.set(key, holds)
+      this.firing.set(key, conditionHolds)
     })
     return fired
   }
