@@ -7,16 +7,16 @@
 import {encodeHistogram, summarize} from '../metrics/histograms.js'
 import {type ClientSettings, createClient} from '../mongo/client.js'
 import {errorClass} from '../mongo/errors.js'
-import {PoolTelemetry} from '../mongo/pool-telemetry.js'
-import {readEntryTopology, readServerVersion} from '../probes/topology.js'
+import {PoolTelemetry, type PoolTelemetrySnapshot} from '../mongo/pool-telemetry.js'
+import {type EntryTopology, readEntryTopology, readServerVersion} from '../probes/topology.js'
 import type {Target} from '../target.js'
-import {type EngineTick, runEngine} from './engine.js'
+import {type EngineMeasurement, type EngineTick, runEngine} from './engine.js'
 import {checkThresholds, type Threshold} from './fail-on.js'
 import {findKnee} from './knee.js'
 import {createClientModel, effectiveMaxPoolSize} from './models.js'
 import {LockObserver} from './lock-observer.js'
 import {ServerSampler} from './server-sampler.js'
-import type {BenchConfig, BenchResult, PoolModel, RunResult} from './types.js'
+import type {BenchConfig, BenchResult, PoolModel, RunResult, ServerHostResult} from './types.js'
 import {createWorkload} from './workloads.js'
 
 export interface BenchHooks {
@@ -97,7 +97,7 @@ export async function runBench(target: Target, config: BenchConfig, hooks: Bench
     for (const [index, cell] of cells.entries()) {
       if (hooks.signal.aborted) break
       hooks.onRunStart?.(cell, index, cells.length)
-      const run = await runCell(target, settings, config, cell, topology.hosts.map((h) => h.host), hooks, topology.kind)
+      const run = await runCell({target, settings, config, hooks, topology}, cell)
       result.runs.push(run)
       result.interrupted = run.interrupted
       finalize(result, config, hooks)
@@ -124,15 +124,16 @@ function finalize(result: BenchResult, config: BenchConfig, hooks: BenchHooks): 
   if (result.failOn && hooks.thresholds) result.failOn.breaches = checkThresholds(hooks.thresholds, result.runs)
 }
 
-async function runCell(
-  target: Target,
-  settings: ClientSettings,
-  config: BenchConfig,
-  cell: BenchCell,
-  hosts: string[],
-  hooks: BenchHooks,
-  topologyKind = 'unknown',
-): Promise<RunResult> {
+/** What every run of one bench shares. */
+interface BenchContext {
+  target: Target
+  settings: ClientSettings
+  config: BenchConfig
+  hooks: BenchHooks
+  topology: EntryTopology
+}
+
+async function runCell({target, settings, config, hooks, topology}: BenchContext, cell: BenchCell): Promise<RunResult> {
   const telemetry = new PoolTelemetry()
   const model = createClientModel({
     model: cell.model,
@@ -143,14 +144,14 @@ async function runCell(
     telemetry,
   })
   const workload = createWorkload(config)
-  const sampler = await ServerSampler.open(settings, hosts, target.secrets)
+  const sampler = await ServerSampler.open(settings, topology.hosts.map((h) => h.host), target.secrets)
   let measureStartSample: Promise<void> | undefined
   const startMeasuring = (): void => {
     telemetry.resetCounters()
     measureStartSample = sampler.markMeasureStart()
   }
   // ddl on a sharded cluster: watch the bench database's locks while the workload runs.
-  const lockObserver = config.workload === 'ddl' && topologyKind === 'sharded' ? await LockObserver.start(target, settings, config.db) : null
+  const lockObserver = config.workload === 'ddl' && topology.kind === 'sharded' ? await LockObserver.start(target, settings, config.db) : null
   try {
     await model.open()
     if (config.warmupMs <= 0) {
@@ -182,45 +183,59 @@ async function runCell(
     const pool = telemetry.snapshot()
     await model.close()
     const server = await sampler.finish()
-    const latencyUs = summarize(measurement.latencyUs)
-    const setup = summarize(telemetry.setupUs)
-    const checkout = summarize(telemetry.checkoutWaitUs)
-    return {
-      model: cell.model,
-      workload: config.workload,
-      concurrency: cell.concurrency,
-      rate: config.rate ?? null,
-      maxPoolSize: effectiveMaxPoolSize(cell.model, cell.maxPoolSize, cell.concurrency),
-      ops: measurement.ops,
-      errors: measurement.errors,
-      durationMS: Math.round(measurement.durationMs),
-      opsPerSec: measurement.durationMs > 0 ? Math.round((measurement.ops * 1000 * 10) / measurement.durationMs) / 10 : 0,
-      latencyUs,
-      latencyCorrectedUs: measurement.latencyCorrectedUs ? summarize(measurement.latencyCorrectedUs) : null,
-      scheduleLagUs: measurement.scheduleLagUs ? summarize(measurement.scheduleLagUs) : null,
-      checkoutWaitUs: {p50: checkout.p50, p99: checkout.p99, max: checkout.max},
-      pool: {
-        created: pool.created,
-        closed: pool.closed,
-        peakTotal: pool.peakTotal,
-        peakInUse: pool.peakInUse,
-        checkOutFailed: pool.checkOutFailed,
-        cleared: pool.cleared,
-        clients: model.clientsOpened,
-        setupUs: {p50: setup.p50, p99: setup.p99, max: setup.max},
-      },
-      server,
-      errorsByClass: measurement.errorsByClass,
-      ...(locks ? {locks} : {}),
-      histograms: {
-        latencyUs: encodeHistogram(measurement.latencyUs),
-        latencyCorrectedUs: measurement.latencyCorrectedUs ? encodeHistogram(measurement.latencyCorrectedUs) : null,
-      },
-      interrupted: measurement.interrupted,
-    }
+    return toRunResult({cell, config, measurement, telemetry, pool, clients: model.clientsOpened, server, locks})
   } finally {
     await model.close()
     await sampler.close()
     await lockObserver?.close()
+  }
+}
+
+/** The JSON contract of one run, from what the run measured. Pure. */
+function toRunResult(parts: {
+  cell: BenchCell
+  config: BenchConfig
+  measurement: EngineMeasurement
+  telemetry: PoolTelemetry
+  pool: PoolTelemetrySnapshot
+  clients: number
+  server: ServerHostResult[]
+  locks: RunResult['locks'] | undefined
+}): RunResult {
+  const {cell, config, measurement, telemetry, pool, clients, server, locks} = parts
+  const setup = summarize(telemetry.setupUs)
+  const checkout = summarize(telemetry.checkoutWaitUs)
+  return {
+    model: cell.model,
+    workload: config.workload,
+    concurrency: cell.concurrency,
+    rate: config.rate ?? null,
+    maxPoolSize: effectiveMaxPoolSize(cell.model, cell.maxPoolSize, cell.concurrency),
+    ops: measurement.ops,
+    errors: measurement.errors,
+    durationMS: Math.round(measurement.durationMs),
+    opsPerSec: measurement.durationMs > 0 ? Math.round((measurement.ops * 1000 * 10) / measurement.durationMs) / 10 : 0,
+    latencyUs: summarize(measurement.latencyUs),
+    latencyCorrectedUs: measurement.latencyCorrectedUs ? summarize(measurement.latencyCorrectedUs) : null,
+    scheduleLagUs: measurement.scheduleLagUs ? summarize(measurement.scheduleLagUs) : null,
+    checkoutWaitUs: {p50: checkout.p50, p99: checkout.p99, max: checkout.max},
+    pool: {
+      created: pool.created,
+      closed: pool.closed,
+      peakTotal: pool.peakTotal,
+      peakInUse: pool.peakInUse,
+      checkOutFailed: pool.checkOutFailed,
+      cleared: pool.cleared,
+      clients,
+      setupUs: {p50: setup.p50, p99: setup.p99, max: setup.max},
+    },
+    server,
+    errorsByClass: measurement.errorsByClass,
+    ...(locks ? {locks} : {}),
+    histograms: {
+      latencyUs: encodeHistogram(measurement.latencyUs),
+      latencyCorrectedUs: measurement.latencyCorrectedUs ? encodeHistogram(measurement.latencyCorrectedUs) : null,
+    },
+    interrupted: measurement.interrupted,
   }
 }
