@@ -6,7 +6,8 @@
  */
 import {encodeHistogram, summarize} from '../metrics/histograms.js'
 import {type ClientSettings, createClient} from '../mongo/client.js'
-import {errorClass} from '../mongo/errors.js'
+import type {Db} from '../mongo/driver.js'
+import {errorClass, serverErrorCode, UNAUTHORIZED_CODE} from '../mongo/errors.js'
 import {PoolTelemetry, type PoolTelemetrySnapshot} from '../mongo/pool-telemetry.js'
 import {type EntryTopology, readEntryTopology, readServerVersion} from '../probes/topology.js'
 import type {Target} from '../target.js'
@@ -89,7 +90,7 @@ export async function runBench(target: Target, config: BenchConfig, hooks: Bench
     result.target.topology = topology.kind
     result.target.serverVersion = await readServerVersion(admin)
     const db = admin.db(config.db)
-    await db.dropDatabase()
+    await dropNamespace(db)
     seeded = true
     await createWorkload(config).seed(db)
 
@@ -109,13 +110,26 @@ export async function runBench(target: Target, config: BenchConfig, hooks: Bench
   } finally {
     if (seeded && !config.keep) {
       try {
-        await admin.db(config.db).dropDatabase()
+        await dropNamespace(admin.db(config.db))
         result.cleanedUp = true
       } catch {
         // Reported through cleanedUp=false; the run's figures stand.
       }
     }
     await admin.close()
+  }
+}
+
+/**
+ * Empty pooltool's database. dropDatabase needs dbAdmin; a user who may only
+ * write there (readWrite) can still drop the collections one by one.
+ */
+async function dropNamespace(db: Db): Promise<void> {
+  try {
+    await db.dropDatabase()
+  } catch (error) {
+    if (serverErrorCode(error) !== UNAUTHORIZED_CODE) throw error
+    for (const {name} of await db.listCollections({}, {nameOnly: true}).toArray()) await db.collection(name).drop()
   }
 }
 

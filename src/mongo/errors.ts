@@ -70,6 +70,20 @@ export function errorClass(error: unknown): string {
   return 'other'
 }
 
+/** Monitoring commands pooltool reads with: clusterMonitor grants them all, read-only. */
+const MONITORING_COMMANDS = /\{ (serverStatus|getParameter|aggregate|currentOp|connPoolStats|listShards|replSetGetStatus|hostInfo|getShardMap|listCollections|find):/
+
+/** Which role to grant, from the server's "not authorized on <db> to execute command { <name>: …" message. */
+export function privilegeHint(deniedMessage: string): string {
+  const db = /not authorized on (\S+) to execute/.exec(deniedMessage)?.[1]
+  if (db === 'admin' || db === 'config' || (db === undefined && MONITORING_COMMANDS.test(deniedMessage))) {
+    return 'grant the user the clusterMonitor role (read-only), or connect as a user that has it'
+  }
+  return db
+    ? `grant the user readWrite on ${db} (pooltool's own database), or connect as a user that has it`
+    : 'connect as a user with the privileges this command needs (see the README)'
+}
+
 /**
  * Turn an error that ends a command into a PoolToolError with a hint.
  * `secrets` are literal values (the password) to scrub from any message.
@@ -90,13 +104,8 @@ export function toPoolToolError(error: unknown, context: {target: string; secret
     )
   }
   if (chain.some((e) => e.code === UNAUTHORIZED_CODE)) {
-    const denied = chain.find((e) => e.code === UNAUTHORIZED_CODE)
-    return new PoolToolError(
-      'UNAUTHORIZED',
-      `not authorized: ${scrub(denied?.message ?? message)}`,
-      'grant the user the clusterMonitor role (read-only) or connect as a user that has it',
-      {cause: error},
-    )
+    const denied = scrub(chain.find((e) => e.code === UNAUTHORIZED_CODE)?.message ?? message)
+    return new PoolToolError('UNAUTHORIZED', /^not authorized/i.test(denied) ? denied : `not authorized: ${denied}`, privilegeHint(denied), {cause: error})
   }
   if (first?.name === 'MongoParseError' || first?.name === 'MongoInvalidArgumentError' || first?.name === 'MongoMissingCredentialsError') {
     return new PoolToolError('INVALID_URI', `invalid connection string: ${message}`, 'expected mongodb://[user:password@]host[:port][,host…]/[db][?options]', {cause: error})

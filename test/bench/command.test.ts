@@ -124,6 +124,25 @@ describe('bench against a cluster under faults', () => {
     assert.match(result.target.uri, /<credentials>/)
   })
 
+  it('runs for a user who may only write to its database: server figures unavailable, collections dropped', async () => {
+    const admin = new MongoClient(authSim.info.uri)
+    try {
+      await admin.db('admin').command({createUser: 'writer', pwd: 'writer-pw', roles: [{role: 'readWrite', db: 'pooltool_bench'}]})
+      const uri = authSim.info.uri.replace('pooltool:pooltool-sim@', 'writer:writer-pw@')
+      const run = await runCli(['bench', '--uri', uri, '--workload', 'insert', '--duration', '500ms', '--json'])
+      assert.equal(run.code, 0, run.stderr)
+      const result = parseJson(run)
+      assert.ok(result.runs[0].ops > 0)
+      assert.match(result.runs[0].server[0].unavailable, /not authorized on admin to execute command \{ serverStatus/)
+      assert.equal(result.runs[0].server[0].totalCreatedDelta, undefined, 'a missing figure is absent, not 0')
+      assert.equal(result.cleanedUp, true)
+      const left = await admin.db('pooltool_bench').listCollections().toArray()
+      assert.deepEqual(left.map((c) => c.name), [])
+    } finally {
+      await admin.close()
+    }
+  })
+
   it('counts dropped connections and a restart as errors and still reports', async () => {
     const running = runCli(['bench', '--uri', sim.info.uri, '--workload', 'ping', '--concurrency', '4', '--duration', '4s', '--json'], {timeoutMs: 60_000})
     const faults = (async () => {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import {describe, it} from 'node:test'
 
-import {toPoolToolError} from '../../src/mongo/errors.js'
+import {privilegeHint, toPoolToolError} from '../../src/mongo/errors.js'
 import {redactText, redactUri} from '../../src/redact.js'
 import {parseTargetUri, resolveTarget} from '../../src/target.js'
 
@@ -39,5 +39,19 @@ describe('target resolution', () => {
       (error: Error & {code?: string; exitCode?: number}) => error.code === 'INVALID_URI' && error.exitCode === 3 && !error.message.includes('pw-999'),
     )
     assert.throws(() => parseTargetUri('http://example.com'), /invalid connection string/)
+  })
+})
+
+describe('missing privileges', () => {
+  it('names the role that grants what was refused', () => {
+    assert.match(privilegeHint('not authorized on admin to execute command { serverStatus: 1, $db: "admin" }'), /clusterMonitor/)
+    assert.match(privilegeHint('not authorized on config to execute command { find: "locks" }'), /clusterMonitor/)
+    assert.match(privilegeHint('not authorized on pooltool_bench to execute command { insert: "bench" }'), /readWrite on pooltool_bench/)
+  })
+  it('maps code 13 to UNAUTHORIZED (exit 6) without repeating itself', () => {
+    const error = Object.assign(new Error('not authorized on config to execute command { find: "locks" }'), {name: 'MongoServerError', code: 13, codeName: 'Unauthorized'})
+    const failure = toPoolToolError(error, {target: 't', secrets: []})
+    assert.equal(failure.exitCode, 6)
+    assert.equal(failure.message, 'not authorized on config to execute command { find: "locks" }')
   })
 })
