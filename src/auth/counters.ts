@@ -1,0 +1,69 @@
+/**
+ * The server's auth counters (serverStatus.security.authentication.mechanisms)
+ * turned into exact per-mechanism deltas. The counters are per mechanism and
+ * host-wide, so they are read after every block of connections: a block holds
+ * at most one connection kind per counter, so each delta belongs to exactly one
+ * MechanismState, and whatever else moved was another client on the host.
+ */
+import type {MechanismState} from './mechanism-state.js'
+import {type AdminChannel, type CounterSnapshot, readAuthCounters} from './probe.js'
+
+export class CounterLedger {
+  /** The snapshot the next delta is taken from; undefined when the counters cannot be read (nothing is credited then). */
+  private last: CounterSnapshot | undefined
+  private unavailableReason: string | undefined
+  private foreignCount = 0
+
+  constructor(
+    private readonly channel: AdminChannel,
+    private readonly secrets: readonly string[],
+  ) {}
+
+  /** Why the counters are missing (unreadable from the start, or since a read failed during the run); undefined while they are exact. */
+  get unavailable(): string | undefined {
+    return this.unavailableReason
+  }
+
+  /** Counter moves no measured connection explains: other clients authenticating on the host. */
+  get foreign(): number {
+    return this.foreignCount
+  }
+
+  /** The first snapshot, taken once the admin channel has authenticated (its own login must not count). */
+  async takeBaseline(): Promise<void> {
+    const first = await readAuthCounters(this.channel, this.secrets)
+    if (first.counters) this.last = first.counters
+    else this.unavailableReason = first.unavailable
+  }
+
+  /**
+   * Read the counters after a block and credit each mechanism's delta to the
+   * block's connection of that mechanism; a block of unauthenticated (none)
+   * connections is credited with every delta (it should see none). Anything
+   * else moved because of other clients on the host.
+   */
+  async creditBlock(block: readonly MechanismState[]): Promise<void> {
+    if (!this.last) return
+    const now = await readAuthCounters(this.channel, this.secrets)
+    if (!now.counters) {
+      this.unavailableReason = `${now.unavailable} (during the run)`
+      this.last = undefined
+      return
+    }
+    const none = block.find((s) => !s.scram)
+    for (const [mech, after] of Object.entries(now.counters)) {
+      const before = this.last[mech] ?? {received: 0, successful: 0}
+      const received = after.received - before.received
+      const owner = block.find((s) => s.mechanism === mech) ?? none
+      if (!owner) {
+        this.foreignCount += received
+        continue
+      }
+      owner.counters.received += received
+      owner.counters.successful += after.successful - before.successful
+      owner.counters.speculativeReceived += (after.speculativeReceived ?? 0) - (before.speculativeReceived ?? 0)
+      owner.counters.speculativeSuccessful += (after.speculativeSuccessful ?? 0) - (before.speculativeSuccessful ?? 0)
+    }
+    this.last = now.counters
+  }
+}
