@@ -7,7 +7,7 @@
 import {ConnectionString} from 'mongodb-connection-string-url'
 
 import {PoolToolError} from './errors.js'
-import {redactUri} from './redact.js'
+import {redactText, redactUri} from './redact.js'
 import {startSimCluster, type SimCluster} from './sim/host.js'
 import type {SimOptions} from './sim/types.js'
 
@@ -45,7 +45,7 @@ export function parseTargetUri(uri: string): ConnectionString {
   } catch (error) {
     throw new PoolToolError(
       'INVALID_URI',
-      `invalid connection string '${redactUri(uri)}': ${(error as Error).message}`,
+      `invalid connection string '${redactUri(uri)}': ${redactText((error as Error).message)}`,
       'expected mongodb://[user:password@]host[:port][,host…]/[db][?options] or mongodb+srv://…',
     )
   }

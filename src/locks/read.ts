@@ -7,6 +7,7 @@
 import {PoolToolError} from '../errors.js'
 import {createClient, createHostClient, type MongoClient} from '../mongo/client.js'
 import type {Document} from '../mongo/driver.js'
+import {toPoolToolError} from '../mongo/errors.js'
 import type {Target} from '../target.js'
 import {lockTiming, parseShardDoc, versionAtLeast, versionParts} from './parse.js'
 import type {DdlOpRow, InMemoryView, LockModel, LockTiming} from './types.js'
@@ -176,20 +177,23 @@ export async function readInMemoryView(session: LocksSession, options: {serverSt
   const admin = session.client.db('admin')
   const ops = await admin.aggregate([{$currentOp: {allUsers: true, idleConnections: false}}]).toArray()
   const shards = (await session.client.db('config').collection('shards').find({}).toArray()).map(parseShardDoc)
-  const serverStatusLocks: InMemoryView['serverStatusLocks'] = []
-  for (const shard of options.serverStatus === false ? [] : shards) {
-    const host = shard.hosts[0]
-    if (!host) continue
-    const client = createHostClient({uri: session.target.uri, appName: session.settings.appName, timeoutMs: session.settings.timeoutMs}, host)
-    try {
-      const status = await client.db('admin').command({serverStatus: 1, repl: 0, metrics: 0, opcounters: 0, connections: 0})
-      serverStatusLocks.push({shard: shard.name, host, resources: ddlLockEntries(status.locks)})
-    } catch (error) {
-      serverStatusLocks.push({shard: shard.name, host, resources: {}, unavailable: (error as Error).message.split('\n')[0]})
-    } finally {
-      await client.close()
-    }
-  }
+  // One round over every shard at once: each read needs its own direct connection (handshake included).
+  const shardsToRead = options.serverStatus === false ? [] : shards.filter((shard) => shard.hosts[0] !== undefined)
+  const serverStatusLocks: InMemoryView['serverStatusLocks'] = await Promise.all(
+    shardsToRead.map(async (shard) => {
+      const host = shard.hosts[0]!
+      const client = createHostClient({uri: session.target.uri, appName: session.settings.appName, timeoutMs: session.settings.timeoutMs}, host)
+      try {
+        const status = await client.db('admin').command({serverStatus: 1, repl: 0, metrics: 0, opcounters: 0, connections: 0})
+        return {shard: shard.name, host, resources: ddlLockEntries(status.locks)}
+      } catch (error) {
+        const unavailable = toPoolToolError(error, {target: host, secrets: session.target.secrets}).message
+        return {shard: shard.name, host, resources: {}, unavailable}
+      } finally {
+        await client.close()
+      }
+    }),
+  )
   const ddlOps = ddlOpsFrom(ops)
   const lockTypes = serverStatusLocks.some((s) => Object.keys(s.resources).length > 0)
   const waiting = ddlOps.filter((o) => o.waitingForLock).length
