@@ -25,7 +25,6 @@ export interface BenchHooks {
   timeoutMs: number
   signal: AbortSignal
   thresholds?: readonly Threshold[]
-  thresholdText?: string
   /** A run of the matrix starts (index from 0). */
   onRunStart?(cell: BenchCell, index: number, total: number): void
   onTick?(cell: BenchCell, tick: BenchTick): void
