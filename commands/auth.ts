@@ -4,7 +4,6 @@ import {toAuthConfig} from '../src/auth/config.js'
 import {measureAuth} from '../src/auth/run-auth.js'
 import {AUTH_MECHANISMS, type AuthResult} from '../src/auth/types.js'
 import {TargetCommand} from '../src/cli/base-command.js'
-import {EXIT_CODES} from '../src/errors.js'
 import {renderAuth, renderAuthProgress} from '../src/reporters/auth.js'
 import {createProgress} from '../src/reporters/progress.js'
 
@@ -71,7 +70,7 @@ export default class Auth extends TargetCommand<typeof Auth> {
       progress.stop()
     }
     this.log(renderAuth(result))
-    if (result.interrupted) process.exitCode = EXIT_CODES.interrupted
+    if (result.interrupted) process.exitCode = this.interruptedExitCode
     return result
   }
 }

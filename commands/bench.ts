@@ -85,7 +85,7 @@ export default class Bench extends TargetCommand<typeof Bench> {
     }
     if (flags.out) await writeJsonAtomically(flags.out, result)
     this.log(renderBench(result))
-    if (result.interrupted) process.exitCode = EXIT_CODES.interrupted
+    if (result.interrupted) process.exitCode = this.interruptedExitCode
     else if (result.failOn && result.failOn.breaches.length > 0) process.exitCode = EXIT_CODES.thresholdBreached
     return result
   }

@@ -23,8 +23,14 @@ export const EXIT_CODES = {
   thresholdBreached: 8,
   /** The server answered with an error the command cannot work around. */
   serverError: 9,
-  /** Stopped by Ctrl-C: partial results were reported. */
+  /** Stopped by SIGHUP (the terminal went away): partial results were reported. */
+  hangup: 129,
+  /** Stopped by Ctrl-C (SIGINT): partial results were reported. */
   interrupted: 130,
+  /** stdout was closed by its reader (EPIPE, e.g. `| head`): stopped quietly, as SIGPIPE would. */
+  brokenPipe: 141,
+  /** Stopped by SIGTERM (timeout, a CI cancel, docker stop): partial results were reported. */
+  terminated: 143,
 } as const
 
 export type ErrorClass = keyof typeof EXIT_CODES

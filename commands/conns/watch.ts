@@ -4,7 +4,6 @@ import {TargetCommand} from '../../src/cli/base-command.js'
 import {toWatchOptions} from '../../src/conns/options.js'
 import type {ConnsWatchResult} from '../../src/conns/types.js'
 import {watchConnections} from '../../src/conns/watch.js'
-import {EXIT_CODES} from '../../src/errors.js'
 import {
   ConnsLiveView,
   describeTopology,
@@ -101,7 +100,7 @@ export default class ConnsWatch extends TargetCommand<typeof ConnsWatch> {
     if (mode === 'ndjson') this.log(JSON.stringify({type: 'summary', ...result}))
     else if (mode !== 'json') this.log(renderWatchSummary(result))
     // Ctrl-C is how an open-ended watch ends; it only counts as an interruption when a bound was asked for.
-    if (result.interrupted && (options.durationMS !== undefined || options.count !== undefined)) process.exitCode = EXIT_CODES.interrupted
+    if (result.interrupted && (options.durationMS !== undefined || options.count !== undefined)) process.exitCode = this.interruptedExitCode
     return result
   }
 }

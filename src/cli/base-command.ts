@@ -11,6 +11,7 @@ import {PoolToolError} from '../errors.js'
 import {toPoolToolError} from '../mongo/errors.js'
 import type {SimOptions} from '../sim/types.js'
 import {resolveTarget, type Target} from '../target.js'
+import {StopSignals} from './stop-signals.js'
 
 export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<T['baseFlags'] & T['flags']>
 export type BaseArgs<T extends typeof Command> = Interfaces.InferredArgs<T['args']>
@@ -24,18 +25,26 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   /** Set by commands that talk to a cluster, so errors can name it (redacted). */
   protected target?: Target
 
-  private readonly interrupt = new AbortController()
-  private interruptCount = 0
-  private readonly onSignal = (): void => {
-    this.interruptCount += 1
-    if (this.interruptCount > 1) process.exit(130)
-    process.stderr.write('\npooltool: stopping; partial results follow (Ctrl-C again to quit at once)\n')
-    this.interrupt.abort()
+  private readonly stops = new StopSignals((line) => process.stderr.write(`${line}\n`))
+
+  /** Aborted on the first SIGINT, SIGTERM, SIGHUP or a closed stdout: long-running work stops, reports and cleans up. */
+  protected get interruptSignal(): AbortSignal {
+    return this.stops.graceful
   }
 
-  /** Aborted on the first Ctrl-C (SIGINT) or SIGTERM: long-running work stops and reports. */
-  protected get interruptSignal(): AbortSignal {
-    return this.interrupt.signal
+  /** Aborted on a second signal: skip cleanup, report what was measured at once. */
+  protected get forceSignal(): AbortSignal {
+    return this.stops.force
+  }
+
+  /** The exit code of what stopped the command: 130 (SIGINT), 143 (SIGTERM), 129 (SIGHUP), 141 (closed stdout). */
+  protected get interruptedExitCode(): number {
+    return this.stops.exitCode ?? 130
+  }
+
+  /** Whether stdout's reader went away (then there is no one to print for). */
+  protected get stdoutClosed(): boolean {
+    return this.stops.stdoutClosed
   }
 
   override async init(): Promise<void> {
@@ -50,8 +59,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     })
     this.flags = flags as BaseFlags<T>
     this.args = args as BaseArgs<T>
-    process.on('SIGINT', this.onSignal)
-    process.on('SIGTERM', this.onSignal)
+    this.stops.install()
   }
 
   /** One line on stderr for a human (suppressed under --json, where the JSON says it). */
@@ -86,9 +94,10 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   }
 
   protected override async finally(error: Error | undefined): Promise<unknown> {
-    process.off('SIGINT', this.onSignal)
-    process.off('SIGTERM', this.onSignal)
+    this.stops.uninstall()
     await this.target?.close()
+    // A closed stdout ends every command the same way, whatever the command made of its interruption.
+    if (this.stops.cause === 'EPIPE') process.exitCode = this.stops.exitCode
     return super.finally(error)
   }
 }

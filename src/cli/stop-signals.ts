@@ -1,0 +1,111 @@
+/**
+ * How a command is asked to stop, and with which exit code it then ends.
+ *
+ * - The first SIGINT, SIGTERM or SIGHUP (or a closed stdout: EPIPE) aborts
+ *   `graceful`: long-running work stops, reports what it measured and cleans
+ *   up (bench drops its namespace). The exit code follows the cause: 130, 143,
+ *   129, or 141 for a closed pipe, as a shell reports a process killed by it.
+ * - A second signal aborts `force`: cleanup is skipped, but what was measured
+ *   is still printed and written, and the command says what it left behind.
+ *   If the command has not ended `FORCE_EXIT_MS` later, the process exits.
+ *
+ * Signals reach the whole process group (`timeout`, a CI cancel, Ctrl-C), so
+ * the embedded cluster's child process ignores them and leaves only when its
+ * parent tells it to or is gone (src/sim/child.ts).
+ */
+import {EXIT_CODES} from '../errors.js'
+
+export type StopCause = 'SIGINT' | 'SIGTERM' | 'SIGHUP' | 'EPIPE'
+
+export const EXIT_CODE_OF_STOP: Record<StopCause, number> = {
+  SIGINT: EXIT_CODES.interrupted,
+  SIGTERM: EXIT_CODES.terminated,
+  SIGHUP: EXIT_CODES.hangup,
+  EPIPE: EXIT_CODES.brokenPipe,
+}
+
+const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const
+
+/** After a second signal, the command has this long to print what it has before the process exits. */
+export const FORCE_EXIT_MS = 2000
+
+/** The reader of a pipe went away (EPIPE), or we wrote again after it did. */
+function isClosedPipe(error: NodeJS.ErrnoException): boolean {
+  return error.code === 'EPIPE' || error.code === 'ERR_STREAM_DESTROYED'
+}
+
+export class StopSignals {
+  private readonly gracefulController = new AbortController()
+  private readonly forceController = new AbortController()
+  private stopCause: StopCause | undefined
+  private installed = false
+  private readonly onSignal = (signal: NodeJS.Signals): void => this.stop(signal as StopCause)
+  private readonly onStdoutError = (error: NodeJS.ErrnoException): void => {
+    if (!isClosedPipe(error)) throw error
+    this.stdoutClosed = true
+    this.stop('EPIPE')
+  }
+  private readonly onStderrError = (error: NodeJS.ErrnoException): void => {
+    if (!isClosedPipe(error)) throw error
+    this.stderrClosed = true
+  }
+
+  /** stdout's reader went away: nothing more can be shown there. */
+  stdoutClosed = false
+  stderrClosed = false
+
+  constructor(private readonly say: (line: string) => void) {}
+
+  /** Aborted by the first stop request: work stops, reports and cleans up. */
+  get graceful(): AbortSignal {
+    return this.gracefulController.signal
+  }
+
+  /** Aborted by the second stop request: skip cleanup, report at once. */
+  get force(): AbortSignal {
+    return this.forceController.signal
+  }
+
+  /** What stopped the command, if anything did. */
+  get cause(): StopCause | undefined {
+    return this.stopCause
+  }
+
+  /** The exit code for the cause (130 for Ctrl-C …); `undefined` when nothing stopped us. */
+  get exitCode(): number | undefined {
+    return this.stopCause === undefined ? undefined : EXIT_CODE_OF_STOP[this.stopCause]
+  }
+
+  install(): void {
+    if (this.installed) return
+    this.installed = true
+    for (const signal of SIGNALS) process.on(signal, this.onSignal)
+    process.stdout.on('error', this.onStdoutError)
+    process.stderr.on('error', this.onStderrError)
+  }
+
+  uninstall(): void {
+    if (!this.installed) return
+    this.installed = false
+    for (const signal of SIGNALS) process.off(signal, this.onSignal)
+    // The stream listeners stay: a write still queued when the command ends may yet fail with EPIPE.
+  }
+
+  stop(cause: StopCause): void {
+    if (!this.gracefulController.signal.aborted) {
+      this.stopCause = cause
+      if (cause !== 'EPIPE') this.tell(`\npooltool: ${cause} received: stopping; partial results follow (send it again to skip cleanup)`)
+      this.gracefulController.abort(cause)
+      return
+    }
+    if (cause === 'EPIPE' || this.forceController.signal.aborted) return
+    this.tell(`pooltool: ${cause} received again: skipping cleanup; printing what was measured`)
+    this.forceController.abort(cause)
+    const code = this.exitCode ?? EXIT_CODE_OF_STOP[cause]
+    setTimeout(() => process.exit(code), FORCE_EXIT_MS).unref()
+  }
+
+  private tell(line: string): void {
+    if (!this.stderrClosed) this.say(line)
+  }
+}
