@@ -6,16 +6,18 @@ import {runBench} from '../src/bench/run-bench.js'
 import {type BenchResult, POOL_MODELS, WORKLOADS} from '../src/bench/types.js'
 import {TargetCommand} from '../src/cli/base-command.js'
 import {parseDurationMs} from '../src/cli/parse.js'
-import {EXIT_CODES} from '../src/errors.js'
-import {writeJsonAtomically} from '../src/output.js'
+import {EXIT_CODES, PoolToolError} from '../src/errors.js'
+import {checkOutputPath, writeJsonAtomically} from '../src/output.js'
 import {renderBench, renderBenchTick} from '../src/reporters/bench.js'
+import {renderNamespaceNotes} from '../src/reporters/namespace.js'
 import {createProgress} from '../src/reporters/progress.js'
 
 export default class Bench extends TargetCommand<typeof Bench> {
   static override summary = 'Drive load through a pool model and measure latency, the client pool and the server side.'
 
   static override description =
-    'Runs a workload in pooltool\'s own database (seeded first, dropped afterwards unless --keep) through one of four ' +
+    'Runs a workload in its own collections of pooltool\'s database (seeded first, dropped afterwards unless --keep; a ' +
+    '--db that holds anything pooltool did not create is refused before any write) through one of four ' +
     'ways of spreading operations over connections: pool (one client, the driver pool), single (maxPoolSize 1), ' +
     'per-op (a new client, handshake and auth per operation) and fixed (N dedicated connections, round robin). ' +
     'Comma lists on --model, --concurrency and --max-pool-size run the matrix and name the knee: the highest ' +
@@ -35,8 +37,13 @@ export default class Bench extends TargetCommand<typeof Bench> {
     mix: Flags.string({summary: 'Weights for --workload mixed, adding up to 100 (default find=80,insert=20).', helpGroup: 'WORKLOAD'}),
     'doc-size': Flags.integer({default: 256, min: 0, max: 16_000_000, summary: 'Payload bytes per document.', helpGroup: 'WORKLOAD'}),
     'seed-docs': Flags.integer({default: 1000, min: 1, max: 10_000_000, summary: 'Documents seeded for find and update.', helpGroup: 'WORKLOAD'}),
-    db: Flags.string({default: 'pooltool_bench', summary: 'pooltool\'s own database: the only one bench writes to (dropped first and afterwards).', helpGroup: 'WORKLOAD'}),
-    keep: Flags.boolean({default: false, summary: 'Keep the bench database afterwards.', helpGroup: 'WORKLOAD'}),
+    db: Flags.string({
+      default: 'pooltool_bench',
+      summary: "pooltool's own database: absent, or created and marked by pooltool. A database holding anything else, admin, local and config are refused.",
+      description: 'Each run writes only its own collections (bench_<runId>) and drops them afterwards; concurrent runs share the database and never touch each other\'s data.',
+      helpGroup: 'WORKLOAD',
+    }),
+    keep: Flags.boolean({default: false, summary: "Keep this run's collections afterwards (the report says how to drop them).", helpGroup: 'WORKLOAD'}),
     model: Flags.string({default: 'pool', summary: `Pool model(s), comma list: ${POOL_MODELS.join(', ')}.`, helpGroup: 'LOAD'}),
     concurrency: Flags.string({default: '10', summary: 'Concurrent operations (closed loop) or the in-flight cap (open loop); comma list sweeps.', helpGroup: 'LOAD'}),
     rate: Flags.integer({min: 1, summary: 'Open loop: scheduled operations per second.', helpGroup: 'LOAD'}),
@@ -50,7 +57,7 @@ export default class Bench extends TargetCommand<typeof Bench> {
     'wait-queue-timeout-ms': Flags.integer({min: 0, summary: 'waitQueueTimeoutMS: fail a checkout that waits this long.', helpGroup: 'POOL'}),
     slo: Flags.string({summary: 'p99 bound for the knee, e.g. 20ms (default: 2x the lowest p99 seen).', helpGroup: 'REPORT'}),
     'fail-on': Flags.string({summary: "Exit 8 when a threshold is crossed, e.g. 'p99>50ms,errors>0,checkoutWaitP99>10ms'.", helpGroup: 'REPORT'}),
-    out: Flags.string({summary: 'Also write the JSON result to this file (atomically; rewritten after every run).', helpGroup: 'REPORT'}),
+    out: Flags.string({summary: 'Also write the JSON result to this file: absent or a regular file (checked before the load starts); written atomically after every run and on interrupt.', helpGroup: 'REPORT'}),
     'sample-interval': Flags.string({default: '250ms', summary: 'How often serverStatus is polled on each host.', helpGroup: 'REPORT'}),
     'sim-latency': Flags.string({summary: 'Embedded cluster only: per-operation service time, e.g. 2ms.', helpGroup: 'CONNECTION'}),
   }
@@ -60,15 +67,29 @@ export default class Bench extends TargetCommand<typeof Bench> {
     const config = toBenchConfig(flags)
     const thresholds = flags['fail-on'] === undefined ? undefined : parseFailOn(flags['fail-on'])
     const simLatencyMs = flags['sim-latency'] === undefined ? 0 : parseDurationMs(flags['sim-latency'], 'sim-latency', 'ms')
+    // Refuse a file we must not write before any load starts (and before the embedded cluster starts).
+    if (flags.out !== undefined) await checkOutputPath(flags.out)
     const target = await this.openTarget({latencyMs: simLatencyMs})
     const progress = createProgress({json: this.jsonEnabled()})
     let label = ''
+    let outFailure: string | undefined
+    // A failed write never loses the measurement: it is printed anyway, and the failure said after it.
+    const writeOut = async (value: BenchResult): Promise<void> => {
+      if (flags.out === undefined) return
+      try {
+        await writeJsonAtomically(flags.out, value)
+        outFailure = undefined
+      } catch (error) {
+        outFailure = `could not write --out ${flags.out}: ${(error as Error).message}`
+      }
+    }
     let result: BenchResult
     try {
       result = await runBench(target, config, {
         appName: flags['app-name'],
         timeoutMs: flags['timeout-ms'],
         signal: this.interruptSignal,
+        forceSignal: this.forceSignal,
         thresholds,
         onRunStart: (cell, index, total) => {
           label = `${total > 1 ? `[${index + 1}/${total}] ` : ''}${cell.model} c=${cell.concurrency}${cell.maxPoolSize === undefined ? '' : ` pool=${cell.maxPoolSize}`}`
@@ -76,17 +97,21 @@ export default class Bench extends TargetCommand<typeof Bench> {
         },
         onTick: (_cell, tick) =>
           progress.update(renderBenchTick(label, {...tick, p99Us: tick.latencyUs.getValueAtPercentile(99)})),
-        onPartialResult: async (partial) => {
-          if (flags.out) await writeJsonAtomically(flags.out, partial)
-        },
+        onPartialResult: writeOut,
       })
     } finally {
       progress.stop()
     }
-    if (flags.out) await writeJsonAtomically(flags.out, result)
+    await writeOut(result)
     this.log(renderBench(result))
+    for (const line of renderNamespaceNotes(result)) this.note(line)
     if (result.interrupted) process.exitCode = this.interruptedExitCode
     else if (result.failOn && result.failOn.breaches.length > 0) process.exitCode = EXIT_CODES.thresholdBreached
+    if (outFailure !== undefined) {
+      const failure = new PoolToolError('OUTPUT_FAILED', outFailure, 'the result above is complete; check the disk and the directory, then write it again')
+      process.stderr.write(`Error [${failure.code}]: ${failure.message} (hint: ${failure.hint})\n`)
+      process.exitCode = failure.exitCode
+    }
     return result
   }
 }

@@ -46,6 +46,7 @@ export type PoolToolErrorCode =
   | 'THRESHOLD_BREACHED'
   | 'SERVER_ERROR'
   | 'INTERRUPTED'
+  | 'OUTPUT_FAILED'
   | 'INTERNAL'
 
 const CLASS_OF_CODE: Record<PoolToolErrorCode, ErrorClass> = {
@@ -58,6 +59,8 @@ const CLASS_OF_CODE: Record<PoolToolErrorCode, ErrorClass> = {
   THRESHOLD_BREACHED: 'thresholdBreached',
   SERVER_ERROR: 'serverError',
   INTERRUPTED: 'interrupted',
+  /** A result file could not be written at the end (the measurement itself was printed). */
+  OUTPUT_FAILED: 'usage',
   INTERNAL: 'internal',
 }
 

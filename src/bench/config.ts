@@ -4,6 +4,7 @@
  */
 import {parseChoiceList, parseDurationMs, parseIntegerList} from '../cli/parse.js'
 import {usageError} from '../errors.js'
+import {checkBenchDatabaseName} from './namespace.js'
 import {type BenchConfig, MIXABLE_OPS, type MixableOp, POOL_MODELS, WORKLOADS, type WorkloadName} from './types.js'
 
 export interface BenchFlagValues {
@@ -45,6 +46,7 @@ export function parseMix(text: string): Partial<Record<MixableOp, number>> {
 }
 
 export function toBenchConfig(flags: BenchFlagValues): BenchConfig {
+  checkBenchDatabaseName(flags.db)
   const [workload] = parseChoiceList(flags.workload, 'workload', WORKLOADS) as [WorkloadName]
   if (flags.workload.includes(',')) throw usageError('--workload takes one workload', `choose one of ${WORKLOADS.join(', ')}`)
   if (flags.mix !== undefined && workload !== 'mixed') throw usageError('--mix needs --workload mixed', 'add --workload mixed, or drop --mix')
@@ -68,6 +70,7 @@ export function toBenchConfig(flags: BenchFlagValues): BenchConfig {
     docSizeBytes: flags['doc-size'],
     seedDocs: flags['seed-docs'],
     db: flags.db,
+    // Each run replaces this with its own bench_<runId> (run-bench.ts).
     collection: 'bench',
     keep: flags.keep,
     models: Object.freeze(parseChoiceList(flags.model, 'model', POOL_MODELS)),

@@ -86,12 +86,15 @@ export class ServerSampler {
     await this.sampleAll('atEnd')
   }
 
-  /** Take the "after" sample (once pooltool's load clients are closed) and disconnect. */
-  async finish(): Promise<ServerHostResult[]> {
+  /** Take the "after" sample, once pooltool's load clients are closed. */
+  async sampleAfter(): Promise<void> {
     // The server notices closed sockets asynchronously; give it a moment.
     await new Promise((resolve) => setTimeout(resolve, 150))
     await this.sampleAll('after')
-    await Promise.allSettled(this.hosts.map((entry) => entry.client.close()))
+  }
+
+  /** Per host, what the samples taken so far say (a sample cut short leaves its figure out). */
+  results(): ServerHostResult[] {
     return this.hosts.map((entry) => toHostResult(entry))
   }
 

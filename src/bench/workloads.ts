@@ -22,8 +22,8 @@ export function handlesFor(db: Db, config: BenchConfig): Handles {
 export type Operation = (handles: Handles) => Promise<unknown>
 
 export interface Workload {
-  /** Create and fill the namespace the operations need (after a drop). */
-  seed(db: Db): Promise<void>
+  /** Create and fill the run's collection; stops between batches when `signal` aborts. */
+  seed(db: Db, signal?: AbortSignal): Promise<void>
   /** The next operation to run. Called on the hot path: keep it cheap. */
   next(): Operation
 }
@@ -53,10 +53,12 @@ export interface SeedDocument {
   payload: string
 }
 
-async function seedById(db: Db, config: BenchConfig): Promise<void> {
+async function seedById(db: Db, config: BenchConfig, signal?: AbortSignal): Promise<void> {
   const collection = db.collection<SeedDocument>(config.collection)
   const payload = payloadOf(config.docSizeBytes)
   for (let start = 0; start < config.seedDocs; start += SEED_BATCH) {
+    // A stop during seeding: no batch may land after cleanup dropped the collection.
+    if (signal?.aborted) return
     const batch = []
     for (let id = start; id < Math.min(config.seedDocs, start + SEED_BATCH); id++) batch.push({_id: id, n: 0, payload})
     await collection.insertMany(batch, {ordered: false})
@@ -100,8 +102,16 @@ function mixedOperation(config: BenchConfig, ops: Record<MixableOp, Operation>, 
  * sharded cluster). "Already exists" / "not found" answers are part of the
  * churn, not errors.
  */
+const DDL_COLLECTIONS = 4
+const ddlCollectionsOf = (config: BenchConfig): string[] => Array.from({length: DDL_COLLECTIONS}, (_, i) => `${config.collection}_ddl${i}`)
+
+/** Every collection the workload may create: what bench's marker lists and its cleanup drops. */
+export function collectionsOf(config: BenchConfig): string[] {
+  return config.workload === 'ddl' ? [config.collection, ...ddlCollectionsOf(config)] : [config.collection]
+}
+
 function ddlOperation(config: BenchConfig, random: () => number): () => Operation {
-  const names = Array.from({length: 4}, (_, i) => `${config.collection}_ddl${i}`)
+  const names = ddlCollectionsOf(config)
   const ignorable = new Set([26 /* NamespaceNotFound */, 48 /* NamespaceExists */, 27 /* IndexNotFound */])
   const tolerate = async (work: Promise<unknown>): Promise<unknown> => {
     try {
@@ -130,8 +140,8 @@ function ddlOperation(config: BenchConfig, random: () => number): () => Operatio
 export function createWorkload(config: BenchConfig, random = createRandom()): Workload {
   const ops = operationsFor(config, random)
   const needsSeed = config.workload === 'find' || config.workload === 'update' || (config.workload === 'mixed' && ((config.mix.find ?? 0) > 0 || (config.mix.update ?? 0) > 0))
-  const seed = async (db: Db): Promise<void> => {
-    if (needsSeed) await seedById(db, config)
+  const seed = async (db: Db, signal?: AbortSignal): Promise<void> => {
+    if (needsSeed) await seedById(db, config, signal)
     else if (config.workload !== 'ping') await db.createCollection(config.collection)
   }
   switch (config.workload) {
