@@ -3,10 +3,10 @@ import {Flags} from '@oclif/core'
 import {TargetCommand} from '../../src/cli/base-command.js'
 import {expiryMsOf, lockExpiryFlag, lockFilterFlags, toLockFilter} from '../../src/cli/locks-flags.js'
 import {parseDurationMs} from '../../src/cli/parse.js'
-import {usageError} from '../../src/errors.js'
-import type {LocksWatchResult} from '../../src/locks/types.js'
+import {EXIT_CODES, usageError} from '../../src/errors.js'
+import type {LockPollFailureReason, LocksWatchResult} from '../../src/locks/types.js'
 import {runLocksWatch} from '../../src/locks/watch.js'
-import {renderLockEvent, renderLocksWatch} from '../../src/reporters/locks.js'
+import {renderLockEvent, renderLockPollFailure, renderLocksWatch} from '../../src/reporters/locks.js'
 
 export default class LocksWatch extends TargetCommand<typeof LocksWatch> {
   static override summary = 'Poll the locks and print each acquisition, release and overtake with its hold time.'
@@ -16,7 +16,9 @@ export default class LocksWatch extends TargetCommand<typeof LocksWatch> {
     'released (with how long it was held) and overtaken (a stale or ping-less holder\'s lock taken by someone else). ' +
     'Hold times are measured from the lock\'s `when` to the poll that saw it free, so they are accurate to one ' +
     'interval. Runs for --duration or until Ctrl-C, then prints hold-time percentiles per lock (--json: the summary ' +
-    'with every event). On 6.1+ it follows DDL operations in $currentOp instead. Read only.'
+    'with every event). Each poll is bounded by --timeout-ms; a poll that fails (router or config server unreachable, ' +
+    'a stall, a lost privilege) is printed on stderr and counted in the summary (failedPolls, by reason), and the watch ' +
+    'goes on. On 6.1+ it follows DDL operations in $currentOp instead. Read only.'
 
   static override examples = [
     '<%= config.bin %> <%= command.id %> --duration 60s',
@@ -50,9 +52,50 @@ export default class LocksWatch extends TargetCommand<typeof LocksWatch> {
         onEvent: (event) => {
           if (!json) this.log(renderLockEvent(event))
         },
+        // stderr keeps stdout's transitions clean; under --json the failures are in the result.
+        onPollFailed: (failure) => {
+          if (!json) process.stderr.write(`${renderLockPollFailure(failure)}\n`)
+        },
       },
     )
     this.log(renderLocksWatch(result))
+    process.exitCode = watchExitCode(result, durationMs !== undefined, this.interruptedExitCode)
     return result
   }
+
+  /**
+   * The summary is out and everything is closed that can be: a driver socket still
+   * waiting on a stalled router must not keep the process alive past the deadline
+   * (the watch ends within one interval plus --timeout-ms). Unref'd: a clean exit is
+   * never delayed by it.
+   */
+  protected override async finally(error: Error | undefined): Promise<unknown> {
+    const outcome = await super.finally(error)
+    setTimeout(() => process.exit(), EXIT_GRACE_MS).unref()
+    return outcome
+  }
+}
+
+/** How long after the summary a lingering driver socket may hold the process. */
+const EXIT_GRACE_MS = 500
+
+/** Failure reasons → the exit code of their class (README exit-code table). */
+const EXIT_CODE_OF_REASON: Record<LockPollFailureReason, number> = {
+  unreachable: EXIT_CODES.unreachable,
+  timeout: EXIT_CODES.unreachable,
+  unauthorized: EXIT_CODES.unauthorized,
+  'server-error': EXIT_CODES.serverError,
+}
+
+/**
+ * 0 when the watch ran its course, failed polls included (they are in the summary);
+ * the stop signal's code when Ctrl-C cut a --duration short (an open-ended watch ends
+ * that way, so 0 then); and, when not one poll answered, the class of the last failure:
+ * the watch saw nothing, and a script must not read that as "no lock moved".
+ */
+function watchExitCode(result: LocksWatchResult, bounded: boolean, interruptedExitCode: number): number {
+  if (result.interrupted) return bounded ? interruptedExitCode : 0
+  const last = result.pollFailures.at(-1)
+  if (last && result.failedPolls === result.polls) return EXIT_CODE_OF_REASON[last.reason]
+  return 0
 }

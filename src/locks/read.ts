@@ -30,6 +30,17 @@ export interface LocksSession {
   close(): Promise<void>
 }
 
+/**
+ * Bounds one read with the driver's per-operation AbortSignal: it cancels server
+ * selection, the checkout and the socket read, and the driver closes that connection,
+ * so a stalled server cannot keep a pooled connection busy for the next read. (Driver 7
+ * ignores timeoutMS, and maxTimeMS only bounds server-side work, which a stalled server
+ * never starts.) Callers combine Ctrl-C with AbortSignal.timeout(--timeout-ms).
+ */
+export interface ReadBounds {
+  signal?: AbortSignal
+}
+
 export interface ConfigSnapshot {
   now: Date
   locks: Document[]
@@ -62,6 +73,26 @@ export function modelFor(version: string): LockModel {
   const [major = 0] = versionParts(version)
   if (major === 0 || !versionAtLeast(version, 3, 4)) return 'unsupported'
   return versionAtLeast(version, 6, 1) ? 'in-memory' : 'config.locks'
+}
+
+/**
+ * How long closing the session may take. The driver's close first ends the server
+ * sessions it pooled (endSessions) and waits for its monitor, so against a stalled
+ * router it waits for the stall to end; past this we stop waiting (the server expires
+ * the sessions itself) and the command ends regardless (see commands/locks/watch.ts).
+ */
+export const CLOSE_GRACE_MS = 500
+
+async function closeWithin(client: MongoClient, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined
+  const grace = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms)
+  })
+  try {
+    await Promise.race([client.close().catch(() => undefined), grace])
+  } finally {
+    clearTimeout(timer)
+  }
 }
 
 /** Opens the session; a replica set or standalone is WRONG_TOPOLOGY (exit 7). */
@@ -101,7 +132,7 @@ export async function openLocksSession(target: Target, settings: LocksClientSett
       model,
       message: modelMessage(model, serverVersion, names.length > 0),
       timing: lockTiming(timeScale, settings.expiryMS),
-      close: () => client.close(),
+      close: () => closeWithin(client, CLOSE_GRACE_MS),
     }
   } catch (error) {
     await client.close()
@@ -109,14 +140,14 @@ export async function openLocksSession(target: Target, settings: LocksClientSett
   }
 }
 
-export async function readConfigSnapshot(session: LocksSession): Promise<ConfigSnapshot> {
+export async function readConfigSnapshot(session: LocksSession, bounds: ReadBounds = {}): Promise<ConfigSnapshot> {
   const config = session.client.db('config')
   const [hello, locks, pings, mongos, shards] = await Promise.all([
-    session.client.db('admin').command({hello: 1}),
-    config.collection('locks').find({}).toArray(),
-    config.collection('lockpings').find({}).toArray(),
-    config.collection('mongos').find({}).toArray(),
-    config.collection('shards').find({}).toArray(),
+    session.client.db('admin').command({hello: 1}, bounds),
+    config.collection('locks').find({}, bounds).toArray(),
+    config.collection('lockpings').find({}, bounds).toArray(),
+    config.collection('mongos').find({}, bounds).toArray(),
+    config.collection('shards').find({}, bounds).toArray(),
   ])
   const now = hello.localTime instanceof Date ? hello.localTime : new Date()
   return {now, locks, pings, mongos, shards}
@@ -173,10 +204,13 @@ export function ddlLockEntries(locks: Document | undefined): Record<string, {acq
 }
 
 /** The 6.1+ replacement: DDL ops from $currentOp through the router, and each shard's serverStatus.locks DDL entries. */
-export async function readInMemoryView(session: LocksSession, options: {serverStatus?: boolean} = {}): Promise<InMemoryView> {
+export async function readInMemoryView(session: LocksSession, options: {serverStatus?: boolean} & ReadBounds = {}): Promise<InMemoryView> {
   const admin = session.client.db('admin')
-  const ops = await admin.aggregate([{$currentOp: {allUsers: true, idleConnections: false}}]).toArray()
-  const shards = (await session.client.db('config').collection('shards').find({}).toArray()).map(parseShardDoc)
+  const bounds: ReadBounds = {signal: options.signal}
+  // Db.aggregate's type omits `signal`, but its cursor honours it like every other cursor (driver 7).
+  const aggregateOptions = {signal: bounds.signal} as Parameters<typeof admin.aggregate>[1]
+  const ops = await admin.aggregate([{$currentOp: {allUsers: true, idleConnections: false}}], aggregateOptions).toArray()
+  const shards = (await session.client.db('config').collection('shards').find({}, bounds).toArray()).map(parseShardDoc)
   // One round over every shard at once: each read needs its own direct connection (handshake included).
   const shardsToRead = options.serverStatus === false ? [] : shards.filter((shard) => shard.hosts[0] !== undefined)
   const serverStatusLocks: InMemoryView['serverStatusLocks'] = await Promise.all(
@@ -184,7 +218,7 @@ export async function readInMemoryView(session: LocksSession, options: {serverSt
       const host = shard.hosts[0]!
       const client = createHostClient({uri: session.target.uri, appName: session.settings.appName, timeoutMs: session.settings.timeoutMs}, host)
       try {
-        const status = await client.db('admin').command({serverStatus: 1, repl: 0, metrics: 0, opcounters: 0, connections: 0})
+        const status = await client.db('admin').command({serverStatus: 1, repl: 0, metrics: 0, opcounters: 0, connections: 0}, bounds)
         return {shard: shard.name, host, resources: ddlLockEntries(status.locks)}
       } catch (error) {
         const unavailable = toPoolToolError(error, {target: host, secrets: session.target.secrets}).message

@@ -126,6 +126,26 @@ export interface LockHoldSummary {
   holdMS: {count: number; p50: number; p90: number; p99: number; max: number}
 }
 
+/**
+ * Why a poll of `locks watch` got no snapshot: the router did not answer (or could not
+ * reach the config server: `unreachable`), it answered nothing within --timeout-ms
+ * (`timeout`: a stalled server), the user lost a privilege or its credentials
+ * (`unauthorized`), or the server answered with another error (`server-error`).
+ */
+export type LockPollFailureReason = 'unreachable' | 'timeout' | 'unauthorized' | 'server-error'
+export const LOCK_POLL_FAILURE_REASONS: readonly LockPollFailureReason[] = ['unreachable', 'timeout', 'unauthorized', 'server-error']
+
+/** One failed poll: a marked round of the watch, which goes on. */
+export interface LockPollFailure {
+  /** When the poll started (ISO). */
+  at: string
+  /** 1-based number of the poll among all polls. */
+  poll: number
+  reason: LockPollFailureReason
+  /** The driver's or server's message, credentials redacted. */
+  error: string
+}
+
 export interface LocksWatchResult {
   target: string
   serverVersion: string
@@ -133,7 +153,14 @@ export interface LocksWatchResult {
   message: string
   durationMS: number
   intervalMS: number
+  /** Every poll, failed ones included. */
   polls: number
+  /** Polls that got no snapshot; their transitions show up at the next poll that answers. */
+  failedPolls: number
+  failedPollsByReason: Record<LockPollFailureReason, number>
+  pollFailures: LockPollFailure[]
+  /** Bound of each poll (--timeout-ms). */
+  pollTimeoutMS: number
   events: LockEvent[]
   locks: LockHoldSummary[]
   interrupted: boolean

@@ -7,8 +7,9 @@
 import {createHistogram, type Histogram, mergeHistograms, recordMs, summarize} from '../metrics/histograms.js'
 import type {Target} from '../target.js'
 import {filterLocks, toLockRows, type LockFilter} from './parse.js'
-import {openLocksSession, readConfigSnapshot, readInMemoryView, type LocksClientSettings} from './read.js'
-import type {DdlOpRow, LockEvent, LockHoldSummary, LockRow, LocksWatchResult} from './types.js'
+import {classifyPollFailure} from './poll-failure.js'
+import {openLocksSession, readConfigSnapshot, readInMemoryView, type LocksClientSettings, type LocksSession, type ReadBounds} from './read.js'
+import {LOCK_POLL_FAILURE_REASONS, type DdlOpRow, type LockEvent, type LockHoldSummary, type LockPollFailure, type LockPollFailureReason, type LockRow, type LocksWatchResult} from './types.js'
 
 interface Seen {
   locked: boolean
@@ -173,11 +174,13 @@ export interface WatchHooks {
   signal: AbortSignal
   onEvent?(event: LockEvent): void
   onStart?(info: {model: LocksWatchResult['model']; message: string; expiryMS: number}): void
+  /** A poll got no snapshot; the watch goes on. */
+  onPollFailed?(failure: LockPollFailure): void
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
-    if (signal.aborted) return resolve()
+    if (ms <= 0 || signal.aborted) return resolve()
     const t = setTimeout(done, ms)
     function done() {
       clearTimeout(t)
@@ -188,10 +191,22 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
   })
 }
 
+const noFailures = (): Record<LockPollFailureReason, number> =>
+  Object.fromEntries(LOCK_POLL_FAILURE_REASONS.map((reason) => [reason, 0])) as Record<LockPollFailureReason, number>
+
+/**
+ * Polls until the deadline, Ctrl-C or forever. A poll that fails (router or config
+ * server gone, a stall, a lost privilege) is a marked round and the watch goes on, so
+ * the summary is always produced. Each poll is bounded by `settings.timeoutMs` through
+ * the driver's per-operation AbortSignal (see ReadBounds), so the last poll ends at most one interval
+ * plus --timeout-ms after the deadline.
+ */
 export async function runLocksWatch(target: Target, settings: LocksClientSettings, options: WatchOptions, hooks: WatchHooks): Promise<LocksWatchResult> {
   const session = await openLocksSession(target, settings)
   const started = Date.now()
   const events: LockEvent[] = []
+  const pollFailures: LockPollFailure[] = []
+  const failedPollsByReason = noFailures()
   let polls = 0
   const locks = new LockTransitionTracker()
   const ddl = new DdlOpTracker()
@@ -200,19 +215,30 @@ export async function runLocksWatch(target: Target, settings: LocksClientSetting
     const until = options.durationMs === undefined ? Number.POSITIVE_INFINITY : started + options.durationMs
     while (!hooks.signal.aborted) {
       const at = Date.now()
-      let fresh: LockEvent[]
-      if (session.model === 'in-memory') {
-        const view = await readInMemoryView(session, {serverStatus: false})
-        fresh = ddl.observe(view.ddlOps.filter((o) => matches(o.ns, options.filter)), at)
-      } else {
-        const snap = await readConfigSnapshot(session)
-        const rows = filterLocks(toLockRows({...snap, nowMs: snap.now.getTime(), timing: session.timing}), {db: options.filter.db, ns: options.filter.ns})
-        fresh = locks.observe(rows, snap.now.getTime())
-      }
       polls++
-      for (const e of fresh) {
-        events.push(e)
-        hooks.onEvent?.(e)
+      const timeout = AbortSignal.timeout(settings.timeoutMs)
+      try {
+        const fresh = await pollOnce(session, options.filter, {signal: AbortSignal.any([hooks.signal, timeout])}, {locks, ddl, atMs: at})
+        for (const e of fresh) {
+          events.push(e)
+          hooks.onEvent?.(e)
+        }
+      } catch (error) {
+        // Ctrl-C cancelled the read: not a failure of the cluster, and not a poll that counts.
+        if (hooks.signal.aborted) {
+          polls--
+          break
+        }
+        const {reason, error: text} = classifyPollFailure(error, {
+          target: target.redactedUri,
+          secrets: target.secrets,
+          timeoutMs: settings.timeoutMs,
+          timedOut: timeout.aborted,
+        })
+        const failure: LockPollFailure = {at: new Date(at).toISOString(), poll: polls, reason, error: text}
+        pollFailures.push(failure)
+        failedPollsByReason[reason] += 1
+        hooks.onPollFailed?.(failure)
       }
       const next = at + options.intervalMs
       if (next >= until) break
@@ -226,13 +252,33 @@ export async function runLocksWatch(target: Target, settings: LocksClientSetting
       durationMS: Date.now() - started,
       intervalMS: options.intervalMs,
       polls,
+      failedPolls: pollFailures.length,
+      failedPollsByReason,
+      pollFailures,
+      pollTimeoutMS: settings.timeoutMs,
       events,
       locks: session.model === 'in-memory' ? ddl.summary() : locks.summary(),
       interrupted: hooks.signal.aborted,
     }
   } finally {
-    await session.close()
+    await session.close().catch(() => undefined)
   }
+}
+
+/** One snapshot turned into transitions (the trackers keep the last successful snapshot across failed polls). */
+async function pollOnce(
+  session: LocksSession,
+  filter: LockFilter,
+  bounds: ReadBounds,
+  trackers: {locks: LockTransitionTracker; ddl: DdlOpTracker; atMs: number},
+): Promise<LockEvent[]> {
+  if (session.model === 'in-memory') {
+    const view = await readInMemoryView(session, {serverStatus: false, ...bounds})
+    return trackers.ddl.observe(view.ddlOps.filter((o) => matches(o.ns, filter)), trackers.atMs)
+  }
+  const snap = await readConfigSnapshot(session, bounds)
+  const rows = filterLocks(toLockRows({...snap, nowMs: snap.now.getTime(), timing: session.timing}), {db: filter.db, ns: filter.ns})
+  return trackers.locks.observe(rows, snap.now.getTime())
 }
 
 function matches(ns: string | null, filter: LockFilter): boolean {

@@ -2,7 +2,7 @@
 import Table from 'cli-table3'
 
 import type {LockObservation} from '../bench/lock-observer.js'
-import type {InMemoryView, LockEvent, LocksListResult, LocksPingsResult, LocksWatchResult} from '../locks/types.js'
+import type {InMemoryView, LockEvent, LockPollFailure, LocksListResult, LocksPingsResult, LocksWatchResult} from '../locks/types.js'
 import {TABLE_STYLE} from './format.js'
 
 /** 850 → "850ms", 12_300 → "12.3s", 905_000 → "15m 5s", 7_300_000 → "2h 1m". */
@@ -106,8 +106,25 @@ export function renderLockEvent(e: LockEvent): string {
   }
 }
 
+/** One failed poll, as it happens (stderr): the watch goes on. */
+export function renderLockPollFailure(f: LockPollFailure): string {
+  return `${f.at} poll ${f.poll} failed (${f.reason}): ${f.error}; the watch goes on`
+}
+
+/** "3 failed: 2 timeout, 1 unreachable" or "" when every poll answered. */
+function failedPollsText(r: LocksWatchResult): string {
+  if (r.failedPolls === 0) return ''
+  const parts = Object.entries(r.failedPollsByReason)
+    .filter(([, n]) => n > 0)
+    .map(([reason, n]) => `${n} ${reason}`)
+  return ` (${r.failedPolls} failed: ${parts.join(', ')})`
+}
+
 export function renderLocksWatch(r: LocksWatchResult): string {
-  const lines = [`${r.polls} polls every ${formatAgeMs(r.intervalMS)} over ${formatAgeMs(r.durationMS)}: ${r.events.length} transition(s)${r.interrupted ? ' (interrupted)' : ''}`]
+  const lines = [
+    `${r.polls} polls${failedPollsText(r)} every ${formatAgeMs(r.intervalMS)} over ${formatAgeMs(r.durationMS)}: ${r.events.length} transition(s)${r.interrupted ? ' (interrupted)' : ''}`,
+  ]
+  if (r.failedPolls > 0) lines.push('transitions during failed polls show at the next poll that answered: their hold times are accurate to that gap')
   if (r.locks.length > 0) {
     const t = new Table({head: ['lock', 'acquired', 'released', 'overtaken', 'hold p50', 'hold p99', 'hold max'], style: TABLE_STYLE})
     for (const l of r.locks) {
