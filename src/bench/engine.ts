@@ -4,27 +4,46 @@
  *
  * Rules, so numbers mean one thing:
  * - An operation is measured when it starts (closed loop) or is scheduled to
- *   start (open loop) inside the measured interval [start, end); every
- *   measured operation is awaited, so a stalled one still counts.
+ *   start (open loop) inside the measured interval [start, end). Every
+ *   measured operation is counted exactly once: completed (`ops`) or failed
+ *   (`errors`, by class); in open loop a scheduled one that never started is
+ *   `missed`, so `scheduled === ops + errors + missed`.
  * - Closed loop: `concurrency` workers, each starts its next operation when
  *   the previous one returns. Latency = reply − send.
- * - Open loop: operation i is scheduled at start + i/rate; at most
- *   `concurrency` are in flight. Corrected latency = reply − scheduled start
- *   (what a user arriving on schedule waits: no coordinated omission);
- *   uncorrected = reply − actual send, reported beside it.
+ * - Open loop: slot i is scheduled at loopStart + i/rate and at most
+ *   `concurrency` operations are in flight. A slot whose time has come while
+ *   the cap is full waits in line (first come, first served) as a user's
+ *   request would, and starts when an operation returns. Corrected latency =
+ *   reply − scheduled start (what a user arriving on schedule waits: no
+ *   coordinated omission); uncorrected = reply − actual send, reported beside
+ *   it. An operation never starts before its scheduled time.
+ * - At the end, measured operations still in flight are awaited: a stalled one
+ *   must be counted, not dropped. After the natural end of the run the wait is
+ *   `drainTimeoutMs` (then class `unfinished`); after a stop request (Ctrl-C,
+ *   SIGTERM) it is at most `stopDrainMs` (then class `aborted`, also counted in
+ *   `aborted`), so a stalled server cannot hold a stop. Once the engine
+ *   returns, its counts are final: an operation that settles later changes
+ *   nothing (it was already counted as unfinished or aborted).
  * - Warm-up runs the same loop first and is not recorded.
  */
+import {setImmediate as nextTurn} from 'node:timers/promises'
+
 import {createHistogram, type Histogram, recordMs} from '../metrics/histograms.js'
+
+/** How long a stop request (signal) waits for operations in flight before counting them as aborted. */
+export const STOP_DRAIN_MS = 1000
 
 export interface EnginePlan {
   concurrency: number
-  /** Open loop when set: operations per second. */
+  /** Open loop when set: operations per second. An open-loop run is bounded by `durationMs` (or the signal), not `ops`. */
   rate?: number
   durationMs?: number
   ops?: number
   warmupMs: number
-  /** How long to wait for operations still in flight when the interval ends. */
+  /** How long to wait for operations still in flight when the interval ends naturally. */
   drainTimeoutMs: number
+  /** The same after a stop request (default STOP_DRAIN_MS; never longer than drainTimeoutMs). */
+  stopDrainMs?: number
   tickIntervalMs: number
 }
 
@@ -45,18 +64,35 @@ export interface EngineTick {
   latencyUs: Histogram
 }
 
+/** Why a scheduled open-loop operation never started (see RunResult.missedByReason). */
+export type MissedReason = 'inFlightCapFull' | 'runEnded'
+export const MISSED_REASONS: readonly MissedReason[] = ['inFlightCapFull', 'runEnded']
+
+/** The error class of measured operations a stop request gave up on. */
+export const ABORTED_CLASS = 'aborted'
+/** The error class of measured operations still running when the natural end's drain timed out. */
+export const UNFINISHED_CLASS = 'unfinished'
+
 export interface EngineMeasurement {
   ops: number
+  /** Always the sum of errorsByClass. */
   errors: number
   errorsByClass: Record<string, number>
+  /** Open loop: slots scheduled inside the measured interval; closed loop: null. */
+  scheduled: number | null
+  /** Open loop: scheduled slots that never started (scheduled = ops + errors + missed); closed loop: 0. */
+  missed: number
+  /** Open loop: missed by reason, every reason present; closed loop: {}. */
+  missedByReason: Partial<Record<MissedReason, number>>
+  /** Measured operations still in flight when a stop request cut the wait short (also in errorsByClass.aborted). */
+  aborted: number
   durationMs: number
   latencyUs: Histogram
+  /** Open loop: completed operations (reply − scheduled start) and missed ones (give-up − scheduled start). */
   latencyCorrectedUs: Histogram | null
   scheduleLagUs: Histogram | null
   interrupted: boolean
 }
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 
 /** Mutable state of one run, owned by the engine. */
 class RunState {
@@ -64,14 +100,21 @@ class RunState {
   /** No new operation may start. */
   stopped = false
   interrupted = false
+  /** Counts are final: operations that settle from now on are not recorded. */
+  sealed = false
   measureStart = 0
   measureEnd = Number.POSITIVE_INFINITY
   /** Measured operations started (for --ops). */
   claimed = 0
   /** Measured operations started and not yet returned. */
   inFlight = 0
+  /** Operations (measured or warm-up) started and not yet returned: the in-flight cap's occupancy. */
+  executing = 0
+  /** Open loop: slots scheduled in the measured interval, known once the run stops. */
+  scheduled = 0
   ops = 0
   errors = 0
+  aborted = 0
   readonly errorsByClass: Record<string, number> = {}
   readonly latencyUs = createHistogram()
   readonly latencyCorrectedUs: Histogram | null
@@ -90,12 +133,16 @@ class RunState {
 
 export async function runEngine(plan: EnginePlan, hooks: EngineHooks): Promise<EngineMeasurement> {
   const openLoop = plan.rate !== undefined
+  if (openLoop && plan.ops !== undefined) throw new Error('runEngine: an open-loop run is bounded by durationMs, not ops')
   const state = new RunState(openLoop)
   const loopStart = performance.now()
+  const stopDrainMs = Math.min(plan.stopDrainMs ?? STOP_DRAIN_MS, plan.drainTimeoutMs)
 
   const beginMeasuring = (): void => {
+    if (state.stopped) return // stopped during warm-up (or before it began): nothing is measured
     state.measuring = true
-    state.measureStart = performance.now()
+    // Without warm-up the interval starts with the loop, so slot 0 is measured.
+    state.measureStart = plan.warmupMs > 0 ? performance.now() : loopStart
     if (plan.durationMs !== undefined) state.measureEnd = state.measureStart + plan.durationMs
     hooks.onMeasureStart?.()
     if (plan.durationMs !== undefined) stopTimer = setTimeout(stop, plan.durationMs)
@@ -104,12 +151,17 @@ export async function runEngine(plan: EnginePlan, hooks: EngineHooks): Promise<E
   const stopped = new Promise<void>((resolve) => {
     resolveStopped = resolve
   })
+  /** Called once the stop is decided; open loop uses it to settle its queue. */
+  let onStop: (() => void) | undefined
   const stop = (): void => {
     if (state.stopped) return
     state.stopped = true
     if (state.measureEnd === Number.POSITIVE_INFINITY || performance.now() < state.measureEnd) state.measureEnd = performance.now()
+    onStop?.()
     resolveStopped()
   }
+  /** Set while waiting for operations in flight: a stop request shortens that wait. */
+  let shortenDrain: (() => void) | undefined
   const onAbort = (): void => {
     state.interrupted = true
     if (!state.measuring) {
@@ -117,6 +169,7 @@ export async function runEngine(plan: EnginePlan, hooks: EngineHooks): Promise<E
       state.measureStart = performance.now()
     }
     stop()
+    shortenDrain?.()
   }
 
   let stopTimer: NodeJS.Timeout | undefined
@@ -127,7 +180,7 @@ export async function runEngine(plan: EnginePlan, hooks: EngineHooks): Promise<E
 
   let lastTickOps = 0
   const ticker = setInterval(() => {
-    if (!state.measuring) return
+    if (!state.measuring || state.sealed) return
     const elapsedMs = performance.now() - state.measureStart
     hooks.onTick?.({
       elapsedMs,
@@ -150,53 +203,116 @@ export async function runEngine(plan: EnginePlan, hooks: EngineHooks): Promise<E
     return true
   }
 
-  const closedLoopWorker = async (): Promise<void> => {
-    while (!state.stopped) {
-      if (!claim()) return
-      const startedAt = performance.now()
-      const measured = state.measuring && startedAt >= state.measureStart
-      if (measured) state.inFlight += 1
-      try {
-        await hooks.execute()
-        if (measured) {
-          recordMs(state.latencyUs, performance.now() - startedAt)
-          state.ops += 1
+  /**
+   * Run one operation and record it. `scheduledAt` is set in open loop.
+   * Nothing is recorded once the state is sealed: the operation was already
+   * counted as unfinished or aborted when the engine stopped waiting for it.
+   */
+  const runOperation = async (measured: boolean, scheduledAt?: number): Promise<void> => {
+    const startedAt = performance.now()
+    state.executing += 1
+    if (measured) state.inFlight += 1
+    try {
+      await hooks.execute()
+      if (measured && !state.sealed) {
+        const doneAt = performance.now()
+        recordMs(state.latencyUs, doneAt - startedAt)
+        if (scheduledAt !== undefined) {
+          recordMs(state.latencyCorrectedUs!, doneAt - scheduledAt)
+          recordMs(state.scheduleLagUs!, startedAt - scheduledAt)
         }
-      } catch (error) {
-        if (measured) state.countError(hooks.classifyError(error))
-      } finally {
-        if (measured) state.inFlight -= 1
+        state.ops += 1
       }
+    } catch (error) {
+      if (measured && !state.sealed) state.countError(hooks.classifyError(error))
+    } finally {
+      state.executing -= 1
+      if (measured) state.inFlight -= 1
     }
   }
 
+  const closedLoopWorker = async (): Promise<void> => {
+    while (!state.stopped) {
+      if (!claim()) return
+      const measured = state.measuring && performance.now() >= state.measureStart
+      await runOperation(measured)
+    }
+  }
+
+  // Open loop. Slots are taken in order by whichever worker is free, so a slot
+  // that is due while every worker is busy waits in line behind the earlier ones.
   const intervalMs = openLoop ? 1000 / plan.rate! : 0
+  const slotTime = (slot: number): number => loopStart + slot * intervalMs
   let nextSlot = 0
+  const inMeasuredInterval = (scheduledAt: number): boolean => state.measuring && scheduledAt >= state.measureStart && scheduledAt < state.measureEnd
+  /**
+   * Measured slots that never started, by reason: those a free worker held
+   * when the run ended (a few, by their scheduled start) and the run of slots
+   * no worker took (by slot range: it can be millions long).
+   */
+  const heldMissedAt: number[] = []
+  let untakenMissed = {first: 0, end: 0, reason: 'inFlightCapFull' as MissedReason}
+  /** Workers waiting for their slot's time: woken at once by a stop. */
+  const waiting = new Set<() => void>()
+
+  /** Resolves at `scheduledAt` (never before) or when the run stops. */
+  const waitUntil = async (scheduledAt: number): Promise<void> => {
+    let remaining = scheduledAt - performance.now()
+    if (remaining <= 0) return
+    if (remaining >= 1) {
+      let wake!: () => void
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(() => wake(), remaining)
+        wake = () => {
+          clearTimeout(timer)
+          waiting.delete(wake)
+          resolve()
+        }
+        waiting.add(wake)
+      })
+      remaining = scheduledAt - performance.now()
+    }
+    // Timers have 1 ms granularity: finish a sub-millisecond wait by yielding.
+    while (remaining > 0 && !state.stopped) {
+      await nextTurn()
+      remaining = scheduledAt - performance.now()
+    }
+  }
+
   const openLoopWorker = async (): Promise<void> => {
     while (!state.stopped) {
-      const scheduledAt = loopStart + nextSlot * intervalMs
+      const scheduledAt = slotTime(nextSlot)
       nextSlot += 1
-      const wait = scheduledAt - performance.now()
-      if (wait >= 1) await sleep(wait)
-      if (state.stopped || scheduledAt >= state.measureEnd) return
-      const measured = state.measuring && scheduledAt >= state.measureStart
-      if (measured && !claim()) return
-      const startedAt = performance.now()
-      if (measured) state.inFlight += 1
-      try {
-        await hooks.execute()
-        if (measured) {
-          const doneAt = performance.now()
-          recordMs(state.latencyUs, doneAt - startedAt)
-          recordMs(state.latencyCorrectedUs!, doneAt - scheduledAt)
-          recordMs(state.scheduleLagUs!, Math.max(0, startedAt - scheduledAt))
-          state.ops += 1
-        }
-      } catch (error) {
-        if (measured) state.countError(hooks.classifyError(error))
-      } finally {
-        if (measured) state.inFlight -= 1
+      await waitUntil(scheduledAt)
+      if (state.stopped) {
+        // This worker was free and holding the slot, but the run ended before the slot's time came round.
+        if (inMeasuredInterval(scheduledAt)) heldMissedAt.push(scheduledAt)
+        return
       }
+      if (scheduledAt >= state.measureEnd) return
+      await runOperation(state.measuring && scheduledAt >= state.measureStart, scheduledAt)
+    }
+  }
+
+  /** First slot scheduled at or after `time` (slots are compared exactly as the workers compare them). */
+  const firstSlotAtOrAfter = (time: number): number => {
+    let slot = Math.max(0, Math.ceil((time - loopStart) / intervalMs))
+    while (slot > 0 && slotTime(slot - 1) >= time) slot -= 1
+    while (slotTime(slot) < time) slot += 1
+    return slot
+  }
+  if (openLoop) {
+    onStop = () => {
+      for (const wake of [...waiting]) wake()
+      if (!state.measuring) return
+      // Slots due in the measured interval that no worker took: every worker
+      // was busy with an earlier operation (the in-flight cap was full), or a
+      // free worker's timer had not fired yet when the interval closed.
+      const capFull = state.executing >= plan.concurrency
+      const firstMeasured = firstSlotAtOrAfter(state.measureStart)
+      const endSlot = firstSlotAtOrAfter(state.measureEnd)
+      state.scheduled = Math.max(0, endSlot - firstMeasured)
+      untakenMissed = {first: Math.max(nextSlot, firstMeasured), end: endSlot, reason: capFull ? 'inFlightCapFull' : 'runEnded'}
     }
   }
 
@@ -204,20 +320,38 @@ export async function runEngine(plan: EnginePlan, hooks: EngineHooks): Promise<E
   const workers = Array.from({length: plan.concurrency}, () => worker())
   const allDone = Promise.all(workers)
 
-  // Wait for the stop condition, then for measured operations still in flight:
-  // a stalled operation must be counted, not dropped. One that outlives the
-  // drain timeout is counted as an 'unfinished' error.
   void allDone.then(stop)
   await stopped
+  // Wait for measured operations still in flight, within the drain.
+  const drainStart = performance.now()
   let drainTimer: NodeJS.Timeout | undefined
-  const drained = await Promise.race([
-    allDone.then(() => true),
-    new Promise<boolean>((resolve) => {
-      drainTimer = setTimeout(() => resolve(false), plan.drainTimeoutMs)
-    }),
-  ])
+  let drainDeadline = drainStart + (state.interrupted ? stopDrainMs : plan.drainTimeoutMs)
+  const drained = await new Promise<boolean>((resolve) => {
+    const arm = () => {
+      clearTimeout(drainTimer)
+      drainTimer = setTimeout(() => resolve(false), Math.max(0, drainDeadline - performance.now()))
+    }
+    shortenDrain = () => {
+      drainDeadline = Math.min(drainDeadline, performance.now() + stopDrainMs)
+      arm()
+    }
+    arm()
+    void allDone.then(() => resolve(true))
+  })
   clearTimeout(drainTimer)
-  if (!drained) for (let i = 0; i < state.inFlight; i++) state.countError('unfinished')
+  shortenDrain = undefined
+  if (!drained) {
+    const givenUpClass = hooks.signal.aborted ? ABORTED_CLASS : UNFINISHED_CLASS
+    for (let i = 0; i < state.inFlight; i++) state.countError(givenUpClass)
+    if (givenUpClass === ABORTED_CLASS) state.aborted += state.inFlight
+  }
+  state.sealed = true
+  const givenUpAt = performance.now()
+  // A missed slot's user has waited from its scheduled start until now, when
+  // the engine stopped waiting, and was still not served: record that wait, a
+  // lower bound of what they would have waited, in the corrected latency.
+  for (const scheduledAt of heldMissedAt) recordMs(state.latencyCorrectedUs!, givenUpAt - scheduledAt)
+  for (let slot = untakenMissed.first; slot < untakenMissed.end; slot++) recordMs(state.latencyCorrectedUs!, givenUpAt - slotTime(slot))
 
   clearTimeout(warmupTimer)
   clearTimeout(stopTimer)
@@ -226,10 +360,20 @@ export async function runEngine(plan: EnginePlan, hooks: EngineHooks): Promise<E
 
   if (!state.measuring) state.measureStart = state.measureEnd = performance.now()
   const end = plan.ops !== undefined && !state.interrupted ? performance.now() : state.measureEnd
+  const missedByReason: Partial<Record<MissedReason, number>> = {}
+  if (openLoop) {
+    for (const reason of MISSED_REASONS) missedByReason[reason] = 0
+    missedByReason.runEnded! += heldMissedAt.length
+    missedByReason[untakenMissed.reason]! += Math.max(0, untakenMissed.end - untakenMissed.first)
+  }
   return {
     ops: state.ops,
     errors: state.errors,
-    errorsByClass: state.errorsByClass,
+    errorsByClass: {...state.errorsByClass},
+    scheduled: openLoop ? state.scheduled : null,
+    missed: Object.values(missedByReason).reduce((sum, n) => sum + n, 0),
+    missedByReason,
+    aborted: state.aborted,
     durationMs: Math.max(0, end - state.measureStart),
     latencyUs: state.latencyUs,
     latencyCorrectedUs: state.latencyCorrectedUs,

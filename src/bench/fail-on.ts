@@ -24,6 +24,7 @@ const COUNT_METRICS: Record<string, Metric> = {
   opspersec: (r) => r.opsPerSec,
   connectionscreated: (r) => r.pool.created,
   checkoutfailed: (r) => Object.values(r.pool.checkOutFailed).reduce((a, b) => a + b, 0),
+  missed: (r) => r.missed,
 }
 const TIME_UNITS_US: Record<string, number> = {us: 1, µs: 1, ms: 1000, s: 1_000_000}
 
@@ -36,7 +37,7 @@ export interface Threshold {
   limit: number
 }
 
-const HINT = "write comma-separated METRIC OP VALUE, e.g. 'p99>50ms,errors>0,checkoutWaitP99>10ms'; metrics: p50 p90 p99 p999 max checkoutWaitP50 checkoutWaitP99 checkoutWaitMax (with us/ms/s), errors errorRate(%) opsPerSec connectionsCreated checkOutFailed"
+const HINT = "write comma-separated METRIC OP VALUE, e.g. 'p99>50ms,errors>0,checkoutWaitP99>10ms'; metrics: p50 p90 p99 p999 max checkoutWaitP50 checkoutWaitP99 checkoutWaitMax (with us/ms/s), errors errorRate(%) missed opsPerSec connectionsCreated checkOutFailed"
 
 export function parseFailOn(text: string): Threshold[] {
   return parseComparisons(text, 'fail-on', ['us', 'µs', 'ms', 's', '%'], HINT).map(({expression, raw, name, operator, value, unit}) => {
@@ -57,9 +58,19 @@ export function runLabel(run: RunResult): string {
   return `${run.model} c=${run.concurrency}${run.maxPoolSize === null ? '' : ` pool=${run.maxPoolSize}`}${run.rate === null ? '' : ` rate=${run.rate}`}`
 }
 
+/**
+ * The breach of a gate that measured nothing: every threshold "holds" over an
+ * empty histogram (p99 0, errors 0), so a run whose operations all failed or
+ * never ran would pass `p99>50ms`. A gate needs operations to judge.
+ */
+export const NO_OPERATIONS_MEASURED = 'no operations measured'
+
 export function checkThresholds(thresholds: readonly Threshold[], runs: readonly RunResult[]): ThresholdBreach[] {
   const breaches: ThresholdBreach[] = []
+  if (thresholds.length === 0) return breaches
+  if (runs.length === 0) breaches.push({expression: NO_OPERATIONS_MEASURED, run: 'no run finished', actual: 0, unit: ''})
   for (const run of runs) {
+    if (run.ops === 0) breaches.push({expression: NO_OPERATIONS_MEASURED, run: runLabel(run), actual: 0, unit: ''})
     for (const threshold of thresholds) {
       const actual = threshold.metric(run)
       if (holds(threshold.operator, actual, threshold.limit)) breaches.push({expression: threshold.expression, run: runLabel(run), actual, unit: threshold.unit})

@@ -16,6 +16,7 @@ import {checkThresholds, type Threshold} from './fail-on.js'
 import {findKnee} from './knee.js'
 import {createClientModel, effectiveMaxPoolSize} from './models.js'
 import {LockObserver} from './lock-observer.js'
+import {achievedRatePerSec, rateShortfallOf} from './rate-shortfall.js'
 import {ServerSampler} from './server-sampler.js'
 import type {BenchConfig, BenchResult, PoolModel, RunResult, ServerHostResult} from './types.js'
 import {createWorkload} from './workloads.js'
@@ -226,8 +227,14 @@ function toRunResult(parts: {
     maxPoolSize: effectiveMaxPoolSize(cell.model, cell.maxPoolSize, cell.concurrency),
     ops: measurement.ops,
     errors: measurement.errors,
+    scheduled: measurement.scheduled,
+    missed: measurement.missed,
+    missedByReason: {...measurement.missedByReason},
+    aborted: measurement.aborted,
     durationMS: Math.round(measurement.durationMs),
     opsPerSec: measurement.durationMs > 0 ? Math.round((measurement.ops * 1000 * 10) / measurement.durationMs) / 10 : 0,
+    achievedRatePerSec: achievedRatePerSec(measurement),
+    rateShortfall: rateShortfallOf(measurement, config.rate ?? null, cell.concurrency),
     latencyUs: summarize(measurement.latencyUs),
     latencyCorrectedUs: measurement.latencyCorrectedUs ? summarize(measurement.latencyCorrectedUs) : null,
     scheduleLagUs: measurement.scheduleLagUs ? summarize(measurement.scheduleLagUs) : null,
@@ -243,7 +250,7 @@ function toRunResult(parts: {
       setupUs: {p50: setup.p50, p99: setup.p99, max: setup.max},
     },
     server,
-    errorsByClass: measurement.errorsByClass,
+    errorsByClass: {...measurement.errorsByClass},
     ...(locks ? {locks} : {}),
     histograms: {
       latencyUs: encodeHistogram(measurement.latencyUs),

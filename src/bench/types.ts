@@ -4,6 +4,7 @@
  */
 import type {LatencySummaryUs} from '../metrics/histograms.js'
 import type {LockObservation} from './lock-observer.js'
+import type {NamespaceReport} from './namespace.js'
 import type {PoolOptions} from '../mongo/client.js'
 
 export const POOL_MODELS = ['pool', 'single', 'per-op', 'fixed'] as const
@@ -78,13 +79,44 @@ export interface RunResult {
   concurrency: number
   rate: number | null
   maxPoolSize: number | null
+  /** Measured operations that completed. */
   ops: number
+  /** Measured operations that failed: always the sum of errorsByClass (`aborted` and `unfinished` included). */
   errors: number
+  /**
+   * Open loop: operations scheduled inside the measured interval; each one is
+   * completed, failed or missed: scheduled === ops + errors + missed.
+   * Closed loop: null (every started measured operation is ops or errors).
+   */
+  scheduled: number | null
+  /** Open loop: scheduled operations that never started (closed loop: 0). */
+  missed: number
+  /**
+   * Open loop, always both reasons (closed loop: {}):
+   * - `inFlightCapFull`: its time had come but --concurrency operations were
+   *   in flight until the run ended; it waited in line and never started.
+   * - `runEnded`: a free slot was holding it, but the run ended before its
+   *   start (the load generator's timers ran late).
+   * A stop request (Ctrl-C) ends the measured interval at the signal, so an
+   * operation scheduled after it is not scheduled in the interval at all:
+   * there is no separate `interrupted` reason.
+   * Missed operations count in latencyCorrectedUs with the time from their
+   * scheduled start to when the run stopped waiting: a lower bound of what a
+   * user would have waited.
+   */
+  missedByReason: Record<string, number>
+  /** Measured operations still in flight when a stop request (signal) cut the wait short: errors of class `aborted`. */
+  aborted: number
   durationMS: number
+  /** Completed operations per second of the measured interval. */
   opsPerSec: number
+  /** Open loop: operations started (completed or failed) per second of the measured interval; closed loop: null. */
+  achievedRatePerSec: number | null
+  /** Open loop: set when fewer than 99% of the scheduled operations started (--rate was not delivered); else null. */
+  rateShortfall: RateShortfall | null
   /** Closed loop: from send to reply. Open loop: from actual send (uncorrected). */
   latencyUs: LatencySummaryUs
-  /** Open loop only: from the scheduled start (corrected for coordinated omission). */
+  /** Open loop only: from the scheduled start (corrected for coordinated omission); missed operations included (count = ops + missed). */
   latencyCorrectedUs: LatencySummaryUs | null
   /** Open loop only: how late operations started against their schedule. */
   scheduleLagUs: LatencySummaryUs | null
@@ -100,6 +132,15 @@ export interface RunResult {
   interrupted: boolean
 }
 
+export interface RateShortfall {
+  targetPerSec: number
+  achievedPerSec: number
+  /** --concurrency: the most operations in flight at once. */
+  inFlightCap: number
+  /** One line for people, e.g. "achieved 2,606 of 3,000 ops/s: the in-flight cap --concurrency 10 was full; raise it". */
+  message: string
+}
+
 export interface KneeResult {
   model: PoolModel
   concurrency: number
@@ -112,6 +153,7 @@ export interface KneeResult {
 }
 
 export interface ThresholdBreach {
+  /** The --fail-on expression breached, or "no operations measured" for a run that completed no operation (any --fail-on then fails). */
   expression: string
   run: string
   /** The run's value: µs for latency metrics (unit 'us'), else a plain number. */
@@ -135,6 +177,10 @@ export interface BenchResult {
   failOn: {expressions: string[]; breaches: ThresholdBreach[]} | null
   /** Ctrl-C stopped the matrix early; `runs` holds what was measured. */
   interrupted: boolean
-  /** Whether pooltool's namespace was dropped after the run. */
+  /** Whether everything this bench created was dropped after the run. */
   cleanedUp: boolean
+  /** bench's owned namespace: where it wrote, what it dropped, what it left behind and why. */
+  namespace: NamespaceReport | null
+  /** Steps cut short by a stop request (the server did not answer within the stop budget, or a second signal). */
+  abandoned: string[]
 }

@@ -13,9 +13,21 @@ export function parseDurationMs(text: string, flagName: string, bareUnit: 'ms' |
   if (!match) {
     throw usageError(`--${flagName} '${text}' is not a duration`, `write it as 500ms, 10s, 2m or 1h`)
   }
-  const value = Number(match[1]) * DURATION_UNITS_MS[(match[2] ?? bareUnit).toLowerCase()]!
-  return Math.round(value)
+  const value = Math.round(Number(match[1]) * DURATION_UNITS_MS[(match[2] ?? bareUnit).toLowerCase()]!)
+  if (value > MAX_DURATION_MS) {
+    throw usageError(`--${flagName} '${text}' is above the longest duration pooltool can time (${MAX_DURATION_MS} ms, about 24.8 days)`, `use at most 596h`)
+  }
+  return value
 }
+
+/**
+ * The longest timer Node.js keeps: setTimeout/setInterval treat anything above
+ * 2^31-1 ms as 1 ms, so `--duration 1000h` used to measure about 1 ms. Every
+ * duration flag goes through parseDurationMs and most end in a timer, so the
+ * limit is refused here, once, rather than chaining timers in each consumer:
+ * no load run or watch needs more than 24 days in one invocation.
+ */
+export const MAX_DURATION_MS = 2 ** 31 - 1
 
 /** "1,8,64" → [1, 8, 64]; every entry an integer within [min, max]. */
 export function parseIntegerList(text: string, flagName: string, min: number, max = Number.MAX_SAFE_INTEGER): number[] {

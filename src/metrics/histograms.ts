@@ -40,15 +40,32 @@ export interface LatencySummaryUs {
   count: number
 }
 
+/**
+ * A percentile that lies within what was recorded. HDR's getValueAtPercentile
+ * answers with the highest value equivalent to the bucket's (up to 0.1% above
+ * anything recorded), so a single 123,457 µs sample reads p99 123,519 µs: above
+ * the max. Every percentile pooltool shows goes through here.
+ */
+export function percentileUs(histogram: Histogram, percentile: number): number {
+  if (histogram.totalCount === 0) return 0
+  return clampToRecorded(histogram, histogram.getValueAtPercentile(percentile))
+}
+
+/** Within [smallest, largest] recorded value; 0 stays 0 (HDR tracks the smallest non-zero value only). */
+function clampToRecorded(histogram: Histogram, value: number): number {
+  return Math.min(histogram.maxValue, value === 0 ? 0 : Math.max(histogram.minNonZeroValue, value))
+}
+
 export function summarize(histogram: Histogram): LatencySummaryUs {
   if (histogram.totalCount === 0) return {p50: 0, p90: 0, p99: 0, p999: 0, max: 0, mean: 0, count: 0}
   return {
-    p50: histogram.getValueAtPercentile(50),
-    p90: histogram.getValueAtPercentile(90),
-    p99: histogram.getValueAtPercentile(99),
-    p999: histogram.getValueAtPercentile(99.9),
+    p50: percentileUs(histogram, 50),
+    p90: percentileUs(histogram, 90),
+    p99: percentileUs(histogram, 99),
+    p999: percentileUs(histogram, 99.9),
     max: histogram.maxValue,
-    mean: Math.round(histogram.mean),
+    // The mean is computed from bucket midpoints: clamp it the same way.
+    mean: Math.round(clampToRecorded(histogram, histogram.mean)),
     count: histogram.totalCount,
   }
 }

@@ -1,14 +1,14 @@
 /** `pooltool bench` result → text. Pure: no I/O. */
 import Table from 'cli-table3'
 
-import {runLabel} from '../bench/fail-on.js'
+import {NO_OPERATIONS_MEASURED, runLabel} from '../bench/fail-on.js'
 import type {BenchResult, RunResult} from '../bench/types.js'
 import {formatCount, formatRecord, formatUs, TABLE_STYLE} from './format.js'
 import {renderLockObservation} from './locks.js'
 
 function runsTable(result: BenchResult): string {
   const openLoop = result.runs.some((run) => run.latencyCorrectedUs !== null)
-  const head = ['model', 'conc', 'pool', openLoop ? 'rate' : undefined, 'ops/s', 'p50', 'p90', 'p99', 'p99.9', 'max', openLoop ? 'p99 corr.' : undefined, 'checkout p99', 'errors']
+  const head = ['model', 'conc', 'pool', openLoop ? 'rate' : undefined, 'ops/s', 'p50', 'p90', 'p99', 'p99.9', 'max', openLoop ? 'p99 corr.' : undefined, 'checkout p99', 'errors', openLoop ? 'missed' : undefined]
   const table = new Table({head: head.filter((h): h is string => h !== undefined), style: TABLE_STYLE})
   for (const run of result.runs) {
     const row = [
@@ -25,6 +25,7 @@ function runsTable(result: BenchResult): string {
       openLoop ? formatUs(run.latencyCorrectedUs?.p99) : undefined,
       formatUs(run.checkoutWaitUs.p99),
       formatCount(run.errors),
+      openLoop ? formatCount(run.missed) : undefined,
     ]
     table.push(row.filter((cell) => cell !== undefined) as Array<string | number>)
   }
@@ -106,6 +107,8 @@ export function renderBench(result: BenchResult): string {
         `the server counted ${formatCount(delta)} new connections: each short-lived client also opens one monitoring connection (${formatCount(run.pool.clients)} clients)`,
     )
   }
+  const scheduleLines = result.runs.filter((run) => run.scheduled !== null).map(openLoopAccounting)
+  if (scheduleLines.length > 0) lines.push('', 'Open loop: every operation scheduled in the measured interval', ...scheduleLines)
   const errorLines = result.runs.filter((run) => run.errors > 0).map((run) => `  ${runLabel(run)}: ${formatRecord(run.errorsByClass)}`)
   if (errorLines.length > 0) lines.push('', 'Errors by class', ...errorLines)
   const lockLines = result.runs.filter((run) => run.locks).map((run) => `  ${runLabel(run)}: ${renderLockObservation(run.locks!)}`)
@@ -121,12 +124,26 @@ export function renderBench(result: BenchResult): string {
   if (result.failOn) {
     lines.push('')
     if (result.failOn.breaches.length === 0) lines.push(`--fail-on ${result.failOn.expressions.join(',')}: all thresholds held`)
-    for (const breach of result.failOn.breaches) lines.push(`threshold breached: ${breach.expression} in ${breach.run} (actual ${formatCount(breach.actual)}${breach.unit === 'us' ? 'µs' : ''})`)
+    for (const breach of result.failOn.breaches) {
+      if (breach.expression === NO_OPERATIONS_MEASURED) lines.push(`threshold breached: ${NO_OPERATIONS_MEASURED} in ${breach.run}: there is nothing to judge`)
+      else lines.push(`threshold breached: ${breach.expression} in ${breach.run} (actual ${formatCount(breach.actual)}${breach.unit === 'us' ? 'µs' : ''})`)
+    }
   }
   if (result.interrupted) lines.push('', 'interrupted: the figures above cover what was measured before Ctrl-C')
   lines.push(result.cleanedUp ? `namespace ${config.db} dropped` : `namespace ${config.db} kept`)
   return lines.join('\n')
 }
+
+/** "scheduled 4,000 = 1,159 ops + 0 errors + 2,841 missed (in-flight cap full 2,841)", then the shortfall warning. */
+function openLoopAccounting(run: RunResult): string {
+  const reasons = Object.entries(run.missedByReason).filter(([, n]) => n > 0)
+  const why = reasons.length === 0 ? '' : ` (${reasons.map(([reason, n]) => `${MISSED_REASON_TEXT[reason] ?? reason} ${formatCount(n)}`).join(', ')})`
+  const aborted = run.aborted > 0 ? ` (${formatCount(run.aborted)} aborted by the stop)` : ''
+  const line = `  ${runLabel(run)}: scheduled ${formatCount(run.scheduled)} = ${formatCount(run.ops)} ops + ${formatCount(run.errors)} errors${aborted} + ${formatCount(run.missed)} missed${why}`
+  return run.rateShortfall ? `${line}\n  warning: ${run.rateShortfall.message}` : line
+}
+
+const MISSED_REASON_TEXT: Record<string, string> = {inFlightCapFull: 'in-flight cap full', runEnded: 'run ended'}
 
 /** The live line on stderr. */
 export function renderBenchTick(label: string, tick: {elapsedMs: number; opsPerSecLastTick: number; p99Us: number; errors: number; inUse: number}): string {
