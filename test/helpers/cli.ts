@@ -2,7 +2,7 @@
  * Run the built CLI (bin/run.js → dist/) as a user would: a separate process,
  * real stdout/stderr/exit code. `npm test` builds first.
  */
-import {spawn} from 'node:child_process'
+import {type ChildProcess, spawn} from 'node:child_process'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 
@@ -23,23 +23,34 @@ export interface CliOptions {
   interruptAfterMs?: number
   /** Send SIGINT once stderr or stdout matches. */
   interruptWhen?: RegExp
+  /** Which signal the interrupt sends (default SIGINT: Ctrl-C). */
+  interruptSignal?: NodeJS.Signals
+  /** Signals to send, in order, each once its pattern matches stderr or stdout (after the previous one was sent). */
+  signalWhen?: Array<[RegExp, NodeJS.Signals]>
+  /** Working directory of the spawned process (default: the repository). */
+  cwd?: string
+  /** The spawned process, for tests that signal it when a server state is reached. */
+  onSpawn?(child: ChildProcess): void
 }
 
 export function runCli(args: string[], options: CliOptions = {}): Promise<CliRun> {
   return new Promise((resolve, reject) => {
     const env: NodeJS.ProcessEnv = {...process.env, POOLTOOL_URI: undefined, MONGODB_URI: undefined, FORCE_COLOR: '0', ...options.env}
     for (const key of Object.keys(env)) if (env[key] === undefined) delete env[key]
-    const child = spawn(process.execPath, [BIN, ...args], {cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe']})
+    const child = spawn(process.execPath, [BIN, ...args], {cwd: options.cwd ?? REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe']})
+    options.onSpawn?.(child)
     let stdout = ''
     let stderr = ''
     let interrupted = false
     const interrupt = () => {
       if (interrupted) return
       interrupted = true
-      child.kill('SIGINT')
+      child.kill(options.interruptSignal ?? 'SIGINT')
     }
+    const pending = [...(options.signalWhen ?? [])]
     const check = () => {
       if (options.interruptWhen && (options.interruptWhen.test(stderr) || options.interruptWhen.test(stdout))) interrupt()
+      while (pending.length > 0 && (pending[0]![0].test(stderr) || pending[0]![0].test(stdout))) child.kill(pending.shift()![1])
     }
     child.stdout.on('data', (chunk) => { stdout += chunk; check() })
     child.stderr.on('data', (chunk) => { stderr += chunk; check() })

@@ -1,0 +1,142 @@
+/**
+ * bench never destroys data: it refuses a database it did not create, works
+ * only in its own per-run collections, drops only what it marked, and reclaims
+ * what dead runs left behind. Run as a user would, against an embedded cluster
+ * that holds a user's data.
+ */
+import assert from 'node:assert/strict'
+import {after, before, describe, it} from 'node:test'
+
+import {MongoClient} from '../../src/mongo/driver.js'
+import {startSimCluster, type SimCluster} from '../../src/sim/host.js'
+import {parseJson, runCli} from '../helpers/cli.js'
+import {waitFor} from '../sim/helpers.js'
+
+const NO_STACK = /^\s+at .+:\d+:\d+\)?$/m
+const MARKERS = 'pooltool_runs'
+
+describe('bench owns its namespace', () => {
+  let sim: SimCluster
+  let client: MongoClient
+  const databases = async (): Promise<string[]> =>
+    ((await client.db('admin').command({listDatabases: 1, nameOnly: true})).databases as Array<{name: string}>).map((d) => d.name)
+  const collections = async (db: string): Promise<string[]> => (await client.db(db).listCollections({}, {nameOnly: true}).toArray()).map((c) => c.name).sort()
+
+  before(async () => {
+    sim = await startSimCluster({})
+    client = new MongoClient(sim.info.uri)
+    await client.db('prod').collection('orders').insertMany([{_id: 1, total: 10}, {_id: 2, total: 20}, {_id: 3, total: 30}])
+  })
+  after(async () => {
+    await client?.close()
+    await sim?.stop()
+  })
+
+  it('refuses --db prod, which holds data it did not create, before any write; the data is intact', async () => {
+    for (const json of [false, true]) {
+      const run = await runCli(['bench', '--uri', sim.info.uri, '--db', 'prod', '--duration', '1s', ...(json ? ['--json'] : [])])
+      assert.equal(run.code, 2, run.stderr)
+      if (json) {
+        const {error} = parseJson(run)
+        assert.equal(error.code, 'USAGE')
+        assert.equal(error.exitCode, 2)
+        assert.match(error.message, /database prod exists and is not pooltool's/)
+      } else {
+        assert.match(run.stderr, /^Error \[USAGE\]: database prod exists and is not pooltool's .*\(hint: .*--db/m)
+        assert.equal(run.stderr.trim().split('\n').length, 1, run.stderr)
+        assert.doesNotMatch(run.stderr, NO_STACK)
+      }
+    }
+    assert.deepEqual(await collections('prod'), ['orders'])
+    assert.deepEqual(await client.db('prod').collection('orders').find().sort({_id: 1}).toArray(), [{_id: 1, total: 10}, {_id: 2, total: 20}, {_id: 3, total: 30}])
+  })
+
+  it('refuses the system databases, an empty name and invalid names without connecting', async () => {
+    for (const db of ['admin', 'local', 'config', 'CONFIG', '', '   ', 'a.b', 'a/b', 'x'.repeat(64)]) {
+      const run = await runCli(['bench', '--db', db, '--duration', '1s'])
+      assert.equal(run.code, 2, `--db '${db}': ${run.stderr}`)
+      assert.match(run.stderr, /^Error \[USAGE\]: --db/m, `--db '${db}'`)
+      assert.doesNotMatch(run.stderr, /embedded simulated/, 'refused before anything started')
+    }
+  })
+
+  it('two benches started apart on one cluster both finish with their own full data and results', async () => {
+    const first = runCli(['bench', '--uri', sim.info.uri, '--duration', '6s', '--concurrency', '2', '--json'], {timeoutMs: 60_000})
+    // The first run is seeded: its marker and its 1000 documents are on the server.
+    const firstCollection = await waitFor(
+      async () => (await databases()).includes('pooltool_bench') ? (await collections('pooltool_bench')).find((c) => c.startsWith('bench_')) : undefined,
+      (name) => name !== undefined,
+      20_000,
+    )
+    assert.ok(firstCollection, 'the first bench created its collection')
+    const second = runCli(['bench', '--uri', sim.info.uri, '--duration', '2s', '--concurrency', '2', '--json'], {timeoutMs: 60_000})
+    // While both run, each has its own collection, fully seeded.
+    const both = await waitFor(async () => (await collections('pooltool_bench')).filter((c) => c.startsWith('bench_')), (names) => names.length === 2, 20_000)
+    assert.equal(both.length, 2, `both runs' collections exist at once: ${both}`)
+    for (const name of both) {
+      const count = await waitFor(() => client.db('pooltool_bench').collection(name).countDocuments(), (n) => n === 1000, 20_000)
+      assert.equal(count, 1000, `${name} holds its seeded documents`)
+    }
+    const [a, b] = await Promise.all([first, second])
+    for (const run of [a, b]) {
+      assert.equal(run.code, 0, run.stderr)
+      const result = parseJson(run)
+      assert.ok(result.runs[0].ops > 0)
+      assert.equal(result.runs[0].errors, 0, JSON.stringify(result.runs[0].errorsByClass))
+      assert.equal(result.cleanedUp, true)
+      assert.deepEqual(result.namespace.leftBehind, [])
+    }
+    assert.notEqual(parseJson(a).namespace.runId, parseJson(b).namespace.runId)
+    assert.ok(!(await databases()).includes('pooltool_bench'), 'the last run out dropped the database')
+    assert.deepEqual(await collections('prod'), ['orders'])
+  })
+
+  it('reclaims the collections of a run whose heartbeat stopped, and nothing that is not named after it', async () => {
+    const db = client.db('pooltool_bench')
+    const longAgo = new Date(Date.now() - 3_600_000)
+    await db.collection(MARKERS).insertOne({
+      _id: 'deadbeef' as never,
+      tool: 'pooltool',
+      command: 'bench',
+      runId: 'deadbeef',
+      host: 'crashed-host',
+      pid: 4242,
+      startedAt: longAgo,
+      heartbeatAt: longAgo,
+      // A marker is data: a name not owned by the run must survive even if listed.
+      collections: ['bench_deadbeef', 'bench_deadbeef_ddl0', 'not_a_bench_collection'],
+      keep: false,
+    })
+    await db.collection('bench_deadbeef').insertOne({left: 'behind'})
+    await db.collection('not_a_bench_collection').insertOne({keep: 'me'})
+    const run = await runCli(['bench', '--uri', sim.info.uri, '--duration', '500ms', '--json'])
+    assert.equal(run.code, 0, run.stderr)
+    const {namespace} = parseJson(run)
+    assert.equal(namespace.reclaimed.length, 1)
+    assert.equal(namespace.reclaimed[0].runId, 'deadbeef')
+    assert.ok(namespace.reclaimed[0].heartbeatAgeMS >= 3_000_000, `age on the server's clock: ${namespace.reclaimed[0].heartbeatAgeMS}`)
+    assert.match(run.stderr, /reclaimed pooltool_bench\.bench_deadbeef.* of bench run deadbeef \(crashed-host, pid 4242\)/)
+    // The database stays, marker collection included: something pooltool does not own lives there now.
+    assert.deepEqual(await collections('pooltool_bench'), ['not_a_bench_collection', MARKERS])
+    assert.equal(namespace.databaseDropped, false)
+    await db.dropDatabase()
+  })
+
+  it('--keep leaves the run\'s collection and a kept marker that later runs never reclaim', async () => {
+    const kept = await runCli(['bench', '--uri', sim.info.uri, '--duration', '500ms', '--keep', '--json'])
+    assert.equal(kept.code, 0, kept.stderr)
+    const {namespace} = parseJson(kept)
+    const collection = `bench_${namespace.runId}`
+    assert.equal(parseJson(kept).cleanedUp, false)
+    assert.deepEqual(namespace.leftBehind, [`pooltool_bench.${collection}`])
+    assert.match(kept.stderr, new RegExp(`kept pooltool_bench\\.${collection} \\(--keep\\)`))
+    assert.equal(await client.db('pooltool_bench').collection(collection).countDocuments(), 1000)
+    // Even long after, a kept run is not a dead one.
+    await client.db('pooltool_bench').collection(MARKERS).updateOne({_id: namespace.runId as never}, {$set: {heartbeatAt: new Date(Date.now() - 3_600_000)}})
+    const later = await runCli(['bench', '--uri', sim.info.uri, '--duration', '500ms', '--json'])
+    assert.equal(later.code, 0, later.stderr)
+    assert.deepEqual(parseJson(later).namespace.reclaimed, [])
+    assert.ok((await collections('pooltool_bench')).includes(collection))
+    await client.db('pooltool_bench').dropDatabase()
+  })
+})

@@ -1,0 +1,80 @@
+/**
+ * `--out` only ever replaces a regular file, is checked before any load
+ * starts, and is written atomically: a device, FIFO, directory, symlink or a
+ * missing or read-only directory is refused with exit 2 before the embedded
+ * cluster even starts.
+ */
+import assert from 'node:assert/strict'
+import {execFileSync} from 'node:child_process'
+import {chmod, lstat, mkdir, mkdtemp, readdir, readFile, readlink, symlink, writeFile} from 'node:fs/promises'
+import {tmpdir} from 'node:os'
+import path from 'node:path'
+import {before, describe, it} from 'node:test'
+
+import {parseJson, runCli} from '../helpers/cli.js'
+
+describe('bench --out', () => {
+  let dir: string
+  before(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'pooltool-out-'))
+  })
+
+  const refused = async (out: string, why: RegExp) => {
+    for (const json of [false, true]) {
+      const run = await runCli(['bench', '--duration', '1s', '--out', out, ...(json ? ['--json'] : [])])
+      assert.equal(run.code, 2, `${out}: ${run.stderr}`)
+      assert.doesNotMatch(run.stderr, /embedded simulated/, 'refused before the load (and the cluster) started')
+      if (json) {
+        const {error} = parseJson(run)
+        assert.equal(error.exitCode, 2)
+        assert.match(error.message, why)
+      } else {
+        assert.match(run.stderr, /^Error \[USAGE\]: --out /m)
+        assert.match(run.stderr, why)
+      }
+    }
+  }
+
+  it('refuses a character device (/dev/null) and leaves it a device', async () => {
+    await refused('/dev/null', /is a device: pooltool only replaces regular files/)
+    assert.ok((await lstat('/dev/null')).isCharacterDevice())
+  })
+
+  it('refuses a FIFO, a directory and a symlink, and leaves each as it was', async () => {
+    const fifo = path.join(dir, 'fifo')
+    execFileSync('mkfifo', [fifo])
+    await refused(fifo, /is a FIFO/)
+    assert.ok((await lstat(fifo)).isFIFO())
+
+    const sub = path.join(dir, 'sub')
+    await mkdir(sub)
+    await refused(sub, /is a directory/)
+
+    const real = path.join(dir, 'real.json')
+    await writeFile(real, 'precious\n')
+    const link = path.join(dir, 'link.json')
+    await symlink(real, link)
+    await refused(link, /is a symbolic link/)
+    assert.equal(await readlink(link), real)
+    assert.equal(await readFile(real, 'utf8'), 'precious\n')
+  })
+
+  it('refuses a directory that does not exist or cannot be written', async () => {
+    await refused(path.join(dir, 'missing', 'r.json'), /does not exist/)
+    const locked = path.join(dir, 'locked')
+    await mkdir(locked)
+    await chmod(locked, 0o500)
+    // root may write anywhere; the check is meaningful only for other users.
+    if (process.getuid?.() !== 0) await refused(path.join(locked, 'r.json'), /is not writable/)
+  })
+
+  it('replaces a regular file atomically, leaving no temporary file behind', async () => {
+    const out = path.join(dir, 'result.json')
+    await writeFile(out, 'old\n')
+    const run = await runCli(['bench', '--duration', '500ms', '--out', out])
+    assert.equal(run.code, 0, run.stderr)
+    const written = JSON.parse(await readFile(out, 'utf8'))
+    assert.ok(written.runs[0].ops > 0)
+    assert.deepEqual((await readdir(dir)).filter((name) => name.endsWith('.tmp')), [])
+  })
+})

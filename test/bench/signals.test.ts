@@ -1,0 +1,133 @@
+/**
+ * Every way a run is stopped ends cleanly: partial results printed and
+ * written, pools closed, the namespace dropped, and the exit code of the
+ * signal (SIGTERM 143, SIGHUP 129, SIGINT 130). A signal to the whole process
+ * group (`timeout`) leaves the embedded cluster up until bench has cleaned up.
+ * On a stalled server the stop does not wait for it, and a second signal
+ * skips cleanup but still reports, saying what was left behind.
+ */
+import assert from 'node:assert/strict'
+import {spawn} from 'node:child_process'
+import {mkdtemp, readFile} from 'node:fs/promises'
+import {tmpdir} from 'node:os'
+import path from 'node:path'
+import {after, before, describe, it} from 'node:test'
+
+import {MongoClient} from '../../src/mongo/driver.js'
+import {startSimCluster, type SimCluster} from '../../src/sim/host.js'
+import {REPO_ROOT, parseJson, runCli} from '../helpers/cli.js'
+import {waitFor} from '../sim/helpers.js'
+
+const BIN = path.join(REPO_ROOT, 'bin', 'run.js')
+
+describe('bench stopped by a signal', () => {
+  let sim: SimCluster
+  let client: MongoClient
+  let dir: string
+  const benchCollections = async (): Promise<string[]> =>
+    (await client.db('pooltool_bench').listCollections({}, {nameOnly: true}).toArray()).map((c) => c.name).filter((name) => name.startsWith('bench_'))
+  const queries = async (): Promise<number> => Number((await client.db('admin').command({serverStatus: 1})).opcounters.query)
+  /** bench is measuring: its collection is seeded and findOne calls reach the server. */
+  const untilMeasuring = async (): Promise<void> => {
+    await waitFor(benchCollections, (names) => names.length === 1, 20_000)
+    const before = await queries()
+    await waitFor(queries, (n) => n >= before + 50, 20_000)
+  }
+  const hasBenchDatabase = async (): Promise<boolean> =>
+    ((await client.db('admin').command({listDatabases: 1, nameOnly: true})).databases as Array<{name: string}>).some((d) => d.name === 'pooltool_bench')
+
+  before(async () => {
+    sim = await startSimCluster({})
+    client = new MongoClient(sim.info.uri)
+    dir = await mkdtemp(path.join(tmpdir(), 'pooltool-signals-'))
+  })
+  after(async () => {
+    await client?.close()
+    await sim?.stop()
+  })
+
+  it('`timeout 3 pooltool bench` on the embedded cluster: the group signal leaves a complete partial result, cleaned up, exit 143', async () => {
+    const out = path.join(dir, 'timeout.json')
+    // timeout signals its whole process group, the embedded cluster's child included.
+    const child = spawn('timeout', ['--preserve-status', '3', process.execPath, BIN, 'bench', '--duration', '60s', '--concurrency', '4', '--out', out], {
+      cwd: REPO_ROOT,
+      env: {...process.env, POOLTOOL_URI: '', MONGODB_URI: '', FORCE_COLOR: '0'},
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (chunk) => (stdout += chunk))
+    child.stderr.on('data', (chunk) => (stderr += chunk))
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve))
+    assert.equal(code, 143, stderr)
+    assert.match(stderr, /SIGTERM received: stopping/)
+    assert.match(stdout, /interrupted/)
+    const written = JSON.parse(await readFile(out, 'utf8'))
+    assert.equal(written.interrupted, true)
+    assert.ok(written.runs[0].ops > 0, 'what was measured before the signal is there')
+    assert.equal(written.cleanedUp, true, 'the cluster outlived the signal long enough for bench to drop its namespace')
+    assert.deepEqual(written.namespace.leftBehind, [])
+    assert.deepEqual(written.abandoned, [])
+  })
+
+  for (const [signal, exitCode] of [['SIGTERM', 143], ['SIGHUP', 129], ['SIGINT', 130]] as const) {
+    it(`${signal}: exit ${exitCode}, partial result written, namespace dropped`, async () => {
+      const out = path.join(dir, `${signal}.json`)
+      let bench: import('node:child_process').ChildProcess | undefined
+      const running = runCli(['bench', '--uri', sim.info.uri, '--duration', '60s', '--concurrency', '4', '--out', out, '--json'], {timeoutMs: 60_000, onSpawn: (c) => (bench = c)})
+      await untilMeasuring()
+      bench!.kill(signal)
+      const run = await running
+      assert.equal(run.code, exitCode, run.stderr)
+      const result = parseJson(run)
+      assert.equal(result.interrupted, true)
+      assert.ok(result.runs[0].ops > 0)
+      assert.deepEqual(JSON.parse(await readFile(out, 'utf8')).runs[0].ops, result.runs[0].ops)
+      assert.equal(result.cleanedUp, true)
+      assert.equal(await hasBenchDatabase(), false)
+    })
+  }
+
+  it('a stop during a server stall does not wait for the server: in-flight operations aborted, what stays behind said', async () => {
+    let bench: import('node:child_process').ChildProcess | undefined
+    const running = runCli(['bench', '--uri', sim.info.uri, '--duration', '60s', '--concurrency', '4', '--json'], {timeoutMs: 60_000, onSpawn: (c) => (bench = c)})
+    await untilMeasuring()
+    await sim.control({kind: 'stall', ms: 8000})
+    bench!.kill('SIGINT')
+    const run = await running
+    assert.equal(run.code, 130, run.stderr)
+    const result = parseJson(run)
+    assert.equal(result.interrupted, true)
+    const [r] = result.runs
+    assert.ok(r.aborted > 0, `operations caught in the stall are counted as aborted: ${JSON.stringify(r.errorsByClass)}`)
+    assert.equal(r.errors, Object.values(r.errorsByClass as Record<string, number>).reduce((a, b) => a + b, 0))
+    assert.ok(result.abandoned.length > 0, 'the report names the steps the stall cut short')
+    assert.equal(result.cleanedUp, false)
+    assert.ok(result.namespace.leftBehind.length > 0)
+    assert.match(run.stderr, /left behind pooltool_bench\.bench_\w+ \(the server did not answer within the stop budget\)/)
+    // Once the server answers again, the leftovers are still only bench's own (and the next run can reclaim them).
+    await waitFor(benchCollections, (names) => names.length === 1, 20_000)
+    await client.db('pooltool_bench').dropDatabase()
+  })
+
+  it('a second signal skips cleanup but still prints the result and says what it left behind', async () => {
+    let bench: import('node:child_process').ChildProcess | undefined
+    const running = runCli(['bench', '--uri', sim.info.uri, '--duration', '60s', '--concurrency', '2'], {
+      timeoutMs: 60_000,
+      onSpawn: (c) => (bench = c),
+      // The second Ctrl-C once the first was acknowledged.
+      signalWhen: [[/SIGINT received: stopping/, 'SIGINT']],
+    })
+    await untilMeasuring()
+    // Hold the server so cleanup cannot finish before the second signal.
+    await sim.control({kind: 'stall', ms: 3000})
+    bench!.kill('SIGINT')
+    const run = await running
+    assert.equal(run.code, 130, run.stderr)
+    assert.match(run.stderr, /SIGINT received again: skipping cleanup/)
+    assert.match(run.stdout, /interrupted/, 'the measured figures are printed')
+    assert.match(run.stderr, /left behind pooltool_bench\.bench_\w+ \(a second signal skipped cleanup\)/)
+    await waitFor(benchCollections, (names) => names.length === 1, 20_000)
+    await client.db('pooltool_bench').dropDatabase()
+  })
+})
