@@ -234,7 +234,7 @@ function toRunResult(parts: {
     durationMS: Math.round(measurement.durationMs),
     opsPerSec: measurement.durationMs > 0 ? Math.round((measurement.ops * 1000 * 10) / measurement.durationMs) / 10 : 0,
     achievedRatePerSec: achievedRatePerSec(measurement),
-    rateShortfall: rateShortfallOf(measurement, config.rate ?? null, cell.concurrency),
+    rateShortfall: rateShortfallOf(measurement, config.rate ?? null, cell.concurrency, summarize(measurement.latencyUs).mean),
     latencyUs: summarize(measurement.latencyUs),
     latencyCorrectedUs: measurement.latencyCorrectedUs ? summarize(measurement.latencyCorrectedUs) : null,
     scheduleLagUs: measurement.scheduleLagUs ? summarize(measurement.scheduleLagUs) : null,

@@ -33,7 +33,7 @@ describe('bench open loop: honest counts', () => {
     assert.equal(r.rateShortfall.targetPerSec, RATE)
     assert.equal(r.rateShortfall.achievedPerSec, r.achievedRatePerSec)
     assert.equal(r.rateShortfall.inFlightCap, 1)
-    assert.match(r.rateShortfall.message, new RegExp(`^achieved [\\d,]+ of ${RATE} ops/s: the in-flight cap --concurrency 1 was full; raise it$`))
+    assert.match(r.rateShortfall.message, new RegExp(`^achieved [\\d,]+ of ${RATE} ops/s: the in-flight cap --concurrency 1 was full; raise it \\(${RATE} ops/s at a mean latency of [\\d.]+ms keep about \\d+ in flight\\)$`))
   })
 
   it('text: a warning line names the cap, beside the accounting', async () => {

@@ -218,6 +218,13 @@ describe('rate shortfall', () => {
       message: 'achieved 2,606 of 3,000 ops/s: the in-flight cap --concurrency 10 was full; raise it',
     })
   })
+  it('says how many in flight the rate needs at the mean latency, when that is above the cap', () => {
+    assert.equal(
+      rateShortfallOf(counts, 3000, 10, 3840)!.message,
+      'achieved 2,606 of 3,000 ops/s: the in-flight cap --concurrency 10 was full; raise it (3,000 ops/s at a mean latency of 3.84ms keep about 12 in flight)',
+    )
+    assert.equal(rateShortfallOf(counts, 3000, 10, 2000)!.message, 'achieved 2,606 of 3,000 ops/s: the in-flight cap --concurrency 10 was full; raise it')
+  })
   it('says the generator fell behind when the cap was not the reason', () => {
     const shortfall = rateShortfallOf({...counts, missedByReason: {inFlightCapFull: 0, runEnded: 3940}}, 3000, 10)
     assert.match(shortfall!.message, /^achieved 2,606 of 3,000 ops\/s: the load generator fell behind its schedule \(3,940 operations/)
