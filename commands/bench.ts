@@ -104,7 +104,8 @@ export default class Bench extends TargetCommand<typeof Bench> {
     }
     await writeOut(result)
     this.log(renderBench(result))
-    for (const line of renderNamespaceNotes(result)) this.note(line)
+    // On stderr even under --json: what bench left on a cluster must never go unsaid.
+    for (const line of renderNamespaceNotes(result)) process.stderr.write(`${line}\n`)
     if (result.interrupted) process.exitCode = this.interruptedExitCode
     else if (result.failOn && result.failOn.breaches.length > 0) process.exitCode = EXIT_CODES.thresholdBreached
     if (outFailure !== undefined) {

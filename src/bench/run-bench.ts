@@ -6,8 +6,7 @@
  */
 import {encodeHistogram, summarize} from '../metrics/histograms.js'
 import {type ClientSettings, createClient} from '../mongo/client.js'
-import type {Db} from '../mongo/driver.js'
-import {errorClass, serverErrorCode, UNAUTHORIZED_CODE} from '../mongo/errors.js'
+import {errorClass} from '../mongo/errors.js'
 import {PoolTelemetry, type PoolTelemetrySnapshot} from '../mongo/pool-telemetry.js'
 import {type EntryTopology, readEntryTopology, readServerVersion} from '../probes/topology.js'
 import type {Target} from '../target.js'
@@ -17,14 +16,19 @@ import {findKnee} from './knee.js'
 import {createClientModel, effectiveMaxPoolSize} from './models.js'
 import {LockObserver} from './lock-observer.js'
 import {achievedRatePerSec, rateShortfallOf} from './rate-shortfall.js'
+import {newRunId, OwnedNamespace} from './namespace.js'
 import {ServerSampler} from './server-sampler.js'
+import {StopBudget} from './stop-budget.js'
 import type {BenchConfig, BenchResult, PoolModel, RunResult, ServerHostResult} from './types.js'
-import {createWorkload} from './workloads.js'
+import {collectionsOf, createWorkload} from './workloads.js'
 
 export interface BenchHooks {
   appName: string
   timeoutMs: number
+  /** A stop request (first signal): measuring stops, what was measured is reported, the namespace dropped. */
   signal: AbortSignal
+  /** A second stop request: cleanup is skipped and the result returned at once. */
+  forceSignal?: AbortSignal
   thresholds?: readonly Threshold[]
   /** A run of the matrix starts (index from 0). */
   onRunStart?(cell: BenchCell, index: number, total: number): void
@@ -65,6 +69,10 @@ export async function runBench(target: Target, config: BenchConfig, hooks: Bench
     timeoutMs: hooks.timeoutMs,
     pool: config.pool,
   }
+  // This run's own collections: bench_<runId> in pooltool's database (see namespace.ts).
+  const runId = newRunId()
+  const runConfig: BenchConfig = Object.freeze({...config, collection: `bench_${runId}`})
+  const budget = new StopBudget(hooks.signal, hooks.forceSignal)
   const admin = createClient({...settings, appName: `${hooks.appName}-admin`, pool: {maxPoolSize: 2}})
   const result: BenchResult = {
     target: {uri: target.redactedUri, simulated: target.simulated, topology: 'unknown', serverVersion: 'unknown'},
@@ -82,23 +90,34 @@ export async function runBench(target: Target, config: BenchConfig, hooks: Bench
     failOn: hooks.thresholds ? {expressions: hooks.thresholds.map((t) => t.expression), breaches: []} : null,
     interrupted: false,
     cleanedUp: false,
+    namespace: null,
+    abandoned: budget.abandoned,
   }
-  let seeded = false
+  let namespace: OwnedNamespace | undefined
   try {
     await admin.connect()
     const topology = await readEntryTopology(admin, target.seedHosts)
     result.target.topology = topology.kind
     result.target.serverVersion = await readServerVersion(admin)
     const db = admin.db(config.db)
-    await dropNamespace(db)
-    seeded = true
-    await createWorkload(config).seed(db)
+    namespace = await OwnedNamespace.claim(db, {runId, collections: collectionsOf(runConfig), keep: config.keep})
+    namespace.startHeartbeat()
+    result.namespace = {
+      database: namespace.database,
+      runId,
+      collections: namespace.namespaces,
+      reclaimed: namespace.reclaimed,
+      dropped: [],
+      leftBehind: namespace.namespaces,
+      databaseDropped: false,
+    }
+    await createWorkload(runConfig).seed(db, hooks.signal)
 
     const cells = matrixOf(config)
     for (const [index, cell] of cells.entries()) {
       if (hooks.signal.aborted) break
       hooks.onRunStart?.(cell, index, cells.length)
-      const run = await runCell({target, settings, config, hooks, topology}, cell)
+      const run = await runCell({target, settings, config: runConfig, hooks, topology, budget}, cell)
       result.runs.push(run)
       result.interrupted = run.interrupted
       finalize(result, config, hooks)
@@ -108,28 +127,32 @@ export async function runBench(target: Target, config: BenchConfig, hooks: Bench
     finalize(result, config, hooks)
     return result
   } finally {
-    if (seeded && !config.keep) {
-      try {
-        await dropNamespace(admin.db(config.db))
-        result.cleanedUp = true
-      } catch {
-        // Reported through cleanedUp=false; the run's figures stand.
-      }
-    }
-    await admin.close()
+    result.interrupted ||= hooks.signal.aborted
+    if (namespace && result.namespace) await releaseNamespace(namespace, result, budget)
+    await budget.step('closing the admin client', () => admin.close(), undefined)
   }
 }
 
-/**
- * Empty pooltool's database. dropDatabase needs dbAdmin; a user who may only
- * write there (readWrite) can still drop the collections one by one.
- */
-async function dropNamespace(db: Db): Promise<void> {
+/** Drop what this run created (unless --keep), within the stop budget; say what stays behind and why. */
+async function releaseNamespace(namespace: OwnedNamespace, result: BenchResult, budget: StopBudget): Promise<void> {
+  const report = result.namespace!
+  namespace.stopHeartbeat()
+  if (budget.forced) {
+    report.reason = 'a second signal skipped cleanup'
+    budget.markAbandoned('dropping the namespace')
+    return
+  }
   try {
-    await db.dropDatabase()
+    const release = await budget.step('dropping the namespace', () => namespace.release(), undefined)
+    if (!release) {
+      report.reason = budget.forced ? 'a second signal skipped cleanup' : 'the server did not answer within the stop budget'
+      return
+    }
+    Object.assign(report, release)
+    result.cleanedUp = release.leftBehind.length === 0
   } catch (error) {
-    if (serverErrorCode(error) !== UNAUTHORIZED_CODE) throw error
-    for (const {name} of await db.listCollections({}, {nameOnly: true}).toArray()) await db.collection(name).drop()
+    // The run's figures stand; the report says what is left and why.
+    report.reason = `cleanup failed: ${errorClass(error)}`
   }
 }
 
@@ -145,9 +168,10 @@ interface BenchContext {
   config: BenchConfig
   hooks: BenchHooks
   topology: EntryTopology
+  budget: StopBudget
 }
 
-async function runCell({target, settings, config, hooks, topology}: BenchContext, cell: BenchCell): Promise<RunResult> {
+async function runCell({target, settings, config, hooks, topology, budget}: BenchContext, cell: BenchCell): Promise<RunResult> {
   const telemetry = new PoolTelemetry()
   const model = createClientModel({
     model: cell.model,
@@ -191,17 +215,21 @@ async function runCell({target, settings, config, hooks, topology}: BenchContext
         onTick: (tick) => hooks.onTick?.(cell, {...tick, inUse: telemetry.inUse}),
       },
     )
-    await measureStartSample
-    await sampler.markEnd()
-    const locks = await lockObserver?.stop(measurement.errorsByClass)
+    // After a stop request every step below shares the stop budget: a stalled server cannot hold the exit.
+    await budget.step('reading the servers at the end of the run', async () => {
+      await measureStartSample
+      await sampler.markEnd()
+    }, undefined)
+    const locks = lockObserver ? await budget.step('reading the locks at the end of the run', () => lockObserver.stop(measurement.errorsByClass), undefined) : undefined
     const pool = telemetry.snapshot()
-    await model.close()
-    const server = await sampler.finish()
+    await budget.step('closing the load clients', () => model.close(), undefined)
+    await budget.step('reading the servers after the run', () => sampler.sampleAfter(), undefined)
+    const server = sampler.results()
     return toRunResult({cell, config, measurement, telemetry, pool, clients: model.clientsOpened, server, locks})
   } finally {
-    await model.close()
-    await sampler.close()
-    await lockObserver?.close()
+    await budget.step('closing the load clients', () => model.close(), undefined)
+    await budget.step('closing the server sampler', () => sampler.close(), undefined)
+    if (lockObserver) await budget.step('closing the lock observer', () => lockObserver.close(), undefined)
   }
 }
 
