@@ -58,7 +58,6 @@ describe('open loop: every scheduled operation is accounted for', () => {
     assert.equal(m.missedByReason.runEnded, 0)
     // Slots start first come first served: the first missed slot was due by 61 × 2 ms and waited past the 600 ms end.
     assert.ok(summarize(m.latencyCorrectedUs!).max >= 450_000, `corrected max ${summarize(m.latencyCorrectedUs!).max}µs`)
-    assert.ok(summarize(m.latencyCorrectedUs!).p90 > summarize(m.latencyUs).max, 'the queue shows in the corrected latency, not in the uncorrected one')
   })
 
   it('misses nothing when the cap keeps up', async () => {
