@@ -1,4 +1,6 @@
 #!/usr/bin/env node
-import {execute} from '@oclif/core'
-
-await execute({dir: import.meta.url})
+// The secret guard goes first: everything loaded after it (oclif's DEBUG output included) prints through it.
+const {installSecretGuard} = await import('../dist/src/cli/secret-guard.js')
+installSecretGuard()
+const {runPooltool} = await import('../dist/src/cli/main.js')
+await runPooltool(import.meta.url)

@@ -2,10 +2,27 @@
  * Credentials never leave pooltool: every URI that is printed, logged, put in
  * JSON or in an error message goes through here first.
  */
+import {inspect} from 'node:util'
+
 import {ConnectionString, redactConnectionString} from 'mongodb-connection-string-url'
+
+/** What a secret is replaced with, in URIs and in free text alike. */
+export const REDACTED = '<credentials>'
+
+/**
+ * Secrets shorter than this are not scrubbed from free text: replacing every
+ * "p" of a message would make it unreadable and show the password anyway (it
+ * is whatever went missing). URIs are still redacted whole, by their shape.
+ */
+export const MIN_SCRUBBED_SECRET_LENGTH = 4
+
+/** URI options whose values are secrets (tlsCertificateKeyFilePassword, AWS_SESSION_TOKEN in authMechanismProperties …). */
+const SECRET_OPTION = /password|secret|token/i
 
 /** `mongodb://user:pw@h/?tlsCertificateKeyFilePassword=x` → `mongodb://<credentials>@h/?…=<credentials>`. */
 export function redactUri(uri: string): string {
+  // Nothing to hide: print it as given (the redactor would also append a '/' or two).
+  if (!uri.includes('@') && !SECRET_OPTION.test(uri)) return uri
   try {
     // redactConnectionString passes some unparsable strings through untouched: parse first.
     new ConnectionString(uri)
@@ -13,8 +30,52 @@ export function redactUri(uri: string): string {
   } catch {
     // Unparsable: we cannot tell where userinfo ends, so hide everything
     // between the scheme and the last '@' (a password may hold '/' or ':').
-    return uri.replace(/^([^:]*:\/*)[\s\S]*@/, '$1<credentials>@')
+    return uri.replace(/^([^:]*:\/*)[\s\S]*@/, `$1${REDACTED}@`)
   }
+}
+
+/**
+ * The literal secrets a connection string carries: the password (as written
+ * and decoded), the whole userinfo, and the values of password-like options.
+ * Works on strings the URI parser rejects too, so a malformed URI's password
+ * is still known to be one.
+ */
+export function secretsOfUri(uri: string): string[] {
+  const secrets = new Set<string>()
+  const add = (value: string | undefined) => {
+    if (!value) return
+    secrets.add(value)
+    try {
+      secrets.add(decodeURIComponent(value))
+    } catch {
+      // Not valid percent-encoding: the raw form is the one that can appear.
+    }
+  }
+  try {
+    const cs = new ConnectionString(uri)
+    add(cs.password)
+    for (const [key, value] of cs.searchParams) if (SECRET_OPTION.test(key)) add(value)
+  } catch {
+    // Fall through to the shape-based reading below.
+  }
+  const userinfo = /^[a-z+]+:\/\/([^/?#]*)@/i.exec(uri)?.[1]
+  if (userinfo) {
+    add(userinfo)
+    const colon = userinfo.indexOf(':')
+    if (colon >= 0) add(userinfo.slice(colon + 1))
+  }
+  for (const match of uri.matchAll(/[?&][^=&]*(?:password|secret|token)[^=&]*=([^&#]*)/gi)) add(match[1])
+  return [...secrets]
+}
+
+/**
+ * Every form a secret can take in text we print: as is, URI-encoded, and
+ * escaped the way JSON.stringify and util.inspect (oclif's DEBUG output, the
+ * driver's logger) quote it.
+ */
+export function secretForms(secret: string): string[] {
+  const forms = new Set([secret, encodeURIComponent(secret), JSON.stringify(secret).slice(1, -1), inspect(secret).slice(1, -1)])
+  return [...forms].filter((form) => form.length >= MIN_SCRUBBED_SECRET_LENGTH)
 }
 
 /**
@@ -23,12 +84,14 @@ export function redactUri(uri: string): string {
  * e.g. the password parsed from the target URI.
  */
 export function redactText(text: string, secrets: readonly string[] = []): string {
-  let out = text.replace(/mongodb(?:\+srv)?:\/\/[^\s'"]+/gi, (uri) => redactUri(uri))
-  for (const secret of secrets) {
-    if (secret.length === 0) continue
-    out = out.split(secret).join('<credentials>')
-    const encoded = encodeURIComponent(secret)
-    if (encoded !== secret) out = out.split(encoded).join('<credentials>')
-  }
+  return scrubSecrets(text.replace(/mongodb(?:\+srv)?:\/\/[^\s'"]+/gi, (uri) => redactUri(uri)), secrets)
+}
+
+/** Replace each literal secret, in each of its printed forms, by `<credentials>`. */
+export function scrubSecrets(text: string, secrets: readonly string[]): string {
+  // Longest first, so a password that contains another secret is hidden whole.
+  const forms = secrets.flatMap((secret) => secretForms(secret)).sort((a, b) => b.length - a.length)
+  let out = text
+  for (const form of forms) out = out.split(form).join(REDACTED)
   return out
 }

@@ -3,11 +3,21 @@
  * MONGODB_URI, else the embedded simulated cluster started for this run (with
  * a one-line notice on stderr). The URI is validated here so a malformed one
  * fails before any connection attempt.
+ *
+ * Explicit means explicit: an empty or blank `--uri` (typically
+ * `--uri "$MONGODB_URI"` with the variable unset) is a usage error, never a
+ * silent run against the embedded cluster that would pass a CI gate. An
+ * environment variable that is set but empty is treated as unset (shells and
+ * CI templates leave such variables around), and the notice names it.
  */
+import {accessSync, constants, statSync} from 'node:fs'
+
 import {ConnectionString} from 'mongodb-connection-string-url'
 
-import {PoolToolError} from './errors.js'
-import {redactText, redactUri} from './redact.js'
+import {PoolToolError, usageError} from './errors.js'
+import {checkDriverAcceptsUri} from './mongo/client.js'
+import {toPoolToolError} from './mongo/errors.js'
+import {redactText, redactUri, secretsOfUri} from './redact.js'
 import {startSimCluster, type SimCluster} from './sim/host.js'
 import type {SimOptions} from './sim/types.js'
 
@@ -38,24 +48,69 @@ export interface ResolveTargetInput {
   notice?: (line: string) => void
 }
 
-/** Parse and check a connection string; throws INVALID_URI with a hint. */
+const URI_SHAPE_HINT = 'expected mongodb://[user:password@]host[:port][,host…]/[db][?options] or mongodb+srv://…'
+
+/** URI options naming files the driver reads before it connects. */
+const TLS_FILE_OPTIONS = ['tlsCAFile', 'tlsCertificateKeyFile', 'tlsCRLFile']
+
+/** Parse and check a connection string; throws INVALID_URI with a hint (or USAGE for an unreadable TLS file). */
 export function parseTargetUri(uri: string): ConnectionString {
+  let cs: ConnectionString
   try {
-    return new ConnectionString(uri)
+    cs = new ConnectionString(uri)
   } catch (error) {
+    throw new PoolToolError('INVALID_URI', `invalid connection string '${redactUri(uri)}': ${redactText((error as Error).message, secretsOfUri(uri))}`, URI_SHAPE_HINT)
+  }
+  for (const host of cs.hosts) checkHost(host, uri)
+  checkTlsFiles(cs)
+  try {
+    checkDriverAcceptsUri(uri)
+  } catch (error) {
+    throw toPoolToolError(error, {target: redactUri(uri), secrets: secretsOfUri(uri)})
+  }
+  return cs
+}
+
+/** The driver parses each host with WHATWG URL (and fails with a MongoRuntimeError that reads like a bug): do it first. */
+function checkHost(host: string, uri: string): void {
+  let valid = true
+  try {
+    new URL(`mongodb://${host}`)
+  } catch {
+    valid = false
+  }
+  if (!valid) {
     throw new PoolToolError(
       'INVALID_URI',
-      `invalid connection string '${redactUri(uri)}': ${redactText((error as Error).message)}`,
-      'expected mongodb://[user:password@]host[:port][,host…]/[db][?options] or mongodb+srv://…',
+      `invalid connection string '${redactUri(uri)}': host '${host}' is not a host name, IPv4 or [IPv6] address with a port 0-65535`,
+      URI_SHAPE_HINT,
     )
   }
 }
 
-function secretsOf(cs: ConnectionString): string[] {
-  const secrets: string[] = []
-  if (cs.password) secrets.push(decodeURIComponent(cs.password), cs.password)
-  for (const [key, value] of cs.searchParams) if (/password|secret|token/i.test(key) && value) secrets.push(value)
-  return secrets
+/** A missing or unreadable TLS file is a usage error the driver would only report at connect time. */
+function checkTlsFiles(cs: ConnectionString): void {
+  for (const [key, file] of cs.searchParams) {
+    const option = TLS_FILE_OPTIONS.find((name) => name.toLowerCase() === key.toLowerCase())
+    if (!option) continue
+    const problem = unreadableFileProblem(file)
+    if (problem) {
+      throw usageError(`${option} '${file}' in the connection string ${problem}`, `fix the path in the URI (relative paths start at ${process.cwd()})`)
+    }
+  }
+}
+
+function unreadableFileProblem(file: string): string | undefined {
+  try {
+    if (!statSync(file).isFile()) return 'is not a file'
+    accessSync(file, constants.R_OK)
+    return undefined
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    if (code === 'ENOENT') return 'does not exist'
+    if (code === 'EACCES') return 'is not readable'
+    return `cannot be read (${code ?? 'unknown error'})`
+  }
 }
 
 function targetFromUri(uri: string, source: TargetSource, sim?: SimCluster): Target {
@@ -67,7 +122,7 @@ function targetFromUri(uri: string, source: TargetSource, sim?: SimCluster): Tar
     source,
     simulated: sim !== undefined,
     seedHosts: cs.hosts,
-    secrets: secretsOf(cs),
+    secrets: secretsOfUri(uri),
     sim,
     async close() {
       if (closed || !sim) return
@@ -84,13 +139,21 @@ export async function resolveTarget(input: ResolveTargetInput): Promise<Target> 
     ['POOLTOOL_URI', env.POOLTOOL_URI],
     ['MONGODB_URI', env.MONGODB_URI],
   ]
+  if (input.flagUri !== undefined && input.flagUri.trim() === '') {
+    throw usageError(
+      '--uri is empty',
+      'pass a connection string (an unset variable in --uri "$VAR" expands to nothing), or leave out --uri to use the embedded cluster',
+    )
+  }
   for (const [source, uri] of given) {
     if (uri !== undefined && uri.trim() !== '') return targetFromUri(uri.trim(), source)
   }
+  const emptyVariables = given.filter(([source, uri]) => source !== '--uri' && uri !== undefined).map(([source]) => source)
   const sim = await startSimCluster(input.embedded ?? {})
   const target = targetFromUri(sim.info.uri, 'embedded', sim)
+  const why = emptyVariables.length > 0 ? `no --uri, and ${emptyVariables.join(' and ')} set but empty` : 'no --uri, POOLTOOL_URI or MONGODB_URI'
   input.notice?.(
-    `pooltool: no --uri, POOLTOOL_URI or MONGODB_URI: using the embedded simulated ${sim.info.topology} ` +
+    `pooltool: ${why}: using the embedded simulated ${sim.info.topology} ` +
       `(${target.redactedUri}); point at a real cluster with --uri mongodb://…`,
   )
   return target

@@ -11,6 +11,8 @@ import {PoolToolError} from '../errors.js'
 import {toPoolToolError} from '../mongo/errors.js'
 import type {SimOptions} from '../sim/types.js'
 import {resolveTarget, type Target} from '../target.js'
+import {debugError} from './debug.js'
+import {failureJson, failureLine, fromOclifError, isOclifError} from './failures.js'
 import {StopSignals} from './stop-signals.js'
 
 export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<T['baseFlags'] & T['flags']>
@@ -19,6 +21,15 @@ export type BaseArgs<T extends typeof Command> = Interfaces.InferredArgs<T['args
 /** JSON output, one-line errors with exit codes, Ctrl-C handling: every command. */
 export abstract class BaseCommand<T extends typeof Command> extends Command {
   static override enableJsonFlag = true
+
+  static override baseFlags = {
+    // Read by src/cli/main.ts before parsing, so flag-parsing failures get the debug stream too.
+    debug: Flags.boolean({
+      summary: "Print a debug stream on stderr (the driver's log, a failure's stack), with credentials redacted.",
+      default: false,
+      helpGroup: 'GLOBAL',
+    }),
+  }
 
   protected flags!: BaseFlags<T>
   protected args!: BaseArgs<T>
@@ -68,6 +79,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   }
 
   protected toPoolToolError(error: unknown): PoolToolError {
+    if (isOclifError(error)) return fromOclifError(error, this.id)
     return toPoolToolError(error, {
       target: this.target?.redactedUri ?? 'the target',
       secrets: this.target?.secrets ?? [],
@@ -75,21 +87,18 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   }
 
   protected override toErrorJson(error: unknown): unknown {
-    return {error: this.toPoolToolError(error).toJSON()}
+    return failureJson(this.toPoolToolError(error))
   }
 
+  /** Every failure, oclif's flag-parsing errors included: one line on stderr, or the error object under --json. */
   protected override async catch(error: Error & {exitCode?: number}): Promise<unknown> {
-    // oclif's own errors (flag parsing, this.error()) already read well and carry their exit code: keep them.
-    if (error instanceof Errors.CLIError) throw error
+    // this.exit(): the command has said what it had to.
     if (error instanceof Errors.ExitError) throw error
     const failure = this.toPoolToolError(error)
+    debugError(error)
     process.exitCode = failure.exitCode
-    if (this.jsonEnabled()) {
-      this.logJson(this.toErrorJson(failure))
-      return undefined
-    }
-    process.stderr.write(`Error [${failure.code}]: ${failure.message} (hint: ${failure.hint})\n`)
-    if (process.env.DEBUG && error.stack) process.stderr.write(`${error.stack}\n`)
+    if (this.jsonEnabled()) this.logJson(failureJson(failure))
+    else process.stderr.write(`${failureLine(failure)}\n`)
     throw new Errors.ExitError(failure.exitCode)
   }
 
@@ -105,6 +114,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
 /** A command that talks to a cluster: adds the connection flags and target resolution. */
 export abstract class TargetCommand<T extends typeof Command> extends BaseCommand<T> {
   static override baseFlags = {
+    ...BaseCommand.baseFlags,
     uri: Flags.string({
       summary: 'Connection string of the cluster to inspect or load (credentials are never printed).',
       description:

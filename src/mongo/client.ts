@@ -1,7 +1,14 @@
 /**
  * How pooltool opens driver clients: the user's URI untouched, our appName and
  * timeouts only where the URI does not set them, pool options from flags.
+ *
+ * The driver's own logger is always pointed at `driverLogSink`: off unless a
+ * sink is set (`--debug`), whatever the MONGODB_LOG_* variables say, so its
+ * lines never reach stdout (MONGODB_LOG_PATH=stdout would corrupt --json) and
+ * always pass through the caller's redaction.
  */
+import {inspect} from 'node:util'
+
 import {ConnectionString} from 'mongodb-connection-string-url'
 
 import {MongoClient, type MongoClientOptions} from './driver.js'
@@ -34,8 +41,26 @@ function uriSets(uri: string, option: string): boolean {
   return false
 }
 
+/** Receives each driver log record as one line; set by `--debug`, which redacts it before printing. */
+let driverLogSink: ((line: string) => void) | undefined
+
+export function setDriverLogSink(sink: ((line: string) => void) | undefined): void {
+  driverLogSink = sink
+}
+
+const DRIVER_LOG_COMPONENTS = ['default', 'command', 'topology', 'serverSelection', 'connection', 'client'] as const
+
+function driverLogOptions(): MongoClientOptions {
+  const sink = driverLogSink
+  const severity = sink ? 'debug' : 'off'
+  return {
+    mongodbLogPath: {write: (log) => sink?.(inspect(log, {compact: true, breakLength: Infinity}))},
+    mongodbLogComponentSeverities: Object.fromEntries(DRIVER_LOG_COMPONENTS.map((component) => [component, severity])),
+  }
+}
+
 export function clientOptions(settings: ClientSettings): MongoClientOptions {
-  const options: MongoClientOptions = {...settings.extra}
+  const options: MongoClientOptions = {...driverLogOptions(), ...settings.extra}
   if (!uriSets(settings.uri, 'appName')) options.appName = settings.appName
   if (!uriSets(settings.uri, 'serverSelectionTimeoutMS')) options.serverSelectionTimeoutMS = settings.timeoutMs
   if (!uriSets(settings.uri, 'connectTimeoutMS')) options.connectTimeoutMS = settings.timeoutMs
@@ -43,6 +68,17 @@ export function clientOptions(settings: ClientSettings): MongoClientOptions {
     if (value !== undefined) (options as Record<string, unknown>)[key] = value
   }
   return options
+}
+
+/**
+ * Let the driver read the connection string as it will when connecting (all
+ * its options, credentials against the mechanism) without connecting, so a
+ * URI it refuses fails before any work, and before pooltool's own options
+ * (maxPoolSize, appName …) could mask a bad value in it. Throws the driver's error.
+ */
+export function checkDriverAcceptsUri(uri: string): void {
+  // Constructing a client opens nothing: connections start with connect() or the first operation.
+  void new MongoClient(uri, driverLogOptions())
 }
 
 /** A client that is not connected yet (operations connect it, or call connect()). */

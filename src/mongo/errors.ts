@@ -84,9 +84,33 @@ export function privilegeHint(deniedMessage: string): string {
     : 'connect as a user with the privileges this command needs (see the README)'
 }
 
+/** Node system errors (`ENOTFOUND`, `ENOENT` …) carry a string `code`, `syscall` and often `hostname` or `path`. */
+interface SystemErrorLike extends ErrorLike {
+  code: string
+  syscall?: string
+  hostname?: string
+  path?: string
+}
+
+const isSystemError = (e: ErrorLike): e is SystemErrorLike => typeof e.code === 'string' && /^E[A-Z_]+$/.test(e.code)
+
+/** DNS failures: an unresolvable host or SRV/TXT record (mongodb+srv://) means the target cannot be reached. */
+const DNS_CODES = new Set(['ENOTFOUND', 'EAI_AGAIN', 'ESERVFAIL', 'ENODATA', 'ETIMEOUT', 'ECONNREFUSED', 'EREFUSED', 'ENONAME', 'EBADNAME'])
+const DNS_SYSCALL = /^(query|getaddrinfo|getHostByAddr)/
+
+/** TLS failures the user fixes with a flag or a file (tlsCAFile, tlsAllowInvalidHostnames …), not by waiting. */
+const TLS_CODE = /^(ERR_TLS_|ERR_SSL_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_(GET|VERIFY)_|CERT_|ERR_OSSL_)/
+
+/** Listening failed (e.g. `sim --port` taken): a flag value that cannot work. */
+const LISTEN_FAILURE = /EADDRINUSE|address already in use|EADDRNOTAVAIL/i
+
+/** Bugs are reported with what the user saw; never ask for output that could hold a secret. */
+export const BUG_HINT = 'this looks like a pooltool bug: please report the command (without the URI) and this line; --debug shows more, with credentials redacted'
+
 /**
  * Turn an error that ends a command into a PoolToolError with a hint.
  * `secrets` are literal values (the password) to scrub from any message.
+ * Exit 1 (INTERNAL) is left for what no rule below recognises: a bug.
  */
 export function toPoolToolError(error: unknown, context: {target: string; secrets: readonly string[]}): PoolToolError {
   if (error instanceof PoolToolError) return error
@@ -94,6 +118,7 @@ export function toPoolToolError(error: unknown, context: {target: string; secret
   const first = chain[0]
   const scrub = (text: string) => redactText(text, context.secrets).split('\n')[0]!.trim()
   const message = scrub(first?.message ?? String(error))
+  const named = (...names: string[]) => names.includes(first?.name ?? '')
 
   if (chain.some((e) => e.code === AUTH_FAILED_CODE || /authentication failed/i.test(e.message ?? ''))) {
     return new PoolToolError(
@@ -107,19 +132,58 @@ export function toPoolToolError(error: unknown, context: {target: string; secret
     const denied = scrub(chain.find((e) => e.code === UNAUTHORIZED_CODE)?.message ?? message)
     return new PoolToolError('UNAUTHORIZED', /^not authorized/i.test(denied) ? denied : `not authorized: ${denied}`, privilegeHint(denied), {cause: error})
   }
-  if (first?.name === 'MongoParseError' || first?.name === 'MongoInvalidArgumentError' || first?.name === 'MongoMissingCredentialsError') {
+  if (/MONGODB-AWS/.test(message) && /cannot be provided/i.test(message)) {
+    // The driver refuses user:password for MONGODB-AWS before connecting: the fix is in the connection string.
+    return new PoolToolError(
+      'INVALID_URI',
+      'invalid connection string: MONGODB-AWS takes no user:password in the URI',
+      'remove the credentials from the URI and provide them as AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN) or an AWS profile or role',
+      {cause: error},
+    )
+  }
+  if (/tls|ssl/i.test(message) && named('MongoAPIError', 'MongoParseError', 'MongoInvalidArgumentError')) {
+    return new PoolToolError('USAGE', `TLS options in the connection string do not work together: ${message}`, 'keep one of the conflicting tls* options in the URI', {cause: error})
+  }
+  if (named('MongoParseError', 'MongoInvalidArgumentError', 'MongoMissingCredentialsError', 'MongoAPIError') || chain.some((e) => e.code === 'ERR_INVALID_URL')) {
     return new PoolToolError('INVALID_URI', `invalid connection string: ${message}`, 'expected mongodb://[user:password@]host[:port][,host…]/[db][?options]', {cause: error})
   }
-  if (first?.name === 'MongoServerSelectionError' || chain.some((e) => e.name === 'MongoNetworkError' || e.name === 'MongoNetworkTimeoutError')) {
+  const tls = chain.find((e) => typeof e.code === 'string' && TLS_CODE.test(e.code))
+  if (tls) {
+    return new PoolToolError(
+      'USAGE',
+      `TLS with ${context.target} failed: ${scrub(tls.message ?? String(tls.code))}`,
+      'check tlsCAFile (the CA that signed the server certificate) and the host name in the URI; tlsAllowInvalidHostnames / tlsAllowInvalidCertificates only for tests',
+      {cause: error},
+    )
+  }
+  const systemErrors = chain.filter(isSystemError)
+  const dns = systemErrors.find((e) => DNS_CODES.has(e.code) && DNS_SYSCALL.test(e.syscall ?? e.message ?? ''))
+  if (dns) {
+    const srv = /^query(Srv|Txt)/.test(dns.syscall ?? '')
+    return new PoolToolError(
+      'UNREACHABLE',
+      `cannot reach ${context.target}: ${srv ? 'DNS has no SRV/TXT record for it' : 'the host name does not resolve'} (${scrub(dns.message ?? dns.code)})`,
+      srv ? 'check the cluster name after mongodb+srv:// and your DNS; with a plain host list use mongodb://' : 'check the host name and your DNS',
+      {cause: error},
+    )
+  }
+  if (named('MongoServerSelectionError') || chain.some((e) => e.name === 'MongoNetworkError' || e.name === 'MongoNetworkTimeoutError')) {
     return new PoolToolError(
       'UNREACHABLE',
       `cannot reach ${context.target}: ${message}`,
-      'check host, port and network; raise --timeout-ms for slow links, or run against the embedded cluster by omitting --uri',
+      'check host, port and network (and tls=true only if the server speaks TLS); raise --timeout-ms for slow links, or run against the embedded cluster by omitting --uri',
       {cause: error},
     )
+  }
+  if (chain.some((e) => LISTEN_FAILURE.test(e.message ?? '') || e.code === 'EADDRINUSE')) {
+    return new PoolToolError('USAGE', message, 'choose another --port, or 0 to pick free ports', {cause: error})
+  }
+  const fileError = systemErrors.find((e) => e.path !== undefined)
+  if (fileError) {
+    return new PoolToolError('USAGE', `cannot use '${fileError.path}': ${scrub(fileError.message ?? fileError.code)}`, 'check the path and its permissions', {cause: error})
   }
   if (typeof first?.code === 'number') {
     return new PoolToolError('SERVER_ERROR', `server error ${first.code}${first.codeName ? ` (${first.codeName})` : ''}: ${message}`, 'see the server log for details', {cause: error})
   }
-  return new PoolToolError('INTERNAL', message, 'this looks like a pooltool bug; rerun with DEBUG=* and report it', {cause: error})
+  return new PoolToolError('INTERNAL', message, BUG_HINT, {cause: error})
 }

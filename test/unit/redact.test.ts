@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict'
 import {describe, it} from 'node:test'
 
+import {makeScrubber, urisOfInvocation} from '../../src/cli/secret-guard.js'
 import {privilegeHint, toPoolToolError} from '../../src/mongo/errors.js'
-import {redactText, redactUri} from '../../src/redact.js'
+import {redactText, redactUri, secretsOfUri} from '../../src/redact.js'
 import {parseTargetUri, resolveTarget} from '../../src/target.js'
 
 describe('credential redaction', () => {
@@ -26,7 +27,47 @@ describe('credential redaction', () => {
   })
 })
 
+describe('the secret guard (every write to stdout and stderr)', () => {
+  const password = 'Zq7#p@ss:w/rd?x'
+  const uri = `mongodb://alice:${encodeURIComponent(password)}@h:1/?authSource=admin`
+  it('finds the URIs of --uri, --uri=, POOLTOOL_URI and MONGODB_URI', () => {
+    assert.deepEqual(urisOfInvocation(['conns', 'list', '--uri', 'mongodb://a:b@h'], {}), ['mongodb://a:b@h'])
+    assert.deepEqual(urisOfInvocation(['--uri=mongodb://a:b@h'], {POOLTOOL_URI: 'mongodb://c:d@h', MONGODB_URI: ''}), ['mongodb://a:b@h', 'mongodb://c:d@h'])
+  })
+  it('knows the password as typed and decoded, also in a URI that does not parse', () => {
+    assert.ok(secretsOfUri(uri).includes(password))
+    assert.ok(secretsOfUri('mongodb://bob:pw-in-broken@[::bad').includes('pw-in-broken'))
+  })
+  it("removes the password in every printed form: plain, URI-encoded, inspect's and JSON's quoting", () => {
+    const scrub = makeScrubber([uri])
+    for (const text of [uri, `argv: [ '--uri', '${uri}' ]`, `pwd ${password}`, JSON.stringify({uri}), `{ password: ${JSON.stringify(password)} }`]) {
+      const clean = scrub(text)
+      assert.ok(!clean.includes(password) && !clean.includes(encodeURIComponent(password)), clean)
+    }
+  })
+  it("leaves other URIs alone: sim --auth prints its own test credentials on purpose", () => {
+    const scrub = makeScrubber([uri])
+    assert.equal(scrub('mongodb://pooltool:pooltool-sim@127.0.0.1:1/'), 'mongodb://pooltool:pooltool-sim@127.0.0.1:1/')
+  })
+  it('does not mangle text for a password too short to tell apart (it would show it anyway)', () => {
+    assert.equal(redactText('password required', ['p']), 'password required')
+  })
+})
+
 describe('target resolution', () => {
+  it('refuses an empty or blank --uri instead of using the embedded cluster', async () => {
+    for (const flagUri of ['', '   ']) {
+      await assert.rejects(resolveTarget({flagUri, env: {}}), (error: Error & {code?: string; exitCode?: number}) => error.code === 'USAGE' && error.exitCode === 2)
+    }
+  })
+  it('rejects hosts the driver cannot parse, before connecting', () => {
+    for (const uri of ['mongodb://[::bad', 'mongodb://h:65536', 'mongodb://a:pw-777@h:99999']) {
+      assert.throws(() => parseTargetUri(uri), (error: Error & {code?: string}) => error.code === 'INVALID_URI' && !error.message.includes('pw-777'))
+    }
+  })
+  it('names a missing tlsCAFile as a usage error', () => {
+    assert.throws(() => parseTargetUri('mongodb://h:1/?tls=true&tlsCAFile=/nonexistent/ca.pem'), (error: Error & {exitCode?: number}) => error.exitCode === 2 && /tlsCAFile/.test(error.message))
+  })
   it('prefers --uri, then POOLTOOL_URI, then MONGODB_URI', async () => {
     const env = {POOLTOOL_URI: 'mongodb://p:1', MONGODB_URI: 'mongodb://m:1'}
     assert.equal((await resolveTarget({flagUri: 'mongodb://f:1', env})).source, '--uri')

@@ -1,0 +1,73 @@
+/**
+ * How a failure reaches the user, whoever raised it: one line on stderr,
+ * `Error [CODE]: message (hint: …)`, or under `--json` the documented
+ * `{"error": {code, message, hint, exitCode}}` on stdout. Never a stack trace
+ * (`--debug` shows it, redacted).
+ *
+ * oclif's own errors (unknown flag, missing value, value not in options, an
+ * integer below its min, an unknown command) become USAGE errors (exit 2)
+ * here, so they read and serialise like pooltool's.
+ */
+import {Errors} from '@oclif/core'
+
+import {EXIT_CODES, PoolToolError, type PoolToolErrorCode} from '../errors.js'
+import {BUG_HINT} from '../mongo/errors.js'
+import {redactText} from '../redact.js'
+
+const ANSI = /\u001B\[[\d;]*m/g
+
+/** Whether the invocation asked for JSON (as oclif decides it: `--json` before any `--`, or POOLTOOL_CONTENT_TYPE=json). */
+export function jsonRequested(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): boolean {
+  if (env.POOLTOOL_CONTENT_TYPE?.toLowerCase() === 'json') return true
+  const end = argv.indexOf('--')
+  return (end === -1 ? argv : argv.slice(0, end)).includes('--json')
+}
+
+const CODE_OF_EXIT = new Map<number, PoolToolErrorCode>([
+  [EXIT_CODES.usage, 'USAGE'],
+  [EXIT_CODES.invalidUri, 'INVALID_URI'],
+  [EXIT_CODES.unreachable, 'UNREACHABLE'],
+  [EXIT_CODES.authFailed, 'AUTH_FAILED'],
+  [EXIT_CODES.unauthorized, 'UNAUTHORIZED'],
+  [EXIT_CODES.wrongTopology, 'WRONG_TOPOLOGY'],
+  [EXIT_CODES.serverError, 'SERVER_ERROR'],
+])
+
+/**
+ * oclif's multi-line messages ("Parsing --rate \n\tExpected an integer …\nSee
+ * more help with --help") as one line, without the help pointer (the hint has it).
+ */
+function oneLine(message: string): string {
+  return message
+    .replace(ANSI, '')
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line.length > 0 && !/^See more help with/i.test(line))
+    .join(': ')
+    .replace(/:\s*:/g, ':')
+}
+
+/** An oclif CLIError (parse failures, `this.error()`, unknown command) as a PoolToolError. */
+export function fromOclifError(error: Errors.CLIError, commandId: string | undefined): PoolToolError {
+  const exit = error.oclif?.exit ?? EXIT_CODES.usage
+  const code = CODE_OF_EXIT.get(exit) ?? 'INTERNAL'
+  const help = commandId ? `pooltool ${commandId.replaceAll(':', ' ')} --help` : 'pooltool --help'
+  const hint = code === 'USAGE' ? `see '${help}'` : code === 'INTERNAL' ? BUG_HINT : `see '${help}'`
+  // oclif names commands by their ids ("command locks:list:extra not found"): say it the way users type it.
+  const message = oneLine(error.message).replace(/^command (\S+) not found/, (_all, id: string) => `command '${id.replaceAll(':', ' ')}' not found`)
+  return new PoolToolError(code, redactText(message), hint, {cause: error})
+}
+
+export function isOclifError(error: unknown): error is Errors.CLIError {
+  return error instanceof Errors.CLIError && !(error instanceof Errors.ExitError)
+}
+
+/** The one line a person reads. */
+export function failureLine(failure: PoolToolError): string {
+  return `Error [${failure.code}]: ${failure.message} (hint: ${failure.hint})`
+}
+
+/** What `--json` prints for a failure. */
+export function failureJson(failure: PoolToolError): {error: ReturnType<PoolToolError['toJSON']>} {
+  return {error: failure.toJSON()}
+}

@@ -1,0 +1,212 @@
+/**
+ * The bad-input table: every command, every way a user can get the input
+ * wrong, each run twice through the built CLI. In text mode a failure is
+ * exactly one line on stderr, `Error [CODE]: message (hint: …)`, never a stack
+ * trace; under --json it is `{"error": {code, message, hint, exitCode}}` on
+ * stdout. Both exit with the code of the failure's class.
+ *
+ * Most cases fail before any connection (flag parsing, flag values, the URI's
+ * shape, files the URI names), so the table is fast. The last group needs a
+ * cluster to refuse something (a password, a privilege, a topology) and uses
+ * one embedded cluster with auth.
+ */
+import assert from 'node:assert/strict'
+import {after, before, describe, it} from 'node:test'
+
+import {MongoClient} from 'mongodb'
+
+import {startSimCluster, type SimCluster} from '../../src/sim/host.js'
+import {type CliRun, runCli} from '../helpers/cli.js'
+
+const NO_STACK = /^\s+at .+[(:]\d+/m
+const ERROR_LINE = /^Error \[([A-Z_]+)\]: .+ \(hint: .+\)$/
+
+/** The embedded cluster the last group of cases talks to. */
+interface Cluster {
+  /** root user, password right */
+  uri: string
+  /** root user, password wrong */
+  wrongPasswordUri: string
+  /** a user who may only read one unrelated database */
+  weakUserUri: string
+}
+
+interface BadInput {
+  name: string
+  /** The command words: `--json` goes right after them, so a flag missing its value stays last. */
+  command: string[]
+  args: string[] | ((cluster: Cluster) => string[])
+  code: string
+  exit: number
+  message?: RegExp
+}
+
+const USAGE = {code: 'USAGE', exit: 2}
+const INVALID_URI = {code: 'INVALID_URI', exit: 3}
+const UNREACHABLE = {code: 'UNREACHABLE', exit: 4}
+
+const CLUSTER_COMMANDS: string[][] = [
+  ['bench'],
+  ['auth'],
+  ['locks', 'list'],
+  ['locks', 'pings'],
+  ['locks', 'watch'],
+  ['conns', 'list'],
+  ['conns', 'watch'],
+]
+
+/** The same mistake, made with every command that talks to a cluster. */
+function everyClusterCommand(name: string, args: string[], expected: {code: string; exit: number}, message?: RegExp): BadInput[] {
+  return CLUSTER_COMMANDS.map((command) => ({name: `${command.join(' ')}: ${name}`, command, args, ...expected, message}))
+}
+
+const cases: BadInput[] = [
+  // Flag parsing (oclif's own errors), for every command.
+  ...everyClusterCommand('unknown flag', ['--bogus'], USAGE, /Nonexistent flag: --bogus/),
+  {name: 'sim: unknown flag', command: ['sim'], args: ['--bogus'], ...USAGE, message: /Nonexistent flag/},
+  {name: 'unknown command', command: ['nosuch'], args: [], ...USAGE, message: /command 'nosuch' not found/},
+  {name: 'unknown subcommand', command: ['locks', 'grab'], args: [], ...USAGE, message: /not found/},
+  {name: 'bench: flag without its value', command: ['bench'], args: ['--concurrency'], ...USAGE, message: /--concurrency expects a value/},
+  {name: 'conns watch: flag without its value', command: ['conns', 'watch'], args: ['--interval'], ...USAGE, message: /--interval expects a value/},
+  {name: 'sim: value not in options', command: ['sim'], args: ['--topology', 'ring'], ...USAGE, message: /--topology=ring to be one of/},
+  {name: 'sim: version profile not in options', command: ['sim'], args: ['--version-profile', '3.2'], ...USAGE, message: /one of/},
+  {name: 'conns list: --sim-topology not in options', command: ['conns', 'list'], args: ['--sim-topology', 'ring'], ...USAGE, message: /one of/},
+  {name: 'locks list: --state not in options', command: ['locks', 'list'], args: ['--state', 'zombie'], ...USAGE, message: /one of/},
+  {name: 'bench: integer below min', command: ['bench'], args: ['--rate', '0'], ...USAGE, message: /--rate: Expected an integer greater than or equal to 1/},
+  {name: 'bench: not an integer', command: ['bench'], args: ['--doc-size', 'big'], ...USAGE, message: /--doc-size/},
+  {name: 'auth: integer below min', command: ['auth'], args: ['--connections', '0'], ...USAGE, message: /--connections/},
+  {name: 'conns watch: integer below min', command: ['conns', 'watch'], args: ['--count', '0'], ...USAGE, message: /--count/},
+  {name: 'sim: integer above max', command: ['sim'], args: ['--port', '70000'], ...USAGE, message: /--port/},
+  {name: 'sim: integer below min', command: ['sim'], args: ['--members', '0'], ...USAGE, message: /--members/},
+  {name: 'sim: unexpected argument', command: ['sim'], args: ['extra'], ...USAGE, message: /'sim extra' not found/},
+  {name: 'locks list: misspelled flag', command: ['locks', 'list'], args: ['--json-out'], ...USAGE, message: /Nonexistent flag/},
+  {name: 'bench: --timeout-ms 0', command: ['bench'], args: ['--timeout-ms', '0'], ...USAGE, message: /--timeout-ms/},
+  {name: 'locks pings: --timeout-ms not a number', command: ['locks', 'pings'], args: ['--timeout-ms', 'soon'], ...USAGE, message: /--timeout-ms/},
+
+  // Flag values pooltool checks itself.
+  {name: 'bench: unknown workload', command: ['bench'], args: ['--workload', 'nope'], ...USAGE, message: /--workload 'nope'/},
+  {name: 'bench: unknown model', command: ['bench'], args: ['--model', 'pool,foo'], ...USAGE, message: /--model 'foo'/},
+  {name: 'bench: concurrency not a number', command: ['bench'], args: ['--concurrency', 'abc'], ...USAGE, message: /--concurrency 'abc'/},
+  {name: 'bench: duration not a duration', command: ['bench'], args: ['--duration', 'xyz'], ...USAGE, message: /--duration 'xyz'/},
+  {name: 'bench: --fail-on does not parse', command: ['bench'], args: ['--fail-on', 'p99>>'], ...USAGE, message: /--fail-on/},
+  {name: 'bench: --mix not adding up to 100', command: ['bench'], args: ['--workload', 'mixed', '--mix', 'find=50'], ...USAGE, message: /--mix/},
+  {name: 'bench: --slo not a duration', command: ['bench'], args: ['--slo', 'fast'], ...USAGE, message: /--slo/},
+  {name: 'auth: unknown mechanism', command: ['auth'], args: ['--mechanisms', 'FOO'], ...USAGE, message: /mechanism 'FOO'/},
+  {name: 'auth: storm larger than the pass', command: ['auth'], args: ['--connections', '5', '--parallel', '10'], ...USAGE, message: /--parallel 10/},
+  {name: 'locks list: --lock-expiry not a duration', command: ['locks', 'list'], args: ['--lock-expiry', 'abc'], ...USAGE, message: /--lock-expiry/},
+  {name: 'locks watch: --interval not a duration', command: ['locks', 'watch'], args: ['--interval', 'abc'], ...USAGE, message: /--interval/},
+  {name: 'conns watch: --interval below 100ms', command: ['conns', 'watch'], args: ['--interval', '10ms'], ...USAGE, message: /--interval/},
+  {name: 'conns watch: unknown alert metric', command: ['conns', 'watch'], args: ['--alert', 'foo>1'], ...USAGE, message: /--alert/},
+  {name: 'sim: --time-scale 0', command: ['sim'], args: ['--time-scale', '0'], ...USAGE, message: /--time-scale/},
+  {name: 'sim: fault does not parse', command: ['sim'], args: ['--fault', 'nope'], ...USAGE, message: /--fault 'nope'/},
+  {name: 'sim: latency not a duration', command: ['sim'], args: ['--latency', 'abc'], ...USAGE, message: /--latency/},
+
+  // Explicit targets: an empty --uri never falls back to the embedded cluster.
+  ...everyClusterCommand('empty --uri', ['--uri', ''], USAGE, /--uri is empty/),
+  {name: 'bench: blank --uri', command: ['bench'], args: ['--uri', '   '], ...USAGE, message: /--uri is empty/},
+  {name: 'conns list: --uri= with nothing after it', command: ['conns', 'list'], args: ['--uri='], ...USAGE, message: /--uri is empty/},
+
+  // Connection strings that do not parse (exit 3).
+  ...everyClusterCommand('URI with a broken IPv6 host', ['--uri', 'mongodb://[::bad'], INVALID_URI, /host '\[::bad'/),
+  {name: 'bench: port 65536', command: ['bench'], args: ['--uri', 'mongodb://localhost:65536'], ...INVALID_URI, message: /localhost:65536/},
+  {name: 'conns list: port 65536', command: ['conns', 'list'], args: ['--uri', 'mongodb://localhost:65536'], ...INVALID_URI},
+  {name: 'bench: not a mongodb scheme', command: ['bench'], args: ['--uri', 'http://example.com'], ...INVALID_URI, message: /invalid connection string/},
+  {name: 'locks list: one slash after the scheme', command: ['locks', 'list'], args: ['--uri', 'mongodb:/h:1'], ...INVALID_URI},
+  {name: 'bench: unknown authMechanism', command: ['bench'], args: ['--uri', 'mongodb://127.0.0.1:1/?authMechanism=BOGUS'], ...INVALID_URI, message: /authMechanism/},
+  {name: 'conns list: option of the wrong type', command: ['conns', 'list'], args: ['--uri', 'mongodb://127.0.0.1:1/?maxPoolSize=abc'], ...INVALID_URI, message: /maxPoolSize/},
+  {name: 'bench: SRV URI with a port', command: ['bench'], args: ['--uri', 'mongodb+srv://cluster.example.invalid:27017'], ...INVALID_URI},
+  {name: 'auth: PLAIN without a user', command: ['auth'], args: ['--uri', 'mongodb://127.0.0.1:1/?authMechanism=PLAIN'], ...INVALID_URI},
+  {name: 'bench: MONGODB-AWS with user:password', command: ['bench'], args: ['--uri', 'mongodb://AKIAX:aws-secret-1@127.0.0.1:1/?authMechanism=MONGODB-AWS'], ...INVALID_URI, message: /MONGODB-AWS takes no user:password/},
+  {name: 'conns list: MONGODB-AWS with user:password', command: ['conns', 'list'], args: ['--uri', 'mongodb://AKIAX:aws-secret-1@127.0.0.1:1/?authMechanism=MONGODB-AWS'], ...INVALID_URI, message: /MONGODB-AWS/},
+
+  // TLS files and flags that cannot work (exit 2).
+  {name: 'bench: missing tlsCAFile', command: ['bench'], args: ['--uri', 'mongodb://127.0.0.1:1/?tls=true&tlsCAFile=/nonexistent/ca.pem'], ...USAGE, message: /tlsCAFile '\/nonexistent\/ca.pem'/},
+  {name: 'locks list: missing tlsCertificateKeyFile', command: ['locks', 'list'], args: ['--uri', 'mongodb://127.0.0.1:1/?tls=true&tlsCertificateKeyFile=/nonexistent/key.pem'], ...USAGE, message: /tlsCertificateKeyFile/},
+  {name: 'conns watch: tlsCAFile is a directory', command: ['conns', 'watch'], args: ['--uri', 'mongodb://127.0.0.1:1/?tls=true&tlsCAFile=/tmp'], ...USAGE, message: /is not a file/},
+  {name: 'bench: conflicting TLS options', command: ['bench'], args: ['--uri', 'mongodb://127.0.0.1:1/?tlsInsecure=true&tlsAllowInvalidCertificates=true'], ...USAGE, message: /tlsInsecure/},
+
+  // Targets that cannot be reached (exit 4): an SRV name that does not resolve fails fast.
+  ...everyClusterCommand('unresolvable mongodb+srv name', ['--uri', 'mongodb+srv://nonexistent.invalid', '--timeout-ms', '2000'], UNREACHABLE, /SRV/),
+  {name: 'conns list: nothing listens', command: ['conns', 'list'], args: ['--uri', 'mongodb://127.0.0.1:1/', '--timeout-ms', '500'], ...UNREACHABLE, message: /cannot reach/},
+
+  // The cluster refuses (auth 5, privilege 6, topology 7).
+  {name: 'conns list: wrong password', command: ['conns', 'list'], args: (c) => ['--uri', c.wrongPasswordUri], code: 'AUTH_FAILED', exit: 5},
+  {name: 'locks pings: wrong password', command: ['locks', 'pings'], args: (c) => ['--uri', c.wrongPasswordUri], code: 'AUTH_FAILED', exit: 5},
+  {name: 'bench: no write privilege on its database', command: ['bench'], args: (c) => ['--uri', c.weakUserUri, '--duration', '1s'], code: 'UNAUTHORIZED', exit: 6, message: /not authorized/},
+  {name: 'locks list: not a sharded cluster', command: ['locks', 'list'], args: (c) => ['--uri', c.uri], code: 'WRONG_TOPOLOGY', exit: 7, message: /sharded/},
+  {name: 'locks watch: not a sharded cluster', command: ['locks', 'watch'], args: (c) => ['--uri', c.uri, '--duration', '1s'], code: 'WRONG_TOPOLOGY', exit: 7},
+]
+
+function assertOneErrorLine(run: CliRun, expected: BadInput): void {
+  const where = `\nstdout: ${run.stdout}\nstderr: ${run.stderr}`
+  assert.equal(run.code, expected.exit, `exit code${where}`)
+  assert.doesNotMatch(run.stderr, NO_STACK, `no stack trace${where}`)
+  const lines = run.stderr.split('\n').filter((line) => line.length > 0)
+  assert.equal(lines.length, 1, `exactly one line on stderr${where}`)
+  const match = ERROR_LINE.exec(lines[0]!)
+  assert.ok(match, `the line reads Error [CODE]: message (hint: …)${where}`)
+  assert.equal(match[1], expected.code, where)
+  if (expected.message) assert.match(lines[0]!, expected.message)
+}
+
+function assertJsonError(run: CliRun, expected: BadInput): void {
+  const where = `\nstdout: ${run.stdout}\nstderr: ${run.stderr}`
+  assert.equal(run.code, expected.exit, `exit code${where}`)
+  assert.doesNotMatch(run.stderr + run.stdout, NO_STACK, `no stack trace${where}`)
+  assert.doesNotMatch(run.stderr, /Error \[/, `the error is in the JSON, not on stderr${where}`)
+  let document: {error?: Record<string, unknown>}
+  try {
+    document = JSON.parse(run.stdout)
+  } catch {
+    assert.fail(`stdout is one JSON document${where}`)
+  }
+  assert.deepEqual(Object.keys(document), ['error'], where)
+  const error = document.error!
+  assert.deepEqual(Object.keys(error).sort(), ['code', 'exitCode', 'hint', 'message'], where)
+  assert.equal(error.code, expected.code, where)
+  assert.equal(error.exitCode, expected.exit, where)
+  assert.equal(typeof error.hint, 'string')
+  assert.ok((error.hint as string).length > 0)
+  assert.ok(!(error.message as string).includes('\n'), 'the message is one line')
+  if (expected.message) assert.match(error.message as string, expected.message)
+}
+
+describe('bad input: one line, its exit code, its --json error object', {concurrency: 3}, () => {
+  let sim: SimCluster
+  let cluster: Cluster
+  before(async () => {
+    sim = await startSimCluster({auth: true})
+    const {username, password} = sim.info.credentials!
+    const client = new MongoClient(sim.info.uri)
+    try {
+      await client.db('admin').command({createUser: 'reader', pwd: 'reader-pw-1', roles: [{role: 'read', db: 'unrelated'}]})
+    } finally {
+      await client.close()
+    }
+    const hostPort = sim.info.uri.replace(/^mongodb:\/\/[^@]*@/, '').replace(/\/.*$/, '')
+    cluster = {
+      uri: sim.info.uri,
+      wrongPasswordUri: `mongodb://${username}:not-${password}@${hostPort}/?authSource=admin`,
+      weakUserUri: `mongodb://reader:reader-pw-1@${hostPort}/?authSource=admin`,
+    }
+  })
+  after(async () => {
+    await sim?.stop()
+  })
+
+  it('has at least 60 cases over every command', () => {
+    assert.ok(cases.length >= 60, `${cases.length} cases`)
+    const commands = new Set(cases.map((c) => c.command.join(' ')))
+    for (const command of [...CLUSTER_COMMANDS.map((c) => c.join(' ')), 'sim']) assert.ok(commands.has(command), command)
+  })
+
+  for (const badInput of cases) {
+    it(badInput.name, async () => {
+      const args = typeof badInput.args === 'function' ? badInput.args(cluster) : badInput.args
+      const text = await runCli([...badInput.command, ...args], {timeoutMs: 30_000})
+      assertOneErrorLine(text, badInput)
+      const json = await runCli([...badInput.command, '--json', ...args], {timeoutMs: 30_000})
+      assertJsonError(json, badInput)
+    })
+  }
+})
