@@ -1,6 +1,6 @@
 import {Flags} from '@oclif/core'
 
-import {toAuthConfig} from '../src/auth/config.js'
+import {DEFAULT_PARALLEL, toAuthConfig} from '../src/auth/config.js'
 import {measureAuth} from '../src/auth/run-auth.js'
 import {AUTH_MECHANISMS, type AuthResult} from '../src/auth/types.js'
 import {TargetCommand} from '../src/cli/base-command.js'
@@ -38,10 +38,9 @@ export default class Auth extends TargetCommand<typeof Auth> {
       helpGroup: 'AUTH',
     }),
     parallel: Flags.integer({
-      default: 10,
       min: 1,
       max: 10_000,
-      summary: 'Connections opened at once in a storm (at most --connections).',
+      summary: `Connections opened at once in a storm (at most --connections; default ${DEFAULT_PARALLEL}, or --connections when that is smaller).`,
       helpGroup: 'AUTH',
     }),
     pings: Flags.integer({
@@ -71,6 +70,25 @@ export default class Auth extends TargetCommand<typeof Auth> {
     }
     this.log(renderAuth(result))
     if (result.interrupted) process.exitCode = this.interruptedExitCode
+    else if (result.error) {
+      // Stopped early (host gone, credentials refused): the partial figures are printed, the exit code says why.
+      if (!this.jsonEnabled()) process.stderr.write(`Error [${result.error.code}]: ${result.error.message} (hint: ${result.error.hint})\n`)
+      process.exitCode = result.error.exitCode
+    }
     return result
   }
+
+  /**
+   * Everything pooltool opened is closed or abandoned by now; a driver socket still
+   * waiting on a stalled host must not keep the process alive after the report.
+   * Unref'd: a clean exit is never delayed by it.
+   */
+  protected override async finally(error: Error | undefined): Promise<unknown> {
+    const outcome = await super.finally(error)
+    setTimeout(() => process.exit(), EXIT_GRACE_MS).unref()
+    return outcome
+  }
 }
+
+/** How long after the report a lingering driver socket may hold the process. */
+const EXIT_GRACE_MS = 500

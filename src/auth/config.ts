@@ -5,9 +5,13 @@ import {AUTH_MECHANISMS, type AuthConfig, type AuthMechanismName} from './types.
 export interface AuthFlags {
   mechanisms?: string
   connections: number
-  parallel: number
+  /** Absent: DEFAULT_PARALLEL, lowered to --connections when that is smaller. */
+  parallel?: number
   pings: number
 }
+
+/** Connections opened at once in a storm unless --parallel says otherwise (never above --connections). */
+export const DEFAULT_PARALLEL = 10
 
 /** `none,scram-sha-256` → canonical names, duplicates dropped; unknown names are a usage error. */
 export function parseMechanisms(text: string): AuthMechanismName[] {
@@ -27,16 +31,18 @@ export function parseMechanisms(text: string): AuthMechanismName[] {
 }
 
 export function toAuthConfig(flags: AuthFlags): AuthConfig {
-  if (flags.parallel > flags.connections) {
+  // Only an explicit --parallel above --connections is a mistake; the default follows a small --connections down.
+  const parallel = flags.parallel ?? Math.min(DEFAULT_PARALLEL, flags.connections)
+  if (parallel > flags.connections) {
     throw usageError(
-      `--parallel ${flags.parallel} is above --connections ${flags.connections}: a storm cannot open more connections than the pass has`,
+      `--parallel ${parallel} is above --connections ${flags.connections}: a storm cannot open more connections than the pass has`,
       `lower --parallel to at most ${flags.connections} or raise --connections`,
     )
   }
   return Object.freeze({
     mechanisms: flags.mechanisms === undefined ? undefined : Object.freeze(parseMechanisms(flags.mechanisms)),
     connections: flags.connections,
-    parallel: flags.parallel,
+    parallel,
     pings: flags.pings,
   })
 }

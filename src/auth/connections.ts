@@ -6,6 +6,7 @@
  * - the official driver: a new MongoClient (directConnection, maxPoolSize 1)
  *   whose single pooled connection reports connectionCreated → connectionReady
  *   (durationMS) to a PoolTelemetry; then one ping and close.
+ * Either is bounded as a whole by --timeout-ms and ends at once on Ctrl-C (deadline.ts).
  */
 import {performance} from 'node:perf_hooks'
 
@@ -13,7 +14,9 @@ import {createClient} from '../mongo/client.js'
 import type {ConnectionCreatedEvent, ConnectionReadyEvent, Document} from '../mongo/driver.js'
 import {errorClass} from '../mongo/errors.js'
 import type {PoolTelemetry} from '../mongo/pool-telemetry.js'
+import {CLOSE_GRACE_MS, closeWithin} from '../locks/read.js'
 import {handshakeDocument, ScramSession, type ScramCredentials, WireCommandError, WireConnection} from '../wire/client.js'
+import {ConnectionAbortedError, Deadline} from './deadline.js'
 import type {AuthMechanismName} from './types.js'
 
 export interface DriverFreeTarget {
@@ -45,16 +48,19 @@ export async function driverFreeConnection(
   // The client-first message (nonce) is ready before the clock starts, as in a driver.
   const session = mechanism === 'none' ? undefined : new ScramSession(mechanism, credentials!)
   const handshake = handshakeDocument(target.appName, session ? {speculativeAuthenticate: session.speculative()} : {})
+  const deadline = new Deadline(target.timeoutMs, target.signal)
   const t0 = performance.now()
-  const conn = await WireConnection.open(target)
+  const opening = WireConnection.open(target)
+  let conn: WireConnection | undefined
   try {
+    conn = await deadline.race(opening)
     const t1 = performance.now()
-    const hello = await conn.legacyCommand(handshake)
+    const hello = await deadline.race(conn.legacyCommand(handshake))
     const t2 = performance.now()
     if (Number(hello.ok) !== 1) throw new WireCommandError(hello)
-    const outcome = session ? await session.finish(conn, hello.speculativeAuthenticate as Document | undefined) : undefined
+    const outcome = session ? await deadline.race(session.finish(conn, hello.speculativeAuthenticate as Document | undefined)) : undefined
     const t3 = performance.now()
-    await conn.command('admin', {ping: 1})
+    await deadline.race(conn.command('admin', {ping: 1}))
     return {
       tcpConnectMs: t1 - t0,
       handshakeMs: t2 - t1,
@@ -66,7 +72,10 @@ export async function driverFreeConnection(
       iterationCount: outcome?.iterationCount ?? null,
     }
   } finally {
-    conn.close()
+    deadline.dispose()
+    if (conn) conn.close()
+    // Lost the race while still connecting: close the socket once it exists.
+    else void opening.then((late) => late.close(), () => undefined)
   }
 }
 
@@ -91,7 +100,7 @@ export interface DriverSetupSink {
  * and connectionReady synchronously, so listeners timestamp the same interval
  * durationMS covers, without its rounding to whole milliseconds.
  */
-export async function driverConnection(target: DriverTarget, sink: DriverSetupSink): Promise<void> {
+export async function driverConnection(target: DriverTarget, sink: DriverSetupSink, signal?: AbortSignal): Promise<void> {
   const client = createClient({
     uri: target.uri,
     appName: target.appName,
@@ -109,11 +118,14 @@ export async function driverConnection(target: DriverTarget, sink: DriverSetupSi
   client.on('connectionCreated', onCreated)
   client.on('connectionReady', onReady)
   const detach = sink.telemetry.attach(client)
+  const deadline = new Deadline(target.timeoutMs, signal)
   try {
-    await client.connect()
-    await client.db('admin').command({ping: 1})
+    await deadline.race(client.connect())
+    await deadline.race(client.db('admin').command({ping: 1}))
   } finally {
-    await client.close().catch(() => undefined)
+    deadline.dispose()
+    // A stalled server keeps the driver's close waiting (endSessions, its monitor): bounded, the rest is the driver's.
+    await closeWithin(client, CLOSE_GRACE_MS)
     detach()
     client.off('connectionCreated', onCreated)
     client.off('connectionReady', onReady)
@@ -122,6 +134,7 @@ export async function driverConnection(target: DriverTarget, sink: DriverSetupSi
 
 /** A short class for counting a failed connection: auth, network, timeout, the server's codeName … */
 export function connectionErrorClass(error: unknown): string {
+  if (error instanceof ConnectionAbortedError) return 'interrupted'
   const name = (error as {name?: string})?.name
   const message = String((error as {message?: string})?.message ?? '')
   if (name === 'WireNetworkError') return /timed out|no reply within/.test(message) ? 'timeout' : 'network'

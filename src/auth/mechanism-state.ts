@@ -43,6 +43,10 @@ export class MechanismState {
   /** The driver's first connection with this mechanism may still pay PBKDF2 (false once the cache is known warm). */
   driverFirstCold = true
   opened = 0
+  /** Connections that completed (set-up and ping), either path. */
+  succeeded = 0
+  /** Connections cut short by Ctrl-C (neither succeeded nor failed). */
+  aborted = 0
   readonly errors: Record<Path, Record<Mode, Record<string, number>>> = {
     driverFree: {sequential: {}, storm: {}},
     driver: {sequential: {}, storm: {}},

@@ -3,6 +3,7 @@
  * the run gathered: per-mechanism figures, the headline in pooled pings, and
  * the notes that explain what the figures cannot say on their own.
  */
+import type {PoolToolError} from '../errors.js'
 import {type Histogram, summarize} from '../metrics/histograms.js'
 import type {Target} from '../target.js'
 import type {CounterLedger} from './counters.js'
@@ -27,6 +28,8 @@ export interface AuthRun {
   /** Notes gathered during the run, in order; the result's notes follow them. */
   notes: readonly string[]
   interrupted: boolean
+  /** Why the run stopped before its last connection: the host went away, or the credentials stopped working. */
+  stoppedBy?: PoolToolError
 }
 
 export function toAuthResult(run: AuthRun): AuthResult {
@@ -57,6 +60,7 @@ export function toAuthResult(run: AuthRun): AuthResult {
     serverCounters: countersUnavailable ? {available: false, reason: countersUnavailable} : {available: true},
     notes,
     interrupted: run.interrupted,
+    ...(run.stoppedBy ? {error: run.stoppedBy.toJSON()} : {}),
   }
 }
 
@@ -117,6 +121,9 @@ function toMechanismResult(
     connections: config.connections,
     parallel: config.parallel,
     connectionsOpened: s.opened,
+    connectionsSucceeded: s.succeeded,
+    connectionsFailed: Object.values(s.errors).flatMap((byMode) => Object.values(byMode)).flatMap((byClass) => Object.values(byClass)).reduce((a, b) => a + b, 0),
+    connectionsAborted: s.aborted,
     setupUs: driverSetup,
     driverSetupUs: driverSetup,
     connectionReadyDurationUs: setupPercentiles(s.driverSeq.setupUs),

@@ -16,7 +16,10 @@
  * measure), counters.ts (the counter deltas), passes.ts (the connections),
  * pooled-pings.ts (the unit) and result.ts (the `--json` result).
  */
+import {setTimeout as delay} from 'node:timers/promises'
+
 import {PoolToolError} from '../errors.js'
+import {CLOSE_GRACE_MS} from '../locks/read.js'
 import type {Histogram} from '../metrics/histograms.js'
 import {toPoolToolError} from '../mongo/errors.js'
 import type {Target} from '../target.js'
@@ -78,6 +81,7 @@ export async function measureAuth(target: Target, config: AuthConfig, hooks: Aut
   const counters = new CounterLedger(channel, target.secrets)
   let pooledPing: Histogram | undefined
   let interrupted = false
+  let stoppedBy: PoolToolError | undefined
   let parameters: ServerAuthSettings = {}
   try {
     parameters = await readAuthParameters(channel, target.secrets)
@@ -93,10 +97,11 @@ export async function measureAuth(target: Target, config: AuthConfig, hooks: Aut
 
     // ---- the passes, counters read before the first block and after every block
     await counters.takeBaseline()
-    await runPasses(states, {
+    const outcome = await runPasses(states, {
       config,
       host,
       driverFree: driverFree.available,
+      plainTcp: driverFree.available,
       driverUris: new Map(states.map((s) => [s.mechanism, hostUri(target.uri, host, {mechanism: s.mechanism, txt: seeds.txt})])),
       credentials: scramCredentials,
       settings,
@@ -105,9 +110,11 @@ export async function measureAuth(target: Target, config: AuthConfig, hooks: Aut
       progress,
     })
     interrupted = hooks.signal.aborted
+    stoppedBy = outcome.stoppedBy
+    if (stoppedBy) notes.push(`stopped early: ${stoppedBy.message}`)
 
-    // ---- the unit: pooled pings through one warm client, same host
-    if (!interrupted && config.pings > 0) {
+    // ---- the unit: pooled pings through one warm client, same host (pointless once the host or the credentials are gone)
+    if (!interrupted && !stoppedBy && config.pings > 0) {
       progress(`${config.pings} pooled pings`)
       try {
         pooledPing = await pooledPings(hostUri(target.uri, host, {txt: seeds.txt}), settings, config.pings, hooks.signal)
@@ -117,10 +124,11 @@ export async function measureAuth(target: Target, config: AuthConfig, hooks: Aut
       interrupted = hooks.signal.aborted
     }
   } finally {
-    await channel.close().catch(() => undefined)
+    // Bounded: a driver channel (TLS) on a stalled host would wait for the stall to end.
+    await Promise.race([channel.close().catch(() => undefined), delay(CLOSE_GRACE_MS, undefined, {ref: false})])
   }
 
-  return toAuthResult({target, config, discovery, states, pooledPing, parameters, counters, driverFree, uriMechanism, notes, interrupted})
+  return toAuthResult({target, config, discovery, states, pooledPing, parameters, counters, driverFree, uriMechanism, notes, interrupted, stoppedBy})
 }
 
 async function seedHostsOf(target: Target): Promise<SeedHosts> {

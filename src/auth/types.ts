@@ -45,6 +45,12 @@ export interface MechanismResult {
   parallel: number
   /** Every connection this mechanism opened: 2 paths × 2 passes × connections (failed attempts included). */
   connectionsOpened: number
+  /** Of those: completed (set-up and ping) … */
+  connectionsSucceeded: number
+  /** … failed (the sum of `errors`) … */
+  connectionsFailed: number
+  /** … or cut short by Ctrl-C. The three add up to connectionsOpened. */
+  connectionsAborted: number
   /**
    * Set-up of one new connection, one at a time, through the official driver:
    * connectionCreated → connectionReady (TCP connect, handshake, auth), timed by
@@ -116,4 +122,11 @@ export interface AuthResult {
   serverCounters: {available: boolean; reason?: string}
   notes: string[]
   interrupted: boolean
+  /**
+   * Present when the run stopped early because the host stopped answering for
+   * --timeout-ms (UNREACHABLE, exit 4) or the server refused the credentials it had
+   * accepted at the start (AUTH_FAILED, exit 5): the figures above are what was
+   * measured until then.
+   */
+  error?: {code: string; message: string; hint: string; exitCode: number}
 }

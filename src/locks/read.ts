@@ -83,7 +83,8 @@ export function modelFor(version: string): LockModel {
  */
 export const CLOSE_GRACE_MS = 500
 
-async function closeWithin(client: MongoClient, ms: number): Promise<void> {
+/** Close, waiting at most `ms` (shared with `pooltool auth`; belongs in src/mongo/client.ts). */
+export async function closeWithin(client: MongoClient, ms: number): Promise<void> {
   let timer: NodeJS.Timeout | undefined
   const grace = new Promise<void>((resolve) => {
     timer = setTimeout(resolve, ms)

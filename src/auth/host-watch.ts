@@ -1,0 +1,92 @@
+/**
+ * Whether the measured host is still there. `pooltool auth` counts a failed
+ * connection and goes on, but once one failed as unreachable (refused, reset,
+ * timed out) it asks the host directly before the next connection: a restart
+ * passes (the host answers again within --timeout-ms of the failure and the run
+ * goes on), a host that stays silent that long is gone, and the run stops with
+ * what it measured (exit 4) instead of spending every remaining connection on it.
+ */
+import {performance} from 'node:perf_hooks'
+
+import {PoolToolError} from '../errors.js'
+import {handshakeDocument, splitHostPort, WireConnection} from '../wire/client.js'
+
+/** Failure classes that mean "nothing answered", as opposed to a refusal (auth) or a server error. */
+const UNREACHABLE_CLASSES = new Set(['network', 'timeout', 'serverSelection', 'poolCleared'])
+
+const PROBE_RETRY_MS = 100
+
+export interface HostWatchSettings {
+  /** "host:port" */
+  host: string
+  timeoutMs: number
+  appName: string
+  /** Plain TCP: the probe sends a hello and waits for the answer; under TLS it can only see the listener. */
+  plainTcp: boolean
+  signal: AbortSignal
+}
+
+export class HostWatch {
+  /** performance.now() of the first unreachable failure not yet cleared by an answer. */
+  private silentSince: number | undefined
+
+  constructor(private readonly settings: HostWatchSettings) {}
+
+  /** A connection failed with this class (connectionErrorClass). */
+  noteFailure(errorClass: string): void {
+    if (UNREACHABLE_CLASSES.has(errorClass)) this.silentSince ??= performance.now()
+  }
+
+  /**
+   * Resolves at once when nothing failed as unreachable since the last check, else
+   * once the host answers; throws UNREACHABLE when it has not answered for
+   * --timeout-ms since the failure. Returns early (no throw) when the signal aborts.
+   */
+  async confirm(): Promise<void> {
+    if (this.silentSince === undefined) return
+    const giveUpAt = this.silentSince + this.settings.timeoutMs
+    let lastError = 'no answer'
+    while (!this.settings.signal.aborted) {
+      const left = giveUpAt - performance.now()
+      if (left <= 0) break
+      try {
+        await this.probe(Math.max(1, Math.round(left)))
+        this.silentSince = undefined
+        return
+      } catch (error) {
+        lastError = (error as Error).message
+      }
+      await sleep(Math.min(PROBE_RETRY_MS, Math.max(0, giveUpAt - performance.now())), this.settings.signal)
+    }
+    if (this.settings.signal.aborted) return
+    throw new PoolToolError(
+      'UNREACHABLE',
+      `${this.settings.host} stopped answering during the run: nothing for ${this.settings.timeoutMs} ms (--timeout-ms; last: ${lastError}); the figures measured until then follow`,
+      'check that the host is up; raise --timeout-ms to ride out longer restarts or stalls',
+    )
+  }
+
+  /** One unauthenticated hello (or, under TLS, a TCP connect) within `timeoutMs`. */
+  private async probe(timeoutMs: number): Promise<void> {
+    const {host, port} = splitHostPort(this.settings.host)
+    const conn = await WireConnection.open({host, port, timeoutMs, signal: this.settings.signal})
+    try {
+      if (this.settings.plainTcp) await conn.legacyCommand(handshakeDocument(`${this.settings.appName}-probe`))
+    } finally {
+      conn.close()
+    }
+  }
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (ms <= 0 || signal.aborted) return resolve()
+    const done = () => {
+      clearTimeout(timer)
+      signal.removeEventListener('abort', done)
+      resolve()
+    }
+    const timer = setTimeout(done, ms)
+    signal.addEventListener('abort', done, {once: true})
+  })
+}

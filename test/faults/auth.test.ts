@@ -1,0 +1,107 @@
+/**
+ * Fault matrix, `pooltool auth` column: every fault once the run has authenticated a
+ * number of connections (the server's SCRAM-SHA-256 counter is the trigger). Each run
+ * ends on its own (bounded --connections, --timeout-ms), its counts add up
+ * (connectionsOpened = succeeded + failed + aborted, failed = the sum of errors), and
+ * it exits as the README says: 0 when it rode the fault out, 4 with the partial
+ * figures when the host stayed away, 5 when the credentials stopped working.
+ */
+import assert from 'node:assert/strict'
+import {after, before, describe, it} from 'node:test'
+
+import type {MongoClient} from 'mongodb'
+
+import type {AuthResult} from '../../src/auth/types.js'
+import {startSimCluster, type SimCluster} from '../../src/sim/host.js'
+import {parseJson} from '../helpers/cli.js'
+import {observer, runWithFault, serverFigureGrew, sum, withUser} from './helpers.js'
+
+const CONNECTIONS = 20
+/** Per mechanism: driver-free and driver, one at a time and in storms. */
+const FULL = 4 * CONNECTIONS
+const TIMEOUT_MS = 1500
+
+const sha256Received = (status: any): number => Number(status.security?.authentication?.mechanisms?.['SCRAM-SHA-256']?.authenticate?.received ?? 0)
+
+function assertHonestCounts(result: AuthResult): void {
+  for (const m of result.mechanisms) {
+    assert.equal(m.connectionsFailed, sum(m.errors), `${m.mechanism}: failed = the sum of errors`)
+    assert.equal(m.connectionsOpened, m.connectionsSucceeded + m.connectionsFailed + m.connectionsAborted, `${m.mechanism}: every connection accounted for`)
+  }
+}
+
+describe('fault matrix: auth', {timeout: 120_000}, () => {
+  let sim: SimCluster
+  let watch: MongoClient
+  const args = (uri: string) => ['auth', '--uri', uri, '--mechanisms', 'none,SCRAM-SHA-256', '--connections', String(CONNECTIONS), '--pings', '50', '--timeout-ms', String(TIMEOUT_MS), '--json']
+  const midRun = () => serverFigureGrew(watch, sha256Received, 8)
+
+  before(async () => {
+    sim = await startSimCluster({auth: true, scramIterationCount: 5000, scramSHA256IterationCount: 5000})
+    watch = observer(sim.info.uri)
+  })
+  after(async () => {
+    await watch?.close()
+    await sim?.stop()
+  })
+
+  // Dropped sockets, a stall shorter than --timeout-ms and a short restart are ridden out:
+  // a connection caught by the fault is counted as failed, the run measures every connection.
+  for (const fault of [
+    {kind: 'drop-connections'},
+    {kind: 'stall', ms: 700},
+    {kind: 'restart', downMs: 400},
+  ] as const) {
+    it(`${fault.kind}: rides it out, exit 0, every connection opened and accounted for`, async () => {
+      const {run} = await runWithFault(sim, args(sim.info.uri), midRun(), fault)
+      assert.equal(run.code, 0, run.stderr)
+      const result = parseJson<AuthResult>(run)
+      assert.equal(result.error, undefined)
+      assertHonestCounts(result)
+      for (const m of result.mechanisms) assert.equal(m.connectionsOpened, FULL, `${m.mechanism} opened every connection`)
+      assert.ok(result.mechanisms.every((m) => m.connectionsSucceeded > 0))
+    })
+  }
+
+  it('connection limit: connections beyond it fail and are counted; exit 0', async () => {
+    // Storms of 10 against a limit of 4 (pooltool's probe connection holds one of them).
+    const {run} = await runWithFault(sim, args(sim.info.uri), midRun(), {kind: 'max-connections', max: 4})
+    await sim.control({kind: 'max-connections', max: 65_536})
+    assert.equal(run.code, 0, run.stderr)
+    const result = parseJson<AuthResult>(run)
+    assertHonestCounts(result)
+    const failed = result.mechanisms.reduce((n, m) => n + m.connectionsFailed, 0)
+    assert.ok(failed > 0, `storms above the limit failed: ${JSON.stringify(result.mechanisms.map((m) => m.errors))}`)
+    assert.ok(result.notes.some((n) => /connections failed/.test(n)))
+  })
+
+  it('user dropped: stops at the refusal with what it measured, exit 5', async () => {
+    await watch.db('admin').command({createUser: 'leaving', pwd: 'leaving-pw', roles: [{role: 'clusterMonitor', db: 'admin'}]})
+    const {run} = await runWithFault(sim, args(withUser(sim.info.uri, 'leaving', 'leaving-pw')), midRun(), async () => {
+      await watch.db('admin').command({dropUser: 'leaving'})
+    })
+    assert.equal(run.code, 5, run.stderr)
+    const result = parseJson<AuthResult>(run)
+    assert.equal(result.error?.code, 'AUTH_FAILED')
+    assert.equal(result.error?.exitCode, 5)
+    assertHonestCounts(result)
+    const scram = result.mechanisms.find((m) => m.mechanism === 'SCRAM-SHA-256')!
+    assert.ok(scram.connectionsSucceeded > 0, 'the figures before the drop are kept')
+    assert.ok(scram.connectionsOpened < FULL, 'it stopped instead of failing every remaining connection')
+    assert.ok((scram.errors.auth ?? 0) >= 1)
+    assert.equal(run.stdout.includes('leaving-pw'), false)
+  })
+
+  // Last: the host stays down past the end of the run (the sim is stopped after it).
+  it('host lost: stops within --timeout-ms of silence with the partial figures, exit 4', async () => {
+    const {run} = await runWithFault(sim, args(sim.info.uri), midRun(), {kind: 'restart', downMs: 60_000})
+    assert.equal(run.code, 4, run.stderr)
+    const result = parseJson<AuthResult>(run)
+    assert.equal(result.error?.code, 'UNREACHABLE')
+    assert.match(result.error!.message, /stopped answering/)
+    assertHonestCounts(result)
+    const opened = result.mechanisms.reduce((n, m) => n + m.connectionsOpened, 0)
+    assert.ok(opened > 0 && opened < FULL * result.mechanisms.length, `partial: ${opened} connections opened`)
+    assert.ok(result.mechanisms.some((m) => m.connectionsSucceeded > 0), 'what was measured before the loss is reported')
+  })
+})

@@ -1,0 +1,107 @@
+/**
+ * The fault matrix's one move: run the built CLI, wait until it has reached a state
+ * (an output line, or a figure on the server), inject one fault into the embedded
+ * cluster, and let the command end on its own. Never a fixed sleep: the trigger is
+ * what the command or the server shows.
+ */
+import assert from 'node:assert/strict'
+
+import {MongoClient, type Document} from 'mongodb'
+
+import type {SimCluster} from '../../src/sim/host.js'
+import type {SimFault} from '../../src/sim/types.js'
+import {runCli, type CliRun} from '../helpers/cli.js'
+
+/** When to inject: an output line of the command, or a server figure crossing a mark. */
+export type Trigger = {output: RegExp} | {server: () => Promise<boolean>}
+
+export interface FaultRun {
+  run: CliRun
+  /** ms from spawn to the end of the run. */
+  elapsedMS: number
+}
+
+const POLL_MS = 50
+
+/**
+ * Runs `pooltool …args`, injects `fault` (or calls `inject`) once `trigger` holds,
+ * and resolves when the command has ended on its own. Fails the test when the
+ * command ended before the trigger: the fault never hit the run.
+ */
+export async function runWithFault(
+  sim: SimCluster,
+  args: string[],
+  trigger: Trigger,
+  fault: SimFault | (() => Promise<void>),
+  options: {timeoutMs?: number} = {},
+): Promise<FaultRun> {
+  const started = performance.now()
+  let output = ''
+  let ended = false
+  let injected = false
+  const running = runCli(args, {
+    timeoutMs: options.timeoutMs ?? 40_000,
+    onSpawn: (child) => {
+      child.stdout?.on('data', (chunk) => (output += String(chunk)))
+      child.stderr?.on('data', (chunk) => (output += String(chunk)))
+    },
+  }).finally(() => {
+    ended = true
+  })
+  const inject = async () => {
+    for (;;) {
+      if (ended) return
+      const reached = 'output' in trigger ? trigger.output.test(output) : await trigger.server().catch(() => false)
+      if (reached) break
+      await new Promise((resolve) => setTimeout(resolve, POLL_MS))
+    }
+    if (ended) return
+    if (typeof fault === 'function') await fault()
+    else await sim.control(fault)
+    injected = true
+  }
+  const [run] = await Promise.all([running, inject()])
+  assert.ok(injected, `the command ended before the fault could be injected:\nstdout: ${run.stdout}\nstderr: ${run.stderr}`)
+  return {run, elapsedMS: performance.now() - started}
+}
+
+/**
+ * A trigger that holds once `figure(serverStatus)` grew by `by` since its first reading.
+ * `client` stays open across the run (a new client per reading would itself move the
+ * auth counters); a fault that drops its connection only costs a reading.
+ */
+export function serverFigureGrew(client: MongoClient, figure: (status: Document) => number, by: number): {server: () => Promise<boolean>} {
+  let baseline: number | undefined
+  return {
+    server: async () => {
+      const now = figure(await client.db('admin').command({serverStatus: 1}))
+      baseline ??= now
+      return now - baseline >= by
+    },
+  }
+}
+
+/** A long-lived observer client for triggers, directly on one host. */
+export function observer(uri: string): MongoClient {
+  return new MongoClient(uri, {directConnection: true, serverSelectionTimeoutMS: 2000, maxPoolSize: 1, appName: 'fault-matrix-observer'})
+}
+
+/** The same URI with another user. */
+export function withUser(uri: string, user: string, password: string): string {
+  const rest = uri.replace(/^mongodb:\/\/([^@/]*@)?/, '')
+  return `mongodb://${encodeURIComponent(user)}:${encodeURIComponent(password)}@${rest}`
+}
+
+/** Waits until the sim answers a ping again (after a restart whose down time outlived a run). */
+export async function waitUntilUp(uri: string): Promise<void> {
+  const client = new MongoClient(uri, {serverSelectionTimeoutMS: 30_000})
+  try {
+    await client.db('admin').command({ping: 1})
+  } finally {
+    await client.close()
+  }
+}
+
+export function sum(record: Record<string, number>): number {
+  return Object.values(record).reduce((a, b) => a + b, 0)
+}
