@@ -16,7 +16,8 @@
  *   request would, and starts when an operation returns. Corrected latency =
  *   reply − scheduled start (what a user arriving on schedule waits: no
  *   coordinated omission); uncorrected = reply − actual send, reported beside
- *   it. An operation never starts before its scheduled time.
+ *   it. Timers have 1 ms granularity, so an operation may start up to 1 ms
+ *   early; its corrected latency then counts from its actual send.
  * - At the end, measured operations still in flight are awaited: a stalled one
  *   must be counted, not dropped. After the natural end of the run the wait is
  *   `drainTimeoutMs` (then class `unfinished`); after a stop request (Ctrl-C,
@@ -26,8 +27,6 @@
  *   nothing (it was already counted as unfinished or aborted).
  * - Warm-up runs the same loop first and is not recorded.
  */
-import {setImmediate as nextTurn} from 'node:timers/promises'
-
 import {createHistogram, type Histogram, recordMs} from '../metrics/histograms.js'
 
 /** How long a stop request (signal) waits for operations in flight before counting them as aborted. */
@@ -64,9 +63,15 @@ export interface EngineTick {
   latencyUs: Histogram
 }
 
-/** Why a scheduled open-loop operation never started (see RunResult.missedByReason). */
-export type MissedReason = 'inFlightCapFull' | 'runEnded'
-export const MISSED_REASONS: readonly MissedReason[] = ['inFlightCapFull', 'runEnded']
+/**
+ * Why a scheduled open-loop operation never started (documented on RunResult.missedByReason):
+ * - `inFlightCapFull`: its time had come, but every in-flight slot was busy until the run ended;
+ * - `runEnded`: no operation was holding it up, but the load generator had not reached it when the
+ *   run ended (its timers ran behind the schedule);
+ * - `interrupted`: a free slot was about to start it when a stop request came.
+ */
+export type MissedReason = 'inFlightCapFull' | 'runEnded' | 'interrupted'
+export const MISSED_REASONS: readonly MissedReason[] = ['inFlightCapFull', 'runEnded', 'interrupted']
 
 /** The error class of measured operations a stop request gave up on. */
 export const ABORTED_CLASS = 'aborted'
@@ -131,6 +136,7 @@ class RunState {
   }
 }
 
+
 export async function runEngine(plan: EnginePlan, hooks: EngineHooks): Promise<EngineMeasurement> {
   const openLoop = plan.rate !== undefined
   if (openLoop && plan.ops !== undefined) throw new Error('runEngine: an open-loop run is bounded by durationMs, not ops')
@@ -138,27 +144,77 @@ export async function runEngine(plan: EnginePlan, hooks: EngineHooks): Promise<E
   const loopStart = performance.now()
   const stopDrainMs = Math.min(plan.stopDrainMs ?? STOP_DRAIN_MS, plan.drainTimeoutMs)
 
+  // Open loop: slot i is due at loopStart + i × intervalMs; workers take slots in order.
+  const intervalMs = openLoop ? 1000 / plan.rate! : 0
+  const slotTime = (slot: number): number => loopStart + slot * intervalMs
+  /** The first slot no worker has taken yet. */
+  let nextSlot = 0
+  /** Scheduled time of the latest slot started (it may have started up to 1 ms early). */
+  let latestStartedAt = Number.NEGATIVE_INFINITY
+  /**
+   * The interval's bounds must not cut between a slot that started early and
+   * its scheduled time: a slot is measured exactly when its scheduled time is
+   * inside the interval, whenever it started. Half an interval past the
+   * latest started slot is before the next one.
+   */
+  const afterStartedSlots = (time: number): number => (openLoop ? Math.max(time, latestStartedAt + intervalMs / 2) : time)
+  const inMeasuredInterval = (scheduledAt: number): boolean => state.measuring && scheduledAt >= state.measureStart && scheduledAt < state.measureEnd
+  /** First slot scheduled at or after `time`, compared exactly as the workers compare. */
+  const firstSlotAtOrAfter = (time: number): number => {
+    let slot = Math.max(0, Math.ceil((time - loopStart) / intervalMs))
+    while (slot > 0 && slotTime(slot - 1) >= time) slot -= 1
+    while (slotTime(slot) < time) slot += 1
+    return slot
+  }
+  /** Measured slots a free worker was about to start when a stop request came (a few: at most one per worker). */
+  const interruptedAt: number[] = []
+  /** Measured slots no worker had taken when the run stopped (a range: it can be millions long). */
+  let untaken = {first: 0, end: 0, reason: 'inFlightCapFull' as MissedReason}
+  /** Workers waiting for their slot's time; a stop wakes them at once. */
+  const waiting = new Set<() => void>()
+
   const beginMeasuring = (): void => {
     if (state.stopped) return // stopped during warm-up (or before it began): nothing is measured
     state.measuring = true
     // Without warm-up the interval starts with the loop, so slot 0 is measured.
-    state.measureStart = plan.warmupMs > 0 ? performance.now() : loopStart
+    state.measureStart = afterStartedSlots(plan.warmupMs > 0 ? performance.now() : loopStart)
     if (plan.durationMs !== undefined) state.measureEnd = state.measureStart + plan.durationMs
     hooks.onMeasureStart?.()
-    if (plan.durationMs !== undefined) stopTimer = setTimeout(stop, plan.durationMs)
+    if (plan.durationMs !== undefined) stopAtTheEnd()
+  }
+  /**
+   * The natural end. A timer may fire up to a millisecond early (Node counts
+   * from the event loop's cached clock): wait out the rest, so the interval
+   * is exactly --duration long and holds exactly rate × duration slots.
+   */
+  const stopAtTheEnd = (): void => {
+    const left = state.measureEnd - performance.now()
+    if (left > 0) stopTimer = setTimeout(stopAtTheEnd, left)
+    else stop()
   }
   let resolveStopped!: () => void
   const stopped = new Promise<void>((resolve) => {
     resolveStopped = resolve
   })
-  /** Called once the stop is decided; open loop uses it to settle its queue. */
-  let onStop: (() => void) | undefined
   const stop = (): void => {
     if (state.stopped) return
     state.stopped = true
-    if (state.measureEnd === Number.POSITIVE_INFINITY || performance.now() < state.measureEnd) state.measureEnd = performance.now()
-    onStop?.()
+    state.measureEnd = Math.min(state.measureEnd, afterStartedSlots(performance.now()))
+    if (openLoop) settleSchedule()
     resolveStopped()
+  }
+  /** Open loop, at the stop: count the interval's slots and those no worker took; wake the waiting workers. */
+  const settleSchedule = (): void => {
+    if (state.measuring) {
+      const firstMeasured = firstSlotAtOrAfter(state.measureStart)
+      const endSlot = firstSlotAtOrAfter(state.measureEnd)
+      state.scheduled = Math.max(0, endSlot - firstMeasured)
+      // Due slots no worker took: every worker was busy (the cap was full), or
+      // a free worker was still waiting on an earlier slot's late timer.
+      const capFull = state.executing >= plan.concurrency
+      untaken = {first: Math.max(nextSlot, firstMeasured), end: endSlot, reason: capFull ? 'inFlightCapFull' : 'runEnded'}
+    }
+    for (const wake of [...waiting]) wake()
   }
   /** Set while waiting for operations in flight: a stop request shortens that wait. */
   let shortenDrain: (() => void) | undefined
@@ -218,8 +274,8 @@ export async function runEngine(plan: EnginePlan, hooks: EngineHooks): Promise<E
         const doneAt = performance.now()
         recordMs(state.latencyUs, doneAt - startedAt)
         if (scheduledAt !== undefined) {
-          recordMs(state.latencyCorrectedUs!, doneAt - scheduledAt)
-          recordMs(state.scheduleLagUs!, startedAt - scheduledAt)
+          recordMs(state.latencyCorrectedUs!, doneAt - Math.min(scheduledAt, startedAt))
+          recordMs(state.scheduleLagUs!, Math.max(0, startedAt - scheduledAt))
         }
         state.ops += 1
       }
@@ -239,80 +295,37 @@ export async function runEngine(plan: EnginePlan, hooks: EngineHooks): Promise<E
     }
   }
 
-  // Open loop. Slots are taken in order by whichever worker is free, so a slot
-  // that is due while every worker is busy waits in line behind the earlier ones.
-  const intervalMs = openLoop ? 1000 / plan.rate! : 0
-  const slotTime = (slot: number): number => loopStart + slot * intervalMs
-  let nextSlot = 0
-  const inMeasuredInterval = (scheduledAt: number): boolean => state.measuring && scheduledAt >= state.measureStart && scheduledAt < state.measureEnd
-  /**
-   * Measured slots that never started, by reason: those a free worker held
-   * when the run ended (a few, by their scheduled start) and the run of slots
-   * no worker took (by slot range: it can be millions long).
-   */
-  const heldMissedAt: number[] = []
-  let untakenMissed = {first: 0, end: 0, reason: 'inFlightCapFull' as MissedReason}
-  /** Workers waiting for their slot's time: woken at once by a stop. */
-  const waiting = new Set<() => void>()
-
-  /** Resolves at `scheduledAt` (never before) or when the run stops. */
-  const waitUntil = async (scheduledAt: number): Promise<void> => {
-    let remaining = scheduledAt - performance.now()
-    if (remaining <= 0) return
-    if (remaining >= 1) {
-      let wake!: () => void
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(() => wake(), remaining)
-        wake = () => {
-          clearTimeout(timer)
-          waiting.delete(wake)
-          resolve()
-        }
-        waiting.add(wake)
-      })
-      remaining = scheduledAt - performance.now()
-    }
-    // Timers have 1 ms granularity: finish a sub-millisecond wait by yielding.
-    while (remaining > 0 && !state.stopped) {
-      await nextTurn()
-      remaining = scheduledAt - performance.now()
-    }
+  /** Resolves at `scheduledAt` or when the run stops; undefined when there is nothing to wait for. */
+  const waitUntil = (scheduledAt: number): Promise<void> | undefined => {
+    const remaining = scheduledAt - performance.now()
+    // Timers have 1 ms granularity: a slot due within 1 ms starts now rather than late.
+    if (remaining < 1 || state.stopped) return undefined
+    return new Promise<void>((resolve) => {
+      const wake = (): void => {
+        clearTimeout(timer)
+        waiting.delete(wake)
+        resolve()
+      }
+      const timer = setTimeout(wake, remaining)
+      waiting.add(wake)
+    })
   }
 
   const openLoopWorker = async (): Promise<void> => {
     while (!state.stopped) {
       const scheduledAt = slotTime(nextSlot)
       nextSlot += 1
-      await waitUntil(scheduledAt)
-      if (state.stopped) {
-        // This worker was free and holding the slot, but the run ended before the slot's time came round.
-        if (inMeasuredInterval(scheduledAt)) heldMissedAt.push(scheduledAt)
+      const wait = waitUntil(scheduledAt)
+      if (wait) await wait
+      if (scheduledAt >= state.measureEnd) return // past the interval: not scheduled in it
+      if (state.stopped && state.interrupted) {
+        // A stop request starts nothing new; this slot was due (the worker's timer ran a little late).
+        if (inMeasuredInterval(scheduledAt)) interruptedAt.push(scheduledAt)
         return
       }
-      if (scheduledAt >= state.measureEnd) return
+      latestStartedAt = scheduledAt
+      // After the natural end a slot held by a free worker still starts: it is inside the interval, its timer ran late.
       await runOperation(state.measuring && scheduledAt >= state.measureStart, scheduledAt)
-    }
-  }
-
-  /** First slot scheduled at or after `time` (slots are compared exactly as the workers compare them). */
-  const firstSlotAtOrAfter = (time: number): number => {
-    let slot = Math.max(0, Math.ceil((time - loopStart) / intervalMs))
-    while (slot > 0 && slotTime(slot - 1) >= time) slot -= 1
-    while (slotTime(slot) < time) slot += 1
-    return slot
-  }
-  if (openLoop) {
-    onStop = () => {
-      for (const wake of [...waiting]) wake()
-      if (!state.measuring) return
-      // Slots due in the measured interval that no worker took: every worker
-      // was busy with an earlier operation (the in-flight cap was full), or a
-      // free worker's timer had not fired yet when the interval closed.
-      const capFull = state.executing >= plan.concurrency
-      const firstMeasured = firstSlotAtOrAfter(state.measureStart)
-      const endSlot = firstSlotAtOrAfter(state.measureEnd)
-      state.scheduled = Math.max(0, endSlot - firstMeasured)
-      untakenMissed = {first: Math.max(nextSlot, firstMeasured), end: endSlot, reason: capFull ? 'inFlightCapFull' : 'runEnded'}
     }
   }
 
@@ -323,11 +336,10 @@ export async function runEngine(plan: EnginePlan, hooks: EngineHooks): Promise<E
   void allDone.then(stop)
   await stopped
   // Wait for measured operations still in flight, within the drain.
-  const drainStart = performance.now()
   let drainTimer: NodeJS.Timeout | undefined
-  let drainDeadline = drainStart + (state.interrupted ? stopDrainMs : plan.drainTimeoutMs)
+  let drainDeadline = performance.now() + (state.interrupted ? stopDrainMs : plan.drainTimeoutMs)
   const drained = await new Promise<boolean>((resolve) => {
-    const arm = () => {
+    const arm = (): void => {
       clearTimeout(drainTimer)
       drainTimer = setTimeout(() => resolve(false), Math.max(0, drainDeadline - performance.now()))
     }
@@ -350,8 +362,8 @@ export async function runEngine(plan: EnginePlan, hooks: EngineHooks): Promise<E
   // A missed slot's user has waited from its scheduled start until now, when
   // the engine stopped waiting, and was still not served: record that wait, a
   // lower bound of what they would have waited, in the corrected latency.
-  for (const scheduledAt of heldMissedAt) recordMs(state.latencyCorrectedUs!, givenUpAt - scheduledAt)
-  for (let slot = untakenMissed.first; slot < untakenMissed.end; slot++) recordMs(state.latencyCorrectedUs!, givenUpAt - slotTime(slot))
+  for (const scheduledAt of interruptedAt) recordMs(state.latencyCorrectedUs!, givenUpAt - scheduledAt)
+  for (let slot = untaken.first; slot < untaken.end; slot++) recordMs(state.latencyCorrectedUs!, givenUpAt - slotTime(slot))
 
   clearTimeout(warmupTimer)
   clearTimeout(stopTimer)
@@ -363,8 +375,8 @@ export async function runEngine(plan: EnginePlan, hooks: EngineHooks): Promise<E
   const missedByReason: Partial<Record<MissedReason, number>> = {}
   if (openLoop) {
     for (const reason of MISSED_REASONS) missedByReason[reason] = 0
-    missedByReason.runEnded! += heldMissedAt.length
-    missedByReason[untakenMissed.reason]! += Math.max(0, untakenMissed.end - untakenMissed.first)
+    missedByReason.interrupted = interruptedAt.length
+    missedByReason[untaken.reason]! += Math.max(0, untaken.end - untaken.first)
   }
   return {
     ops: state.ops,

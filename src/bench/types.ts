@@ -92,14 +92,15 @@ export interface RunResult {
   /** Open loop: scheduled operations that never started (closed loop: 0). */
   missed: number
   /**
-   * Open loop, always both reasons (closed loop: {}):
+   * Open loop, always all three reasons (closed loop: {}):
    * - `inFlightCapFull`: its time had come but --concurrency operations were
    *   in flight until the run ended; it waited in line and never started.
-   * - `runEnded`: a free slot was holding it, but the run ended before its
-   *   start (the load generator's timers ran late).
-   * A stop request (Ctrl-C) ends the measured interval at the signal, so an
-   * operation scheduled after it is not scheduled in the interval at all:
-   * there is no separate `interrupted` reason.
+   * - `runEnded`: the cap was not full, but the load generator had not reached
+   *   it when the run ended (its timers ran behind the schedule).
+   * - `interrupted`: a free slot was about to start it when a stop request
+   *   (Ctrl-C, SIGTERM) came; a stop starts nothing new.
+   * A stop request ends the measured interval at the signal: operations
+   * scheduled after it are not scheduled in the interval at all.
    * Missed operations count in latencyCorrectedUs with the time from their
    * scheduled start to when the run stopped waiting: a lower bound of what a
    * user would have waited.

@@ -143,7 +143,7 @@ function openLoopAccounting(run: RunResult): string {
   return run.rateShortfall ? `${line}\n  warning: ${run.rateShortfall.message}` : line
 }
 
-const MISSED_REASON_TEXT: Record<string, string> = {inFlightCapFull: 'in-flight cap full', runEnded: 'run ended'}
+const MISSED_REASON_TEXT: Record<string, string> = {inFlightCapFull: 'in-flight cap full', runEnded: 'run ended before the generator reached them', interrupted: 'stopped by the signal'}
 
 /** The live line on stderr. */
 export function renderBenchTick(label: string, tick: {elapsedMs: number; opsPerSecLastTick: number; p99Us: number; errors: number; inUse: number}): string {

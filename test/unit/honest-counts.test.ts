@@ -54,8 +54,7 @@ describe('open loop: every scheduled operation is accounted for', () => {
     assert.equal(m.scheduled, 300)
     assertAccounted(m)
     assert.ok(m.ops > 0 && m.ops <= 61, `ops ${m.ops}`)
-    assert.equal(m.missedByReason.inFlightCapFull, m.missed)
-    assert.equal(m.missedByReason.runEnded, 0)
+    assert.deepEqual(m.missedByReason, {inFlightCapFull: m.missed, runEnded: 0, interrupted: 0})
     // Slots start first come first served: the first missed slot was due by 61 × 2 ms and waited past the 600 ms end.
     assert.ok(summarize(m.latencyCorrectedUs!).max >= 450_000, `corrected max ${summarize(m.latencyCorrectedUs!).max}µs`)
   })
@@ -83,6 +82,28 @@ describe('open loop: every scheduled operation is accounted for', () => {
     assert.deepEqual(m.errorsByClass, {aborted: 2})
     assertAccounted(m)
     assert.equal(m.missedByReason.inFlightCapFull, m.missed)
+  })
+})
+
+describe('open loop: why a slot was missed', () => {
+  it('a slot a free worker was about to start when the stop came is interrupted; due slots nobody reached are runEnded', async () => {
+    // 100/s through 2 workers of an instant "server"; the 5th operation blocks the event loop
+    // for 25 ms and then Ctrl-C arrives: the other worker's slot (due 10 ms in) never got its
+    // timer, and the slot after it (due 20 ms in) was due with no worker busy on the server.
+    const controller = new AbortController()
+    let calls = 0
+    const m = await runEngine(plan({rate: 100, concurrency: 2, durationMs: FOREVER_MS}), hooks(async () => {
+      calls += 1
+      if (calls !== 5) return
+      const blockedUntil = performance.now() + 25
+      while (performance.now() < blockedUntil) { /* the event loop is stuck */ }
+      controller.abort()
+    }, controller.signal))
+    assertAccounted(m)
+    assert.equal(m.ops, 5)
+    assert.equal(m.missedByReason.interrupted, 1)
+    assert.ok(m.missedByReason.runEnded! >= 1, JSON.stringify(m.missedByReason)) // more if the 5th slot's own timer was late
+    assert.equal(m.missedByReason.inFlightCapFull, 0)
   })
 })
 
