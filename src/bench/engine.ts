@@ -17,7 +17,9 @@
  *   reply − scheduled start (what a user arriving on schedule waits: no
  *   coordinated omission); uncorrected = reply − actual send, reported beside
  *   it. Timers have 1 ms granularity, so an operation may start up to 1 ms
- *   early; its corrected latency then counts from its actual send.
+ *   early; its corrected latency then counts from its actual send. A slot
+ *   still unstarted when the run ends is missed (see MissedReason); its wait
+ *   until the engine gave up is in the corrected latency too.
  * - At the end, measured operations still in flight are awaited: a stalled one
  *   must be counted, not dropped. After the natural end of the run the wait is
  *   `drainTimeoutMs` (then class `unfinished`); after a stop request (Ctrl-C,
