@@ -1,0 +1,134 @@
+/**
+ * Fault matrix, `pooltool locks watch` column, on one sharded cluster with auth (6.0:
+ * config.locks is read through the router every poll). Each fault is injected once the
+ * watch has polled a few times (the router's query counter is the trigger). Every run
+ * ends on its own at --duration with its summary; a failed poll is a marked round
+ * (failedPolls = pollFailures.length = the sum of failedPollsByReason) and the watch
+ * goes on, so it exits 0 as long as polls answered (README: locks watch).
+ */
+import assert from 'node:assert/strict'
+import {after, before, describe, it} from 'node:test'
+
+import type {MongoClient} from 'mongodb'
+
+import type {LocksWatchResult} from '../../src/locks/types.js'
+import {startSimCluster, type SimCluster} from '../../src/sim/host.js'
+import {parseJson} from '../helpers/cli.js'
+import {observer, runWithFault, serverFigureGrew, sum, withUser} from './helpers.js'
+
+/** finds only: the observer's own serverStatus readings count as commands. */
+const finds = (status: any): number => Number(status.opcounters?.query ?? 0)
+
+function assertHonestSummary(result: LocksWatchResult): void {
+  assert.equal(result.failedPolls, result.pollFailures.length)
+  assert.equal(result.failedPolls, sum(result.failedPollsByReason))
+  assert.ok(result.polls >= result.failedPolls)
+  assert.equal(result.interrupted, false)
+  for (const f of result.pollFailures) {
+    assert.equal(typeof f.error, 'string')
+    assert.ok(f.error.length > 0)
+    assert.equal(f.error.includes('pooltool-sim'), false, 'credentials redacted')
+  }
+}
+
+describe('fault matrix: locks watch', {timeout: 120_000}, () => {
+  let sim: SimCluster
+  let router: string
+  let config: string
+  let watch: MongoClient
+  const args = (uri: string, json = true) => ['locks', 'watch', '--uri', uri, '--duration', '2s', '--interval', '200ms', '--timeout-ms', '800', ...(json ? ['--json'] : [])]
+  /** Two polls in: each poll runs four finds on the router. */
+  const polling = () => serverFigureGrew(watch, finds, 8)
+
+  /** Waits until the router reads config.locks again (the config server is back). */
+  async function configReadable(): Promise<void> {
+    for (;;) {
+      try {
+        await watch.db('config').collection('locks').findOne({})
+        return
+      } catch {
+        await new Promise((resolve) => setTimeout(resolve, 100))
+      }
+    }
+  }
+
+  before(async () => {
+    sim = await startSimCluster({topology: 'sharded', versionProfile: '6.0', mongos: 1, shards: 1, auth: true})
+    router = sim.info.processes.find((p) => p.role === 'mongos')!.host
+    config = sim.info.processes.find((p) => p.role === 'config')!.host
+    watch = observer(sim.info.uri)
+  })
+  after(async () => {
+    await watch?.close()
+    await sim?.stop()
+  })
+
+  it('dropped sockets: the driver reconnects, the watch runs to the end, exit 0', async () => {
+    const {run} = await runWithFault(sim, args(sim.info.uri), polling(), {kind: 'drop-connections', hosts: [router]})
+    assert.equal(run.code, 0, run.stderr)
+    const result = parseJson<LocksWatchResult>(run)
+    assertHonestSummary(result)
+    assert.ok(result.polls > result.failedPolls, 'polls answered')
+  })
+
+  it('router stalls past --timeout-ms: timed-out polls are marked rounds on stderr, the summary counts them, exit 0', async () => {
+    const {run} = await runWithFault(sim, args(sim.info.uri, false), polling(), {kind: 'stall', ms: 1200, hosts: [router]})
+    assert.equal(run.code, 0, run.stderr)
+    assert.match(run.stderr, /poll \d+ failed \(timeout\): no answer within 800 ms \(--timeout-ms\)/)
+    assert.match(run.stdout, /\d+ polls \(\d+ failed: \d+ timeout/)
+  })
+
+  it('router restarts: the watch resumes when it answers again, exit 0', async () => {
+    const {run} = await runWithFault(sim, args(sim.info.uri), polling(), {kind: 'restart', downMs: 500, hosts: [router]})
+    assert.equal(run.code, 0, run.stderr)
+    const result = parseJson<LocksWatchResult>(run)
+    assertHonestSummary(result)
+    const lastFailure = result.pollFailures.at(-1)?.poll ?? 0
+    assert.ok(lastFailure < result.polls, 'the last poll answered again')
+  })
+
+  it('connection limit on the router: polls that get no connection are marked, the watch goes on, exit 0', async () => {
+    const {run} = await runWithFault(sim, args(sim.info.uri), polling(), async () => {
+      await sim.control({kind: 'max-connections', max: 1, hosts: [router]})
+      await sim.control({kind: 'drop-connections', hosts: [router]})
+    })
+    await sim.control({kind: 'max-connections', max: 65_536, hosts: [router]})
+    assert.equal(run.code, 0, run.stderr)
+    assertHonestSummary(parseJson<LocksWatchResult>(run))
+  })
+
+  it('user dropped: later polls are unauthorized, the summary is produced, exit 0', async () => {
+    await watch.db('admin').command({createUser: 'lockwatcher', pwd: 'lockwatcher-pw', roles: [{role: 'clusterMonitor', db: 'admin'}, {role: 'read', db: 'config'}]})
+    const {run} = await runWithFault(sim, args(withUser(sim.info.uri, 'lockwatcher', 'lockwatcher-pw')), polling(), async () => {
+      await watch.db('admin').command({dropUser: 'lockwatcher'})
+    })
+    assert.equal(run.code, 0, run.stderr)
+    const result = parseJson<LocksWatchResult>(run)
+    assertHonestSummary(result)
+    assert.ok(result.failedPollsByReason.unauthorized >= 1, JSON.stringify(result.pollFailures))
+    assert.ok(result.polls > result.failedPolls)
+    assert.equal(run.stdout.includes('lockwatcher-pw'), false)
+  })
+
+  // Host lost, twice: the config server (the router answers with its error) and the router itself, each down past the end of the run.
+  it('config server lost: polls fail as unreachable with the router\'s error, the watch ends at --duration, exit 0', async () => {
+    const {run} = await runWithFault(sim, args(sim.info.uri), polling(), {kind: 'restart', downMs: 4000, hosts: [config]})
+    assert.equal(run.code, 0, run.stderr)
+    const result = parseJson<LocksWatchResult>(run)
+    assertHonestSummary(result)
+    assert.ok(result.failedPollsByReason.unreachable >= 1, JSON.stringify(result.pollFailures))
+    assert.equal(result.pollFailures.at(-1)?.poll, result.polls, 'still failing at the end')
+    assert.match(result.pollFailures[0]!.error, /HostUnreachable|ECONNREFUSED/)
+    await configReadable()
+  })
+
+  // Last: the router stays down past the end of the run (the cluster is stopped after it).
+  it('router lost: every later poll is unreachable, the summary is produced, exit 0 (earlier polls answered)', async () => {
+    const {run} = await runWithFault(sim, args(sim.info.uri), polling(), {kind: 'restart', downMs: 60_000, hosts: [router]})
+    assert.equal(run.code, 0, run.stderr)
+    const result = parseJson<LocksWatchResult>(run)
+    assertHonestSummary(result)
+    assert.ok(result.failedPollsByReason.unreachable + result.failedPollsByReason.timeout >= 1, JSON.stringify(result.pollFailures))
+    assert.equal(result.pollFailures.at(-1)?.poll, result.polls, 'still failing at the end')
+  })
+})
