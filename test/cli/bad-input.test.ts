@@ -78,7 +78,7 @@ const cases: BadInput[] = [
   {name: 'conns watch: integer below min', command: ['conns', 'watch'], args: ['--count', '0'], ...USAGE, message: /--count/},
   {name: 'sim: integer above max', command: ['sim'], args: ['--port', '70000'], ...USAGE, message: /--port/},
   {name: 'sim: integer below min', command: ['sim'], args: ['--members', '0'], ...USAGE, message: /--members/},
-  {name: 'sim: unexpected argument', command: ['sim'], args: ['extra'], ...USAGE, message: /'sim extra' not found/},
+  {name: 'sim: unexpected argument', command: ['sim'], args: ['extra'], ...USAGE, message: /'sim extra' not found|Unexpected argument: extra/},
   {name: 'locks list: misspelled flag', command: ['locks', 'list'], args: ['--json-out'], ...USAGE, message: /Nonexistent flag/},
   {name: 'bench: --timeout-ms 0', command: ['bench'], args: ['--timeout-ms', '0'], ...USAGE, message: /--timeout-ms/},
   {name: 'locks pings: --timeout-ms not a number', command: ['locks', 'pings'], args: ['--timeout-ms', 'soon'], ...USAGE, message: /--timeout-ms/},
