@@ -7,6 +7,7 @@ import {type BenchResult, POOL_MODELS, WORKLOADS} from '../src/bench/types.js'
 import {TargetCommand} from '../src/cli/base-command.js'
 import {parseDurationMs} from '../src/cli/parse.js'
 import {EXIT_CODES, PoolToolError} from '../src/errors.js'
+import {percentileUs} from '../src/metrics/histograms.js'
 import {checkOutputPath, writeJsonAtomically} from '../src/output.js'
 import {renderBench, renderBenchTick} from '../src/reporters/bench.js'
 import {renderNamespaceNotes} from '../src/reporters/namespace.js'
@@ -96,7 +97,7 @@ export default class Bench extends TargetCommand<typeof Bench> {
           progress.update(`${label} · starting`)
         },
         onTick: (_cell, tick) =>
-          progress.update(renderBenchTick(label, {...tick, p99Us: tick.latencyUs.getValueAtPercentile(99)})),
+          progress.update(renderBenchTick(label, {...tick, p99Us: percentileUs(tick.latencyUs, 99)})),
         onPartialResult: writeOut,
       })
     } finally {

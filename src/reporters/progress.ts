@@ -1,14 +1,15 @@
 /**
- * The live line on stderr. Silent under --json and when stderr is not a
+ * The live line on stderr (ora). Silent under --json and when stderr is not a
  * terminal, so pipes and CI logs get only the final report.
  *
- * One line, redrawn in place (carriage return, erase line) at most once per
- * update, cut to the terminal's width. It is not ora: ora sizes the area it
- * erases as text width ÷ `stream.columns`, and a terminal that reports 0
- * columns (a pty nobody sized) makes that Infinity, so every redraw looped on
- * erase sequences and wrote tens of MB. Here every update writes at most one
- * line's worth of bytes, whatever the terminal says.
+ * ora sizes the area it erases as text width ÷ `stream.columns`; a terminal
+ * that reports 0 columns (a pty nobody sized) makes that Infinity, and every
+ * redraw looped on erase sequences, writing tens of MB. So ora sees the
+ * stream through a view whose width is always usable, and the text is cut to
+ * one line of that width: every redraw writes about one line's worth of bytes,
+ * whatever the terminal says.
  */
+import ora from 'ora'
 
 export interface Progress {
   update(text: string): void
@@ -17,7 +18,6 @@ export interface Progress {
 
 /** Width used when the terminal reports no usable width (absent, 0, nonsense). */
 export const FALLBACK_COLUMNS = 80
-const ERASE_LINE = '\r\u001B[2K'
 
 /** The stream properties the line needs; process.stderr has them. */
 export type ProgressStream = Pick<NodeJS.WriteStream, 'write' | 'isTTY' | 'columns'>
@@ -26,17 +26,30 @@ export function createProgress(options: {json: boolean; stream?: ProgressStream}
   const stream = options.stream ?? process.stderr
   const enabled = !options.json && stream.isTTY === true
   if (!enabled) return {update() {}, stop() {}}
-  let shown = false
+  const view = withUsableWidth(stream)
+  // isEnabled: we already know it is a terminal; ora's own guess would print a line per update in CI shells.
+  const spinner = ora({stream: view as NodeJS.WriteStream, isEnabled: true, discardStdin: false, hideCursor: false})
   return {
     update(text) {
-      stream.write(ERASE_LINE + fitToWidth(text, usableColumns(stream.columns)))
-      shown = true
+      // Room for the spinner and its space.
+      spinner.text = fitToWidth(text, usableColumns(stream.columns) - 2)
+      if (!spinner.isSpinning) spinner.start()
     },
     stop() {
-      if (shown) stream.write(ERASE_LINE)
-      shown = false
+      spinner.stop()
     },
   }
+}
+
+/** The stream as ora sees it: the same object, but `columns` is always a width one can divide by. */
+function withUsableWidth(stream: ProgressStream): ProgressStream {
+  return new Proxy(stream, {
+    get(target, property) {
+      if (property === 'columns') return usableColumns(target.columns)
+      const value = Reflect.get(target, property, target) as unknown
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value
+    },
+  })
 }
 
 function usableColumns(columns: number | undefined): number {
