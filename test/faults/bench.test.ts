@@ -1,0 +1,118 @@
+/**
+ * Fault matrix, `pooltool bench` columns (closed loop and open loop), on one standalone
+ * with auth. Each fault is injected once the measured run has done some finds (the
+ * server's query counter is the trigger; --warmup is 0, so they are measured). Every
+ * run ends on its own (bounded --duration, --timeout-ms) with its report, and its
+ * counts add up: errors = the sum of errorsByClass, and in open loop every scheduled
+ * operation is completed, failed or missed (scheduled = ops + errors + missed).
+ * bench uses its default --db throughout (it refuses a --db it did not mark).
+ */
+import assert from 'node:assert/strict'
+import {after, before, describe, it} from 'node:test'
+
+import type {MongoClient} from 'mongodb'
+
+import {startSimCluster, type SimCluster} from '../../src/sim/host.js'
+import type {SimFault} from '../../src/sim/types.js'
+import {parseJson, type CliRun} from '../helpers/cli.js'
+import {observer, runWithFault, serverFigureGrew, sum, waitUntilUp, withUser} from './helpers.js'
+
+const LOOPS = {
+  'closed loop': ['--concurrency', '4'],
+  'open loop': ['--rate', '400', '--concurrency', '8'],
+} as const
+type Loop = keyof typeof LOOPS
+
+const finds = (status: any): number => Number(status.opcounters?.query ?? 0)
+
+interface BenchRun {
+  ops: number
+  errors: number
+  errorsByClass: Record<string, number>
+  scheduled: number | null
+  missed: number
+}
+
+/** The one run of the result, its counts checked. */
+function honestRun(run: CliRun, loop: Loop): BenchRun {
+  const result = parseJson(run)
+  assert.equal(result.runs.length, 1, run.stderr)
+  const r = result.runs[0] as BenchRun
+  assert.equal(r.errors, sum(r.errorsByClass), `errors = the sum of errorsByClass: ${JSON.stringify(r.errorsByClass)}`)
+  if (loop === 'open loop') {
+    assert.equal(typeof r.scheduled, 'number', 'open loop reports scheduled')
+    assert.equal(r.scheduled, r.ops + r.errors + r.missed, `every scheduled operation accounted for: ${JSON.stringify({scheduled: r.scheduled, ops: r.ops, errors: r.errors, missed: r.missed})}`)
+  }
+  assert.ok(r.ops > 0, 'operations before the fault were measured')
+  return r
+}
+
+describe('fault matrix: bench', {timeout: 150_000}, () => {
+  let sim: SimCluster
+  let admin: MongoClient
+  const args = (loop: Loop, uri: string) => ['bench', '--uri', uri, '--workload', 'find', '--seed-docs', '50', '--duration', '1500ms', '--timeout-ms', '800', ...LOOPS[loop], '--json']
+  const measuring = () => serverFigureGrew(admin, finds, 100)
+
+  before(async () => {
+    sim = await startSimCluster({auth: true})
+    admin = observer(sim.info.uri)
+  })
+  after(async () => {
+    await admin?.close()
+    await sim?.stop()
+  })
+
+  const ridden: Array<[string, SimFault | ((sim: SimCluster) => Promise<void>)]> = [
+    ['dropped sockets', {kind: 'drop-connections'}],
+    ['stall shorter than --timeout-ms', {kind: 'stall', ms: 500}],
+    ['restart', {kind: 'restart', downMs: 300}],
+    [
+      'connection limit',
+      async (s) => {
+        // The pool's connections are dropped and only 2 may come back: the workers share them.
+        await s.control({kind: 'max-connections', max: 2})
+        await s.control({kind: 'drop-connections'})
+      },
+    ],
+  ]
+  for (const loop of Object.keys(LOOPS) as Loop[]) {
+    for (const [name, fault] of ridden) {
+      it(`${loop}, ${name}: ends at --duration with honest counts, exit 0`, async () => {
+        const {run} = await runWithFault(sim, args(loop, sim.info.uri), measuring(), typeof fault === 'function' ? () => fault(sim) : fault)
+        if (name === 'connection limit') await sim.control({kind: 'max-connections', max: 65_536})
+        assert.equal(run.code, 0, run.stderr)
+        honestRun(run, loop)
+      })
+    }
+  }
+
+  for (const loop of Object.keys(LOOPS) as Loop[]) {
+    it(`${loop}, user dropped: operations fail as unauthorized and are counted; the run ends with its report`, async () => {
+      const user = `bench-${loop.split(' ')[0]}`
+      await admin.db('admin').command({createUser: user, pwd: `${user}-pw`, roles: [{role: 'readWrite', db: 'pooltool_bench'}]})
+      const {run} = await runWithFault(sim, args(loop, withUser(sim.info.uri, user, `${user}-pw`)), measuring(), async () => {
+        await admin.db('admin').command({dropUser: user})
+      })
+      assert.equal(run.code, USER_DROPPED_EXIT, run.stderr)
+      const r = honestRun(run, loop)
+      assert.ok(r.errors > 0, JSON.stringify(r.errorsByClass))
+      assert.ok((r.errorsByClass.Unauthorized ?? 0) > 0, JSON.stringify(r.errorsByClass))
+      assert.equal(run.stdout.includes(`${user}-pw`), false)
+    })
+  }
+
+  // The host goes down for longer than what is left of the run (--duration 1.5 s plus --timeout-ms), then comes back for the next case.
+  for (const loop of Object.keys(LOOPS) as Loop[]) {
+    it(`${loop}, host lost: operations fail and are counted; the run ends on its own with its report`, async () => {
+      const {run} = await runWithFault(sim, args(loop, sim.info.uri), measuring(), {kind: 'restart', downMs: 4000})
+      await waitUntilUp(sim.info.uri)
+      assert.equal(run.code, HOST_LOST_EXIT, run.stderr)
+      const r = honestRun(run, loop)
+      assert.ok(r.errors > 0, JSON.stringify(r.errorsByClass))
+    })
+  }
+})
+
+/** Exit codes of the two faults that stay to the end of a run (see the report's README notes). */
+const USER_DROPPED_EXIT = 0
+const HOST_LOST_EXIT = 0
