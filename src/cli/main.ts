@@ -10,10 +10,33 @@
  */
 import {Errors, flush, handle, run, settings} from '@oclif/core'
 
-import {PoolToolError} from '../errors.js'
+import {EXIT_CODES, PoolToolError} from '../errors.js'
 import {toPoolToolError} from '../mongo/errors.js'
-import {enableDebug, ignoredDriverLogVariables} from './debug.js'
+import {debugError, debugLine, enableDebug, ignoredDriverLogVariables} from './debug.js'
 import {failureJson, failureLine, fromOclifError, isOclifError, jsonRequested} from './failures.js'
+
+/** One line (or the JSON object), then the exit code of the failure's class. */
+function report(error: unknown, argv: readonly string[]): number {
+  const failure: PoolToolError = isOclifError(error) ? fromOclifError(error, undefined) : toPoolToolError(error, {target: 'the target', secrets: []})
+  debugError(error)
+  if (jsonRequested(argv)) process.stdout.write(`${JSON.stringify(failureJson(failure), null, 2)}\n`)
+  else process.stderr.write(`${failureLine(failure)}\n`)
+  return failure.exitCode
+}
+
+/**
+ * An error nobody caught (a stream or timer callback) would make Node print
+ * its stack straight to fd 2, past the secret guard: report it like any other.
+ */
+function reportUncaught(argv: readonly string[]): void {
+  const onUncaught = (error: unknown) => {
+    // stdout's reader went away before a command listened for it (`pooltool --help | head -1`): end quietly, as SIGPIPE would.
+    if ((error as NodeJS.ErrnoException | undefined)?.code === 'EPIPE') process.exit(EXIT_CODES.brokenPipe)
+    process.exit(report(error, argv))
+  }
+  process.on('uncaughtException', onUncaught)
+  process.on('unhandledRejection', onUncaught)
+}
 
 export async function runPooltool(dir: string, options: {development?: boolean} = {}): Promise<void> {
   if (options.development) {
@@ -21,23 +44,25 @@ export async function runPooltool(dir: string, options: {development?: boolean} 
     settings.debug = true
   }
   const argv = process.argv.slice(2)
+  reportUncaught(argv)
   const flagArgs = argv.includes('--') ? argv.slice(0, argv.indexOf('--')) : argv
-  if (flagArgs.includes('--debug')) enableDebug()
+  if (flagArgs.includes('--debug')) {
+    enableDebug()
+    debugLine(`node ${process.version} on ${process.platform}-${process.arch}; argv ${JSON.stringify(argv)}`)
+  }
   const ignored = ignoredDriverLogVariables()
   if (ignored.length > 0) {
     process.stderr.write(`pooltool: ignoring ${ignored.join(', ')} (the driver's own log bypasses redaction); --debug prints it with credentials redacted\n`)
   }
   try {
     await run(argv, dir)
-    await flush()
+    // Not awaited, as oclif's execute() does: with stdout's reader gone, 'drain' never comes.
+    flush().catch(() => {})
   } catch (error) {
     if (error instanceof Errors.ExitError) {
       await handle(error)
       return
     }
-    const failure: PoolToolError = isOclifError(error) ? fromOclifError(error, undefined) : toPoolToolError(error, {target: 'the target', secrets: []})
-    if (jsonRequested(argv)) process.stdout.write(`${JSON.stringify(failureJson(failure), null, 2)}\n`)
-    else process.stderr.write(`${failureLine(failure)}\n`)
-    await handle(new Errors.ExitError(failure.exitCode))
+    await handle(new Errors.ExitError(report(error, argv)))
   }
 }
