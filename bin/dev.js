@@ -1,6 +1,7 @@
 #!/usr/bin/env -S node --import tsx
-// The secret guard goes first: everything loaded after it (oclif's DEBUG output included) prints through it.
-const {installSecretGuard} = await import('../src/cli/secret-guard.ts')
+// The secret guard goes first: everything loaded after it (the DEBUG output of oclif included) prints through it.
+import {installSecretGuard} from '../src/cli/secret-guard.ts'
+
 installSecretGuard()
-const {runPooltool} = await import('../src/cli/main.ts')
-await runPooltool(import.meta.url, {development: true})
+const main = await import('../src/cli/main.ts')
+await main.runPooltool(import.meta.url, {development: true})

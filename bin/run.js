@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// The secret guard goes first: everything loaded after it (oclif's DEBUG output included) prints through it.
-const {installSecretGuard} = await import('../dist/src/cli/secret-guard.js')
+// The secret guard goes first: everything loaded after it (the DEBUG output of oclif included) prints through it.
+import {installSecretGuard} from '../dist/src/cli/secret-guard.js'
+
 installSecretGuard()
-const {runPooltool} = await import('../dist/src/cli/main.js')
-await runPooltool(import.meta.url)
+const main = await import('../dist/src/cli/main.js')
+await main.runPooltool(import.meta.url)
