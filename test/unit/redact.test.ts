@@ -60,6 +60,16 @@ describe('target resolution', () => {
       await assert.rejects(resolveTarget({flagUri, env: {}}), (error: Error & {code?: string; exitCode?: number}) => error.code === 'USAGE' && error.exitCode === 2)
     }
   })
+  it('treats a set-but-empty variable as unset, and says so in the embedded-cluster notice', async () => {
+    const notices: string[] = []
+    const target = await resolveTarget({env: {MONGODB_URI: ''}, notice: (line) => notices.push(line)})
+    try {
+      assert.equal(target.source, 'embedded')
+      assert.match(notices.join('\n'), /MONGODB_URI set but empty/)
+    } finally {
+      await target.close()
+    }
+  })
   it('rejects hosts the driver cannot parse, before connecting', () => {
     for (const uri of ['mongodb://[::bad', 'mongodb://h:65536', 'mongodb://a:pw-777@h:99999']) {
       assert.throws(() => parseTargetUri(uri), (error: Error & {code?: string}) => error.code === 'INVALID_URI' && !error.message.includes('pw-777'))
