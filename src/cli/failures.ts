@@ -52,7 +52,7 @@ export function fromOclifError(error: Errors.CLIError, commandId: string | undef
   const exit = error.oclif?.exit ?? EXIT_CODES.usage
   const code = CODE_OF_EXIT.get(exit) ?? 'INTERNAL'
   const help = commandId ? `pooltool ${commandId.replaceAll(':', ' ')} --help` : 'pooltool --help'
-  const hint = code === 'USAGE' ? `see '${help}'` : code === 'INTERNAL' ? BUG_HINT : `see '${help}'`
+  const hint = code === 'INTERNAL' ? BUG_HINT : `see '${help}'`
   // oclif names commands by their ids ("command locks:list:extra not found"): say it the way users type it.
   const message = oneLine(error.message).replace(/^command (\S+) not found/, (_all, id: string) => `command '${id.replaceAll(':', ' ')}' not found`)
   return new PoolToolError(code, redactText(message), hint, {cause: error})
