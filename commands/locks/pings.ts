@@ -22,8 +22,10 @@ export default class LocksPings extends TargetCommand<typeof LocksPings> {
 
   async run(): Promise<LocksPingsResult> {
     const {flags} = this
+    // Checked before the embedded cluster starts.
+    const expiryMS = expiryMsOf(flags)
     const target = await this.openTarget({topology: 'sharded'})
-    const result = await runLocksPings(target, {appName: flags['app-name'], timeoutMs: flags['timeout-ms'], expiryMS: expiryMsOf(flags)})
+    const result = await runLocksPings(target, {appName: flags['app-name'], timeoutMs: flags['timeout-ms'], expiryMS})
     this.log(renderLocksPings(result))
     return result
   }

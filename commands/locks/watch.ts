@@ -38,12 +38,15 @@ export default class LocksWatch extends TargetCommand<typeof LocksWatch> {
     const intervalMs = parseDurationMs(flags.interval, 'interval', 'ms')
     if (intervalMs < 10) throw usageError(`--interval ${flags.interval} is too short`, 'poll at most every 10ms')
     const durationMs = flags.duration === undefined ? undefined : parseDurationMs(flags.duration, 'duration')
+    if (durationMs !== undefined && durationMs <= 0) throw usageError(`--duration ${flags.duration} must be above zero`, 'e.g. --duration 30s, or leave it out to watch until Ctrl-C')
+    const filter = toLockFilter(flags)
+    const expiryMS = expiryMsOf(flags)
     const target = await this.openTarget({topology: 'sharded'})
     const json = this.jsonEnabled()
     const result = await runLocksWatch(
       target,
-      {appName: flags['app-name'], timeoutMs: flags['timeout-ms'], expiryMS: expiryMsOf(flags)},
-      {durationMs, intervalMs, filter: toLockFilter(flags)},
+      {appName: flags['app-name'], timeoutMs: flags['timeout-ms'], expiryMS},
+      {durationMs, intervalMs, filter},
       {
         signal: this.interruptSignal,
         onStart: (info) => {

@@ -33,6 +33,11 @@ describe('auth flags', () => {
     assert.deepEqual(config.mechanisms, ['none'])
     assert.ok(Object.isFrozen(config))
   })
+  it('lowers the default --parallel to a smaller --connections (only an explicit one above it is refused)', () => {
+    assert.equal(toAuthConfig({connections: 3, pings: 10}).parallel, 3)
+    assert.equal(toAuthConfig({connections: 40, pings: 10}).parallel, 10)
+    assert.equal(toAuthConfig({connections: 3, parallel: 2, pings: 10}).parallel, 2)
+  })
 })
 
 describe('mechanism choice', () => {
@@ -104,6 +109,9 @@ describe('auth reporter', () => {
     connections: 10,
     parallel: 5,
     connectionsOpened: 40,
+    connectionsSucceeded: 40,
+    connectionsFailed: 0,
+    connectionsAborted: 0,
     setupUs: {p50: 3000, p99: 9000, max: 20_000},
     driverSetupUs: {p50: 3000, p99: 9000, max: 20_000},
     connectionReadyDurationUs: {p50: 3000, p99: 9000, max: 20_000},

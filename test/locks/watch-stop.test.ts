@@ -1,0 +1,37 @@
+/** `locks watch` stopped by Ctrl-C, also while the router stalls: the summary is printed and the exit code says it was cut short. */
+import assert from 'node:assert/strict'
+import {after, before, describe, it} from 'node:test'
+
+import {startSimCluster, type SimCluster} from '../../src/sim/host.js'
+import {runCli} from '../helpers/cli.js'
+
+describe('locks watch stopped by a signal', {timeout: 60_000}, () => {
+  let sim: SimCluster
+  let router: string
+  before(async () => {
+    sim = await startSimCluster({topology: 'sharded', versionProfile: '6.0', mongos: 1, shards: 1})
+    router = sim.info.processes.find((p) => p.role === 'mongos')!.host
+  })
+  after(async () => {
+    await sim?.stop()
+  })
+
+  it('Ctrl-C during a stalled poll ends at once with the summary; a cut-short --duration exits 130', async () => {
+    let stalled = false
+    const run = await runCli(['locks', 'watch', '--uri', sim.info.uri, '--duration', '60s', '--interval', '100ms', '--timeout-ms', '30000'], {
+      timeoutMs: 20_000,
+      // Once the watch has started, stall the router for longer than the test may take, then press Ctrl-C:
+      // the poll in flight and the session's close both meet the stall.
+      onSpawn: (child) => {
+        child.stdout?.on('data', (chunk) => {
+          if (stalled || !/config\.locks written by/.test(String(chunk))) return
+          stalled = true
+          void sim.control({kind: 'stall', ms: 25_000, hosts: [router]}).then(() => child.kill('SIGINT'))
+        })
+      },
+    })
+    assert.equal(run.code, 130, run.stderr)
+    assert.match(run.stdout, /\d+ polls .*\(interrupted\)/)
+    assert.doesNotMatch(run.stderr, /failed \(/, 'the interrupted poll is not a failure of the cluster')
+  })
+})
