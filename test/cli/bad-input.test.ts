@@ -11,12 +11,21 @@
  * one embedded cluster with auth.
  */
 import assert from 'node:assert/strict'
+import {readFileSync} from 'node:fs'
+import type {AddressInfo} from 'node:net'
+import path from 'node:path'
 import {after, before, describe, it} from 'node:test'
+import {createServer, type Server} from 'node:tls'
+import {fileURLToPath} from 'node:url'
 
 import {MongoClient} from 'mongodb'
 
 import {startSimCluster, type SimCluster} from '../../src/sim/host.js'
 import {type CliRun, runCli} from '../helpers/cli.js'
+
+/** A self-signed certificate for example.invalid (test only), served by a TLS listener that speaks no MongoDB. */
+const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures')
+const SELF_SIGNED_CERT = path.join(FIXTURES, 'self-signed.cert.pem')
 
 const NO_STACK = /^\s+at .+[(:]\d+/m
 const ERROR_LINE = /^Error \[([A-Z_]+)\]: .+ \(hint: .+\)$/
@@ -29,6 +38,8 @@ interface Cluster {
   wrongPasswordUri: string
   /** a user who may only read one unrelated database */
   weakUserUri: string
+  /** host:port of a TLS listener whose certificate is self-signed, for example.invalid */
+  tlsHost: string
 }
 
 interface BadInput {
@@ -125,6 +136,9 @@ const cases: BadInput[] = [
   {name: 'conns watch: tlsCAFile is a directory', command: ['conns', 'watch'], args: ['--uri', 'mongodb://127.0.0.1:1/?tls=true&tlsCAFile=/tmp'], ...USAGE, message: /is not a file/},
   {name: 'bench: conflicting TLS options', command: ['bench'], args: ['--uri', 'mongodb://127.0.0.1:1/?tlsInsecure=true&tlsAllowInvalidCertificates=true'], ...USAGE, message: /tlsInsecure/},
 
+  {name: 'conns list: self-signed server certificate', command: ['conns', 'list'], args: (c) => ['--uri', `mongodb://${c.tlsHost}/?tls=true`, '--timeout-ms', '3000'], ...USAGE, message: /self-signed certificate/},
+  {name: 'bench: server certificate for another host name', command: ['bench'], args: (c) => ['--uri', `mongodb://${c.tlsHost}/?tls=true&tlsCAFile=${SELF_SIGNED_CERT}`, '--timeout-ms', '3000'], ...USAGE, message: /altnames/},
+
   // Targets that cannot be reached (exit 4): an SRV name that does not resolve fails fast.
   ...everyClusterCommand('unresolvable mongodb+srv name', ['--uri', 'mongodb+srv://nonexistent.invalid', '--timeout-ms', '2000'], UNREACHABLE, /SRV/),
   {name: 'conns list: nothing listens', command: ['conns', 'list'], args: ['--uri', 'mongodb://127.0.0.1:1/', '--timeout-ms', '500'], ...UNREACHABLE, message: /cannot reach/},
@@ -173,8 +187,11 @@ function assertJsonError(run: CliRun, expected: BadInput): void {
 
 describe('bad input: one line, its exit code, its --json error object', {concurrency: 3}, () => {
   let sim: SimCluster
+  let tlsServer: Server
   let cluster: Cluster
   before(async () => {
+    tlsServer = createServer({cert: readFileSync(SELF_SIGNED_CERT), key: readFileSync(path.join(FIXTURES, 'self-signed.key.pem'))}, (socket) => socket.end())
+    await new Promise<void>((resolve) => tlsServer.listen(0, '127.0.0.1', resolve))
     sim = await startSimCluster({auth: true})
     const {username, password} = sim.info.credentials!
     const client = new MongoClient(sim.info.uri)
@@ -188,10 +205,12 @@ describe('bad input: one line, its exit code, its --json error object', {concurr
       uri: sim.info.uri,
       wrongPasswordUri: `mongodb://${username}:not-${password}@${hostPort}/?authSource=admin`,
       weakUserUri: `mongodb://reader:reader-pw-1@${hostPort}/?authSource=admin`,
+      tlsHost: `127.0.0.1:${(tlsServer.address() as AddressInfo).port}`,
     }
   })
   after(async () => {
     await sim?.stop()
+    await new Promise((resolve) => tlsServer?.close(resolve))
   })
 
   it('has at least 60 cases over every command', () => {
