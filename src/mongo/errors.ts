@@ -132,6 +132,10 @@ export function toPoolToolError(error: unknown, context: {target: string; secret
     const denied = scrub(chain.find((e) => e.code === UNAUTHORIZED_CODE)?.message ?? message)
     return new PoolToolError('UNAUTHORIZED', /^not authorized/i.test(denied) ? denied : `not authorized: ${denied}`, privilegeHint(denied), {cause: error})
   }
+  const tooOld = chain.find((e) => e.name === 'MongoCompatibilityError' || /reports wire version \d+, but this version of the driver requires/.test(e.message ?? ''))
+  if (tooOld) {
+    return new PoolToolError('SERVER_ERROR', scrub(tooOld.message ?? message), "pooltool's driver (Node.js driver 7) talks to MongoDB 4.2 and newer only", {cause: error})
+  }
   if (/MONGODB-AWS/.test(message) && /cannot be provided/i.test(message)) {
     // The driver refuses user:password for MONGODB-AWS before connecting: the fix is in the connection string.
     return new PoolToolError(

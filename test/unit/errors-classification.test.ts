@@ -39,6 +39,7 @@ const cases: Array<[string, unknown, string, number]> = [
   ['authentication failed', driverError('MongoServerError', 'Authentication failed.', {code: 18, codeName: 'AuthenticationFailed'}), 'AUTH_FAILED', 5],
   ['not authorized', driverError('MongoServerError', 'not authorized on admin to execute command { serverStatus: 1 }', {code: 13, codeName: 'Unauthorized'}), 'UNAUTHORIZED', 6],
   ['server error', driverError('MongoServerError', 'Cannot create collection', {code: 48, codeName: 'NamespaceExists'}), 'SERVER_ERROR', 9],
+  ['server older than the driver supports', serverSelectionError(driverError('MongoCompatibilityError', 'Server at db:27017 reports wire version 7, but this version of the driver requires at least 8 (MongoDB 4.2).')), 'SERVER_ERROR', 9],
   ['port already in use', Object.assign(new Error('listen EADDRINUSE: address already in use 127.0.0.1:27017'), {code: 'EADDRINUSE', syscall: 'listen'}), 'USAGE', 2],
   ['a file pooltool cannot write', systemError('EACCES', 'open', "EACCES: permission denied, open '/root/r.json'", {path: '/root/r.json'}), 'USAGE', 2],
   ['a real bug', new TypeError("Cannot read properties of undefined (reading 'x')"), 'INTERNAL', 1],
