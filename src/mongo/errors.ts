@@ -146,7 +146,7 @@ export function toPoolToolError(error: unknown, context: {target: string; secret
     )
   }
   if (/tls|ssl/i.test(message) && named('MongoAPIError', 'MongoParseError', 'MongoInvalidArgumentError')) {
-    return new PoolToolError('USAGE', `TLS options in the connection string do not work together: ${message}`, 'keep one of the conflicting tls* options in the URI', {cause: error})
+    return new PoolToolError('USAGE', `TLS options in the connection string cannot work: ${message}`, 'fix the tls* options in the URI (two that conflict: keep one)', {cause: error})
   }
   if (named('MongoParseError', 'MongoInvalidArgumentError', 'MongoMissingCredentialsError', 'MongoAPIError') || chain.some((e) => e.code === 'ERR_INVALID_URL')) {
     return new PoolToolError('INVALID_URI', `invalid connection string: ${message}`, 'expected mongodb://[user:password@]host[:port][,host…]/[db][?options]', {cause: error})
