@@ -16,6 +16,9 @@ const UNREACHABLE_CLASSES = new Set(['network', 'timeout', 'serverSelection', 'p
 
 const PROBE_RETRY_MS = 100
 
+/** WireConnection's message when the server closed the socket (over its connection limit, or shutting down). */
+const CLOSED_BY_SERVER = /closed by the server|ECONNRESET/
+
 export interface HostWatchSettings {
   /** "host:port" */
   host: string
@@ -66,12 +69,18 @@ export class HostWatch {
     )
   }
 
-  /** One unauthenticated hello (or, under TLS, a TCP connect) within `timeoutMs`. */
+  /**
+   * One unauthenticated hello (or, under TLS, a TCP connect) within `timeoutMs`. A
+   * server at its connection limit accepts and closes at once: it is there (the
+   * connections it refuses are counted as failed), so that counts as an answer.
+   */
   private async probe(timeoutMs: number): Promise<void> {
     const {host, port} = splitHostPort(this.settings.host)
     const conn = await WireConnection.open({host, port, timeoutMs, signal: this.settings.signal})
     try {
       if (this.settings.plainTcp) await conn.legacyCommand(handshakeDocument(`${this.settings.appName}-probe`))
+    } catch (error) {
+      if (!CLOSED_BY_SERVER.test((error as Error).message)) throw error
     } finally {
       conn.close()
     }
