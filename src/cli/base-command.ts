@@ -18,6 +18,9 @@ import {StopSignals} from './stop-signals.js'
 export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<T['baseFlags'] & T['flags']>
 export type BaseArgs<T extends typeof Command> = Interfaces.InferredArgs<T['args']>
 
+/** After a command has finished and reported, how long a lingering handle may keep the process alive. */
+const EXIT_WATCHDOG_MS = 500
+
 /** JSON output, one-line errors with exit codes, Ctrl-C handling: every command. */
 export abstract class BaseCommand<T extends typeof Command> extends Command {
   static override enableJsonFlag = true
@@ -107,6 +110,9 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     await this.target?.close()
     // A closed stdout ends every command the same way, whatever the command made of its interruption.
     if (this.stops.cause === 'EPIPE') process.exitCode = this.stops.exitCode
+    // Everything is reported by now. A socket left to a server that stalls (a close abandoned at the
+    // stop budget) must not hold the process: exit shortly unless the event loop empties first.
+    setTimeout(() => process.exit(), EXIT_WATCHDOG_MS).unref()
     return super.finally(error)
   }
 }
