@@ -10,6 +10,7 @@
  * remembered and not asked again; a failing `serverStatus` makes the host
  * unreachable (or unauthorized) for that round only.
  */
+import {CLOSE_GRACE_MS, closeWithin} from '../locks/read.js'
 import {createHostClient, type MongoClient} from '../mongo/client.js'
 import type {Document} from '../mongo/driver.js'
 import {toPoolToolError} from '../mongo/errors.js'
@@ -143,7 +144,8 @@ export class HostPoller {
     }
   }
 
+  /** Bounded: against a stalled host the driver's close waits for the stall (its endSessions and monitor). */
   async close(): Promise<void> {
-    await this.client.close(true).catch(() => undefined)
+    await closeWithin(this.client, CLOSE_GRACE_MS)
   }
 }

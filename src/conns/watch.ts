@@ -130,7 +130,9 @@ export async function watchConnections(target: Target, options: WatchOptions, se
       hooks.onRound?.({round: rounds, at, elapsedMS: Math.round(roundStart - start), roundMS, hosts})
       if (options.count !== undefined && rounds >= options.count) break
       const nextAt = start + rounds * options.intervalMS
-      if (options.durationMS !== undefined && nextAt - start > options.durationMS) break
+      // Rounds that overrun their slot (a host that stops answering takes the round deadline) must not push the end:
+      // the watch stops at --duration by the clock, not after a count of slots.
+      if (options.durationMS !== undefined && (nextAt - start > options.durationMS || performance.now() - start >= options.durationMS)) break
       await sleep(nextAt - performance.now(), hooks.signal)
     }
   } finally {

@@ -113,6 +113,13 @@ describe('conns bad input', () => {
     it(name, async () => {
       const run = await runCli(args)
       assert.equal(run.code, code, run.stderr)
+      if (args.includes('--json')) {
+        // Under --json the error is the documented object on stdout.
+        const {error} = JSON.parse(run.stdout)
+        assert.equal(error.exitCode, code)
+        assert.match(error.message, message)
+        return
+      }
       assert.match(run.stderr, message)
       assert.doesNotMatch(run.stderr, NO_STACK)
       if (code !== 2 || !/cannot also/.test(run.stderr)) assert.equal(run.stderr.trim().split('\n').length, 1, run.stderr)

@@ -12,7 +12,7 @@ import type {MongoClient} from 'mongodb'
 
 import {startSimCluster, type SimCluster} from '../../src/sim/host.js'
 import type {CliRun} from '../helpers/cli.js'
-import {observer, runWithFault, withUser} from './helpers.js'
+import {observer, runWithFault, waitUntilUp, withUser} from './helpers.js'
 
 /** Two samples printed: the watch is past discovery and polling. */
 const POLLING = {output: /"type":"sample"[\s\S]*"type":"sample"/}
@@ -71,6 +71,17 @@ describe('fault matrix: conns watch', {timeout: 120_000}, () => {
     assertHonestSummary(lines)
     assert.ok(lines.summary.hosts[0].unreachableRounds >= 1)
     assert.equal(lines.samples.at(-1)!.state, 'ok')
+  })
+
+  it('stall past the end of the run: the last rounds are marked unreachable, the watch still ends with its summary, exit 0', async () => {
+    // The stall outlasts what is left of --duration; overrunning rounds must not push the end (the watch stops by the clock).
+    const {run} = await runWithFault(sim, args(sim.info.uri), POLLING, {kind: 'stall', ms: 4000})
+    await waitUntilUp(sim.info.uri)
+    assert.equal(run.code, 0, run.stderr)
+    const lines = linesOf(run)
+    assertHonestSummary(lines)
+    assert.equal(lines.samples.at(-1)!.state, 'unreachable')
+    assert.match(lines.samples.at(-1)!.error!, /no answer within/)
   })
 
   it('connection limit: the watch keeps its connection and goes on, exit 0', async () => {
