@@ -4,7 +4,7 @@ import {BaseCommand} from '../src/cli/base-command.js'
 import {parseFaultSpec} from '../src/cli/fault-spec.js'
 import {parseDurationMs} from '../src/cli/parse.js'
 import {usageError} from '../src/errors.js'
-import {renderSimStarted, type SimStartedResult, toSimStartedResult} from '../src/reporters/sim.js'
+import {ndjsonFaultFired, ndjsonStarted, renderFaultFired, renderSimStarted, type SimStartedResult, toSimStartedResult} from '../src/reporters/sim.js'
 import {runSimUntilStopped} from '../src/run-sim.js'
 import {SIM_TOPOLOGIES, SIM_VERSION_PROFILES, type SimTopology, type SimVersionProfile} from '../src/sim/types.js'
 
@@ -14,7 +14,10 @@ export default class Sim extends BaseCommand<typeof Sim> {
   static override description =
     'A wire-protocol server that behaves like the parts of mongod/mongos pooltool observes (connections, SCRAM, ' +
     'serverStatus, $currentOp, distributed locks). Every other command starts one by itself when no URI is given; ' +
-    'run it here to point other tools at it, or to inject faults. Runs until Ctrl-C (or --duration).'
+    'run it here to point other tools at it, or to inject faults. Runs until Ctrl-C (or --duration).\n\n' +
+    'Each scheduled --fault prints one line on stderr when it fires; --ndjson streams the started document and then one ' +
+    '{"type":"fault", …} line per fired fault on stdout (--json prints only the started document). If the cluster\'s ' +
+    'process dies, sim exits with one line: 9 when it was killed from outside (kill -9, the OOM killer), 1 when it failed on its own.'
 
   static override examples = [
     '<%= config.bin %> <%= command.id %>',
@@ -22,6 +25,7 @@ export default class Sim extends BaseCommand<typeof Sim> {
     '<%= config.bin %> <%= command.id %> --topology replset --latency 2ms',
     '<%= config.bin %> <%= command.id %> --topology sharded --mongos 2 --shards 2 --version-profile 4.4 --time-scale 0.01',
     '<%= config.bin %> <%= command.id %> --fault stall:1s@5s --fault drop-connections@20s',
+    '<%= config.bin %> <%= command.id %> --ndjson --fault restart:2s@30s | jq -c \'select(.type=="fault")\'',
   ]
 
   static override flags = {
@@ -41,6 +45,7 @@ export default class Sim extends BaseCommand<typeof Sim> {
     scenario: Flags.string({multiple: true, default: [], summary: 'Canned situation, e.g. dead-lock-holder (sharded).'}),
     fault: Flags.string({multiple: true, default: [], summary: 'Scheduled fault KIND[:VALUE]@AT, e.g. stall:1s@5s, drop-connections@10s, restart:2s@30s.'}),
     duration: Flags.string({summary: 'Stop by itself after this long (e.g. 60s); default: run until Ctrl-C.'}),
+    ndjson: Flags.boolean({default: false, exclusive: ['json'], summary: 'Stream JSON lines: the started document (type "started"), then one line per fired fault (type "fault").', helpGroup: 'OUTPUT'}),
   }
 
   async run(): Promise<void> {
@@ -67,6 +72,7 @@ export default class Sim extends BaseCommand<typeof Sim> {
       faultSchedule: flags.fault.map((spec) => parseFaultSpec(spec)),
     }
     const durationMs = flags.duration === undefined ? undefined : parseDurationMs(flags.duration, 'duration')
+    const mode = flags.ndjson ? 'ndjson' : this.jsonEnabled() ? 'json' : 'text'
     await runSimUntilStopped(options, {
       signal: this.interruptSignal,
       durationMs,
@@ -74,9 +80,17 @@ export default class Sim extends BaseCommand<typeof Sim> {
       // result (SimStartedResult) is printed here rather than returned.
       onReady: (info) => {
         const started: SimStartedResult = toSimStartedResult(info)
-        if (this.jsonEnabled()) this.logJson(started)
+        if (mode === 'ndjson') this.log(ndjsonStarted(started))
+        else if (mode === 'json') this.logJson(started)
         else this.log(renderSimStarted(started))
       },
+      // stderr in every mode (--json included: the started document cannot carry later events).
+      onFaultFired: (event) => {
+        process.stderr.write(`${renderFaultFired(event)}\n`)
+        if (mode === 'ndjson') this.log(ndjsonFaultFired(event))
+      },
     })
+    // Ctrl-C is how an open-ended sim ends (exit 0); cutting a --duration short is an interruption, as in conns watch.
+    if (this.interruptSignal.aborted && durationMs !== undefined) process.exitCode = this.interruptedExitCode
   }
 }

@@ -1,7 +1,7 @@
 /** What `pooltool sim` prints: the URI first (credentials included — it is the user's own test cluster), then each process. */
 import Table from 'cli-table3'
 
-import type {SimClusterInfo, SimProcessInfo} from '../sim/types.js'
+import type {FiredFault, SimClusterInfo, SimFault, SimProcessInfo} from '../sim/types.js'
 
 export interface SimStartedResult {
   uri: string
@@ -41,4 +41,40 @@ export function renderSimStarted(result: SimStartedResult): string {
   }
   lines.push('Ctrl-C to stop.')
   return lines.join('\n')
+}
+
+/** `--ndjson`: the started document as the stream's first line. */
+export function ndjsonStarted(result: SimStartedResult): string {
+  return JSON.stringify({type: 'started', ...result})
+}
+
+/** `--ndjson`: one line per fired fault, `{type: "fault", at, atMs, fault: {kind, …}, ok, error?}`. */
+export function ndjsonFaultFired(event: FiredFault): string {
+  return JSON.stringify({type: 'fault', ...event})
+}
+
+function whatFaultDoes(fault: SimFault): string {
+  switch (fault.kind) {
+    case 'latency':
+      return `latency ${fault.ms} ms per operation from now on`
+    case 'setup-cost':
+      return `setup cost ${fault.ms} ms per new connection from now on`
+    case 'max-connections':
+      return `connection limit ${fault.max} from now on`
+    case 'stall':
+      return `stall: every reply held for ${fault.ms} ms`
+    case 'drop-connections':
+      return 'drop-connections: every client socket closed'
+    case 'restart':
+      return `restart: down for ${fault.downMs} ms, then listening again on the same ports`
+  }
+}
+
+/** The stderr line for a fired fault, e.g. `pooltool sim: fault @5s fired: stall: every reply held for 1000 ms`. */
+export function renderFaultFired(event: FiredFault): string {
+  const where = event.fault.hosts && event.fault.hosts.length > 0 ? ` on ${event.fault.hosts.join(',')}` : ''
+  const when = `fault @${event.atMs / 1000}s`
+  return event.ok
+    ? `pooltool sim: ${when} fired: ${whatFaultDoes(event.fault)}${where}`
+    : `pooltool sim: ${when} failed: ${whatFaultDoes(event.fault)}${where}: ${event.error ?? 'unknown error'}`
 }

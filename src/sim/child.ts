@@ -1,14 +1,25 @@
 /**
  * Entry point of the child process that serves the simulated cluster (forked by host.ts).
- * Speaks ParentMessage/ChildMessage over IPC and exits when the parent goes away.
+ * Speaks ParentMessage/ChildMessage over IPC.
+ *
+ * Lifecycle: this process leaves only when its parent says `stop`, or when the parent is
+ * gone (the IPC channel disconnects, or, should that ever be missed, the parent pid
+ * changes). It ignores SIGINT, SIGTERM and SIGHUP: host.ts already forks it into its own
+ * process group, so a signal to the command's group (Ctrl-C, `timeout`, a CI cancel)
+ * does not reach it, and one sent to it directly must not take the server away while the
+ * command still cleans up against it (bench drops its namespace after a Ctrl-C).
  */
-import {SimClusterRuntime} from './cluster.js'
+import {classifyStartFailure, SimClusterRuntime} from './cluster.js'
 import type {ChildMessage, ParentMessage} from './types.js'
+
+const STOP_HARD_LIMIT_MS = 4000
+const PARENT_CHECK_MS = 1000
 
 let runtime: SimClusterRuntime | null = null
 let starting: Promise<SimClusterRuntime> | null = null
 let exiting = false
 
+/** Best effort: a parent that went away cannot be told anything (the callback swallows EPIPE / ERR_IPC_CHANNEL_CLOSED). */
 function send(msg: ChildMessage, then?: () => void): void {
   if (!process.connected || !process.send) {
     then?.()
@@ -20,13 +31,13 @@ function send(msg: ChildMessage, then?: () => void): void {
 async function shutdown(code: number, notify: boolean): Promise<void> {
   if (exiting) return
   exiting = true
-  const hardStop = setTimeout(() => process.exit(code), 4000)
+  const hardStop = setTimeout(() => process.exit(code), STOP_HARD_LIMIT_MS)
   hardStop.unref()
   try {
     const r = runtime ?? (starting ? await starting.catch(() => null) : null)
     await r?.stop()
   } catch (e) {
-    process.stderr.write(`pooltool sim: error while stopping: ${String(e)}\n`)
+    say(`error while stopping: ${e instanceof Error ? e.message : String(e)}`)
   }
   if (notify) send({type: 'stopped'}, () => process.exit(code))
   else process.exit(code)
@@ -36,14 +47,16 @@ async function onMessage(msg: ParentMessage): Promise<void> {
   switch (msg.type) {
     case 'start': {
       if (starting) return
-      starting = SimClusterRuntime.start(msg.options)
+      starting = SimClusterRuntime.start(msg.options, {
+        onScheduledFault: (event) => send({type: 'fault-fired', event}),
+      })
       try {
         runtime = await starting
         send({type: 'ready', info: runtime.info})
       } catch (e) {
         const message = e instanceof Error ? e.message : String(e)
         exiting = true
-        send({type: 'start-failed', message}, () => process.exit(1))
+        send({type: 'start-failed', message, reason: classifyStartFailure(e)}, () => process.exit(1))
       }
       return
     }
@@ -63,25 +76,36 @@ async function onMessage(msg: ParentMessage): Promise<void> {
   }
 }
 
+/** One line on the inherited stderr; the stack only when DEBUG is set. */
+function say(line: string, stack?: string): void {
+  process.stderr.write(`pooltool sim: ${line}\n${process.env.DEBUG && stack ? `${stack}\n` : ''}`)
+}
+
 if (!process.send) {
   process.stderr.write('pooltool sim child: must be started by host.ts (child_process.fork)\n')
   process.exit(2)
 }
 
+// stderr is the parent's: when its reader is gone (`… 2>&1 | head`), stay quiet rather than crash.
+process.stderr.on('error', () => undefined)
+
 process.on('message', (msg: ParentMessage) => {
   void onMessage(msg)
 })
-// Parent killed, crashed or Ctrl-C'd: never leave an orphan behind.
+// Parent exited, crashed or was killed (SIGKILL included): never leave an orphan behind.
 process.on('disconnect', () => {
   void shutdown(0, false)
 })
-// Ctrl-C reaches the whole process group: let the parent decide (it may still need us to
-// take a final snapshot); its exit disconnects the channel and ends this process.
-process.on('SIGINT', () => undefined)
-process.on('SIGTERM', () => void shutdown(143, false))
+const parentPid = process.ppid
+setInterval(() => {
+  if (process.ppid !== parentPid) void shutdown(0, false)
+}, PARENT_CHECK_MS).unref()
+
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => undefined)
+
 process.on('uncaughtException', (e) => {
-  process.stderr.write(`pooltool sim: uncaught exception: ${e.stack ?? String(e)}\n`)
+  say(`internal error in the embedded cluster: ${e.message}`, e.stack)
 })
 process.on('unhandledRejection', (e) => {
-  process.stderr.write(`pooltool sim: unhandled rejection: ${String(e)}\n`)
+  say(`internal error in the embedded cluster: ${e instanceof Error ? e.message : String(e)}`, e instanceof Error ? e.stack : undefined)
 })

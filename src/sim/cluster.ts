@@ -4,18 +4,21 @@
  * child process (child.ts); nothing here touches the caller's event loop.
  */
 import {UserStore} from './auth/users.js'
-import {describeFault, faultTargets, sleep} from './faults.js'
+import {faultTargets, sleep} from './faults.js'
 import type {SimProcess} from './process.js'
 import {profileFor} from './profile.js'
 import {DataStore} from './storage/collection.js'
 import {buildReplSet} from './topologies/replset.js'
 import {buildSharded} from './topologies/sharded.js'
+import {validateScenarios} from './sharding/scenario.js'
 import {buildStandalone} from './topologies/standalone.js'
 import type {BuiltTopology, TopologyContext} from './topologies/topology.js'
 import {
   DEFAULT_SIM_OPTIONS,
+  type FiredFault,
   SIM_TOPOLOGIES,
   SIM_VERSION_PROFILES,
+  type StartFailureReason,
   type SimClusterInfo,
   type SimCredentials,
   type SimFault,
@@ -25,18 +28,54 @@ import {
 /** The root user created when auth is on (documented in SimClusterInfo.credentials). */
 export const DEFAULT_CREDENTIALS: SimCredentials = {username: 'pooltool', password: 'pooltool-sim', authSource: 'admin'}
 
+/** Options that cannot work: the caller's to fix (host.ts reports them as a usage error). */
+export class SimOptionsError extends Error {
+  override name = 'SimOptionsError'
+}
+
 export function resolveOptions(partial: Partial<SimOptions> = {}): SimOptions {
   const o: SimOptions = {...DEFAULT_SIM_OPTIONS, ...partial}
-  if (!SIM_TOPOLOGIES.includes(o.topology)) throw new Error(`unknown topology '${o.topology}'`)
-  if (!SIM_VERSION_PROFILES.includes(o.versionProfile)) throw new Error(`unknown version profile '${o.versionProfile}'`)
-  if (!Number.isInteger(o.basePort) || o.basePort < 0 || o.basePort > 65535) throw new Error(`invalid basePort ${o.basePort}`)
+  if (!SIM_TOPOLOGIES.includes(o.topology)) throw new SimOptionsError(`unknown topology '${o.topology}'`)
+  if (!SIM_VERSION_PROFILES.includes(o.versionProfile)) throw new SimOptionsError(`unknown version profile '${o.versionProfile}'`)
+  if (!Number.isInteger(o.basePort) || o.basePort < 0 || o.basePort > 65535) throw new SimOptionsError(`invalid basePort ${o.basePort}`)
   for (const k of ['latencyMs', 'setupCostMs', 'maxIncomingConnections'] as const) {
-    if (!(o[k] >= 0)) throw new Error(`${k} must be >= 0`)
+    if (!(o[k] >= 0)) throw new SimOptionsError(`${k} must be >= 0`)
   }
   if (o.scramIterationCount < 5000 || o.scramSHA256IterationCount < 5000) {
-    throw new Error('SCRAM iteration counts must be at least 5000 (as on mongod)')
+    throw new SimOptionsError('SCRAM iteration counts must be at least 5000 (as on mongod)')
+  }
+  // Checked for every topology: a scenario on a standalone would otherwise be silently ignored.
+  try {
+    validateScenarios(o.scenarios, o.topology)
+  } catch (e) {
+    throw new SimOptionsError(e instanceof Error ? e.message : String(e))
   }
   return o
+}
+
+/** The errno code (EADDRINUSE …) of an error or of one of its causes. */
+function errnoCode(error: unknown): string | undefined {
+  for (let e = error as {code?: unknown; cause?: unknown} | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++) {
+    if (typeof e.code === 'string') return e.code
+  }
+  return undefined
+}
+
+/** Why SimClusterRuntime.start failed, for the parent to classify (see StartFailureReason). */
+export function classifyStartFailure(error: unknown): StartFailureReason {
+  if (error instanceof SimOptionsError) return 'invalid-options'
+  const code = errnoCode(error)
+  const message = error instanceof Error ? error.message : String(error)
+  // The listener words EADDRINUSE as "address already in use" and keeps EACCES in its message.
+  if (code === 'EADDRINUSE' || /address already in use/.test(message)) return 'address-in-use'
+  if (code === 'EACCES' || /\bEACCES\b/.test(message)) return 'permission-denied'
+  return 'internal'
+}
+
+/** What the runtime reports to whoever started it (child.ts forwards it over IPC). */
+export interface RuntimeHooks {
+  /** A scheduled fault was applied (or failed to apply). */
+  onScheduledFault?(event: FiredFault): void
 }
 
 function build(ctx: TopologyContext): BuiltTopology {
@@ -84,13 +123,14 @@ export class SimClusterRuntime {
     readonly options: SimOptions,
     readonly topology: BuiltTopology,
     readonly info: SimClusterInfo,
+    private readonly hooks: RuntimeHooks,
   ) {}
 
   get processes(): SimProcess[] {
     return this.topology.processes
   }
 
-  static async start(partial: Partial<SimOptions> = {}): Promise<SimClusterRuntime> {
+  static async start(partial: Partial<SimOptions> = {}, hooks: RuntimeHooks = {}): Promise<SimClusterRuntime> {
     const options = resolveOptions(partial)
     const profile = profileFor(options.versionProfile)
     const users = new UserStore()
@@ -121,7 +161,7 @@ export class SimClusterRuntime {
       ...(options.auth ? {credentials: {...DEFAULT_CREDENTIALS}} : {}),
       pid: process.pid,
     }
-    const runtime = new SimClusterRuntime(options, topology, info)
+    const runtime = new SimClusterRuntime(options, topology, info, hooks)
     await topology.started?.()
     runtime.schedule()
     return runtime
@@ -130,9 +170,11 @@ export class SimClusterRuntime {
   private schedule(): void {
     for (const {atMs, fault} of this.options.faultSchedule) {
       const t = setTimeout(() => {
-        this.control(fault).catch((e: unknown) => {
-          process.stderr.write(`pooltool sim: scheduled fault ${describeFault(fault)} failed: ${String(e)}\n`)
-        })
+        const at = new Date().toISOString()
+        this.control(fault).then(
+          () => this.hooks.onScheduledFault?.({at, atMs, fault, ok: true}),
+          (e: unknown) => this.hooks.onScheduledFault?.({at, atMs, fault, ok: false, error: e instanceof Error ? e.message : String(e)}),
+        )
       }, Math.max(0, atMs))
       this.timers.push(t)
     }

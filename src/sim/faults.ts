@@ -35,8 +35,3 @@ export async function waitOutStall(state: FaultState): Promise<void> {
 export function faultTargets(fault: SimFault, hostPort: string): boolean {
   return !fault.hosts || fault.hosts.length === 0 || fault.hosts.includes(hostPort)
 }
-
-export function describeFault(fault: SimFault): string {
-  const {hosts, ...rest} = fault
-  return JSON.stringify(rest) + (hosts ? ` on ${hosts.join(',')}` : '')
-}

@@ -5,15 +5,49 @@
  *   const sim = await startSimCluster({topology: 'replset', auth: true})
  *   … connect to sim.info.uri …
  *   await sim.control({kind: 'latency', ms: 20})
+ *   void sim.exited.then((exit) => …)      // notice an unexpected death
  *   await sim.stop()
+ *
+ * Lifecycle (see README.md in this folder): the child runs in its own process group, so
+ * a signal to the caller's group never reaches it; it stays up while the caller cleans
+ * up and leaves on `stop()` or when the caller is gone. Nothing here throws an IPC error
+ * (EPIPE, ERR_IPC_CHANNEL_CLOSED) at the caller when the child is already gone.
  */
 import {fork, type ChildProcess} from 'node:child_process'
 import {fileURLToPath} from 'node:url'
-import {DEFAULT_SIM_OPTIONS, type ChildMessage, type ParentMessage, type SimClusterInfo, type SimFault, type SimOptions} from './types.js'
+
+import {PoolToolError} from '../errors.js'
+import {
+  DEFAULT_SIM_OPTIONS,
+  type ChildMessage,
+  type FiredFault,
+  type ParentMessage,
+  type SimClusterInfo,
+  type SimFault,
+  type SimOptions,
+  type StartFailureReason,
+} from './types.js'
+
+/** How the cluster's process ended. */
+export interface SimExit {
+  /** true when `stop()` asked for it; false for a crash or a kill from outside. */
+  requested: boolean
+  code: number | null
+  signal: NodeJS.Signals | null
+}
 
 export interface SimCluster {
   readonly info: SimClusterInfo
+  /**
+   * Resolves (never rejects) when the cluster's process has exited, for whatever reason.
+   * It does not keep the event loop alive (the child is unref'd between requests): a
+   * caller that only waits on it must hold the loop itself, as run-sim.ts does.
+   */
+  readonly exited: Promise<SimExit>
   control(fault: SimFault): Promise<void>
+  /** Calls `listener` for each scheduled fault as it fires, first replaying those that fired before. Returns an unsubscribe. */
+  onFaultFired(listener: (event: FiredFault) => void): () => void
+  /** Stops the cluster; resolves quietly when it is already gone. Safe to call twice. */
   stop(): Promise<void>
 }
 
@@ -36,27 +70,75 @@ function childEntry(): {path: string; execArgv: string[]} {
 }
 
 type Channel = {ref?(): void; unref?(): void}
+type ControlResult = ChildMessage & {type: 'control-result'}
+
+function describeExit(code: number | null, signal: NodeJS.Signals | null): string {
+  return signal ? `was killed by ${signal}` : `exited with code ${code}`
+}
+
+/**
+ * The error for a cluster that died without being asked to. Killed by a signal (it ignores
+ * INT/TERM/HUP, so: SIGKILL, the OOM killer, a crash signal) comes from outside: the server
+ * went away, as a real one can (9). An exit with a code is pooltool's own failure (1).
+ */
+export function unexpectedExitError(exit: SimExit, pid: number): PoolToolError {
+  const message = `the embedded cluster (pid ${pid}) ${describeExit(exit.code, exit.signal)}; nothing is serving its URI any more`
+  return exit.signal
+    ? new PoolToolError('SERVER_ERROR', message, 'it was killed from outside (kill -9, the kernel OOM killer) or crashed; start it again')
+    : new PoolToolError('INTERNAL', message, "a pooltool bug: the 'pooltool sim:' line above says why; please report it")
+}
+
+/** A start-up failure, classified: the caller's to fix (2), from outside (9), or ours (1). */
+function startFailure(reason: StartFailureReason | 'exited' | 'killed' | 'timeout' | 'spawn', message: string): PoolToolError {
+  const line = `the embedded cluster could not start: ${message}`
+  switch (reason) {
+    case 'address-in-use':
+      return new PoolToolError('USAGE', line, 'pick another --port, or --port 0 for free ports')
+    case 'permission-denied':
+      return new PoolToolError('USAGE', line, 'ports below 1024 need privileges: pick a higher --port, or --port 0')
+    case 'invalid-options':
+      return new PoolToolError('USAGE', line, 'see pooltool sim --help for the values each option takes')
+    case 'killed':
+    case 'timeout':
+    case 'spawn':
+      return new PoolToolError('SERVER_ERROR', line, 'the machine may be short of memory, processes or CPU; try again')
+    case 'exited':
+    case 'internal':
+      return new PoolToolError('INTERNAL', line, "a pooltool bug: the 'pooltool sim:' line above says why; please report it")
+  }
+}
 
 class ChildHandle implements SimCluster {
   info!: SimClusterInfo
+  readonly exited: Promise<SimExit>
   private nextId = 1
   private busy = 0
-  private readonly waiters = new Map<number, (m: ChildMessage & {type: 'control-result'}) => void>()
-  private readonly exited: Promise<void>
+  private readonly waiters = new Map<number, (m: ControlResult) => void>()
   private hasExited = false
+  private stopRequested = false
+  private readonly firedFaults: FiredFault[] = []
+  private readonly faultListeners = new Set<(event: FiredFault) => void>()
 
   constructor(private readonly child: ChildProcess) {
-    this.exited = new Promise((resolve) => child.once('exit', () => resolve()))
-    child.once('exit', () => {
-      this.hasExited = true
-      for (const [id, w] of this.waiters) w({type: 'control-result', id, ok: false, message: 'the simulated cluster process exited'})
-      this.waiters.clear()
-    })
+    this.exited = new Promise((resolve) =>
+      child.once('exit', (code, signal) => {
+        this.hasExited = true
+        for (const [id, w] of this.waiters) w({type: 'control-result', id, ok: false, message: 'the simulated cluster process exited'})
+        this.waiters.clear()
+        resolve({requested: this.stopRequested, code, signal})
+      }),
+    )
+    // Send and kill failures once the child is gone (EPIPE, ERR_IPC_CHANNEL_CLOSED, ESRCH):
+    // the 'exit' event tells the story; an unhandled 'error' would crash the caller.
+    child.on('error', () => undefined)
     child.on('message', (m: ChildMessage) => {
       if (m.type === 'control-result') {
         const w = this.waiters.get(m.id)
         this.waiters.delete(m.id)
         w?.(m)
+      } else if (m.type === 'fault-fired') {
+        this.firedFaults.push(m.event)
+        for (const listener of this.faultListeners) listener(m.event)
       }
     })
   }
@@ -76,16 +158,25 @@ class ChildHandle implements SimCluster {
     }
   }
 
-  post(msg: ParentMessage): void {
-    if (this.hasExited || !this.child.connected) throw new Error('the simulated cluster is not running')
-    this.child.send(msg)
+  /** Sends one message; rejects (never throws an 'error' event) when the channel is closed. */
+  post(msg: ParentMessage): Promise<void> {
+    if (this.hasExited || !this.child.connected) return Promise.reject(new Error('the simulated cluster is not running'))
+    return new Promise((resolve, reject) => {
+      this.child.send(msg, (error) => (error ? reject(new Error(`the simulated cluster is not running (${error.message})`)) : resolve()))
+    })
+  }
+
+  onFaultFired(listener: (event: FiredFault) => void): () => void {
+    for (const event of this.firedFaults) listener(event)
+    this.faultListeners.add(listener)
+    return () => this.faultListeners.delete(listener)
   }
 
   async control(fault: SimFault): Promise<void> {
     const id = this.nextId++
     this.hold()
     try {
-      const reply = await new Promise<ChildMessage & {type: 'control-result'}>((resolve, reject) => {
+      const reply = await new Promise<ControlResult>((resolve, reject) => {
         const timer = setTimeout(() => {
           this.waiters.delete(id)
           reject(new Error(`simulated cluster did not answer control ${fault.kind} within ${CONTROL_TIMEOUT_MS} ms`))
@@ -94,13 +185,11 @@ class ChildHandle implements SimCluster {
           clearTimeout(timer)
           resolve(m)
         })
-        try {
-          this.post({type: 'control', id, fault})
-        } catch (e) {
+        this.post({type: 'control', id, fault}).catch((error: unknown) => {
           clearTimeout(timer)
           this.waiters.delete(id)
-          reject(e)
-        }
+          reject(error)
+        })
       })
       if (!reply.ok) throw new Error(`fault ${fault.kind} failed: ${reply.message ?? 'unknown error'}`)
     } finally {
@@ -109,24 +198,26 @@ class ChildHandle implements SimCluster {
   }
 
   async stop(): Promise<void> {
+    this.stopRequested = true
     if (this.hasExited) return
     this.hold()
+    const timer = setTimeout(() => this.child.kill('SIGKILL'), STOP_GRACE_MS)
     try {
-      try {
-        this.post({type: 'stop'})
-      } catch {
-        /* already disconnected: wait for exit / kill below */
-      }
-      const timer = setTimeout(() => this.child.kill('SIGKILL'), STOP_GRACE_MS)
+      // A closed channel is fine: the child leaves by itself when its channel disconnects.
+      await this.post({type: 'stop'}).catch(() => undefined)
       await this.exited
-      clearTimeout(timer)
     } finally {
+      clearTimeout(timer)
       this.release()
     }
   }
 }
 
-/** Forks the simulated cluster and resolves once every listener is up. */
+/**
+ * Forks the simulated cluster and resolves once every listener is up. Rejects with a
+ * PoolToolError: usage (2) for a port in use or an option that cannot work, 9 when the
+ * machine could not run it, 1 when it failed on its own.
+ */
 export async function startSimCluster(options: Partial<SimOptions> = {}): Promise<SimCluster> {
   const full: SimOptions = {...DEFAULT_SIM_OPTIONS, ...options}
   const entry = childEntry()
@@ -134,27 +225,31 @@ export async function startSimCluster(options: Partial<SimOptions> = {}): Promis
     execArgv: entry.execArgv,
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     serialization: 'json',
+    // Its own process group: Ctrl-C, `timeout` or a CI cancel signal the caller's group
+    // and must not take the server away while the caller cleans up against it.
+    detached: true,
   })
   const handle = new ChildHandle(child)
   handle.hold()
   try {
     handle.info = await new Promise<SimClusterInfo>((resolve, reject) => {
-      const fail = (message: string) => {
+      const fail = (error: PoolToolError) => {
         cleanup()
         child.kill('SIGKILL')
-        reject(new Error(`simulated cluster failed to start: ${message}`))
+        reject(error)
       }
-      const timer = setTimeout(() => fail(`no answer within ${START_TIMEOUT_MS / 1000} s`), START_TIMEOUT_MS)
+      const timer = setTimeout(() => fail(startFailure('timeout', `no answer within ${START_TIMEOUT_MS / 1000} s`)), START_TIMEOUT_MS)
       const onMessage = (m: ChildMessage) => {
         if (m.type === 'ready') {
           cleanup()
           resolve(m.info)
         } else if (m.type === 'start-failed') {
-          fail(m.message)
+          fail(startFailure(m.reason, m.message))
         }
       }
-      const onExit = (code: number | null, signal: string | null) => fail(`child exited (${signal ?? `code ${code}`}) before it was ready`)
-      const onError = (e: Error) => fail(e.message)
+      const onExit = (code: number | null, signal: NodeJS.Signals | null) =>
+        fail(startFailure(signal ? 'killed' : 'exited', `its process ${describeExit(code, signal)} before it was ready`))
+      const onError = (e: Error) => fail(startFailure('spawn', e.message))
       const cleanup = () => {
         clearTimeout(timer)
         child.off('message', onMessage)
@@ -164,7 +259,8 @@ export async function startSimCluster(options: Partial<SimOptions> = {}): Promis
       child.on('message', onMessage)
       child.once('exit', onExit)
       child.once('error', onError)
-      child.send({type: 'start', options: full} satisfies ParentMessage)
+      // A failed send means the child is already gone: its 'exit' (or 'error') rejects.
+      handle.post({type: 'start', options: full}).catch(() => undefined)
     })
   } finally {
     handle.release()

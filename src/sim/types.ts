@@ -118,6 +118,24 @@ export interface SimClusterInfo {
   pid: number
 }
 
+/** A scheduled fault (`SimOptions.faultSchedule`, `pooltool sim --fault`) as it fired in the child. */
+export interface FiredFault {
+  /** ISO time it was applied. */
+  at: string
+  /** Its scheduled offset after start-up. */
+  atMs: number
+  fault: SimFault
+  /** false when applying it failed; `error` says why. */
+  ok: boolean
+  error?: string
+}
+
+/**
+ * Why the child could not start, so the parent can classify it: a port in use or a
+ * privileged port and a bad option are the caller's to fix (usage); `internal` is ours.
+ */
+export type StartFailureReason = 'address-in-use' | 'permission-denied' | 'invalid-options' | 'internal'
+
 /** Messages from parent to child. */
 export type ParentMessage =
   | {type: 'start'; options: SimOptions}
@@ -127,6 +145,8 @@ export type ParentMessage =
 /** Messages from child to parent. */
 export type ChildMessage =
   | {type: 'ready'; info: SimClusterInfo}
-  | {type: 'start-failed'; message: string}
+  | {type: 'start-failed'; message: string; reason: StartFailureReason}
   | {type: 'control-result'; id: number; ok: boolean; message?: string}
+  /** A scheduled fault fired (sent as it happens, in schedule order). */
+  | {type: 'fault-fired'; event: FiredFault}
   | {type: 'stopped'}

@@ -1,15 +1,17 @@
 /**
  * `pooltool sim` as a user runs it: the printed URI serves the official
  * driver; with --auth the printed credentials log in with SCRAM-SHA-256 and a
- * wrong password fails; Ctrl-C stops it.
+ * wrong password fails; Ctrl-C stops it; fired faults are printed; a killed
+ * cluster or a port in use ends it with one classified line.
  */
 import assert from 'node:assert/strict'
 import {spawn} from 'node:child_process'
+import {createServer} from 'node:net'
 import path from 'node:path'
 import {describe, it} from 'node:test'
 
 import {MongoClient} from '../../src/mongo/driver.js'
-import {REPO_ROOT, runCli} from '../helpers/cli.js'
+import {REPO_ROOT, parseJson, runCli} from '../helpers/cli.js'
 
 /** Start `pooltool sim …` and resolve with its parsed JSON once printed. */
 function startSimCommand(args: string[]) {
@@ -28,6 +30,34 @@ function startSimCommand(args: string[]) {
     child.on('close', (code) => reject(new Error(`sim exited ${code} before printing its URI: ${stdout}`)))
   })
   return {child, started, exited}
+}
+
+/** Start `pooltool sim …` (no --json added) and wait for output lines. */
+function spawnSim(args: string[]) {
+  const child = spawn(process.execPath, [path.join(REPO_ROOT, 'bin/run.js'), 'sim', ...args], {cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe']})
+  const out = {stdout: '', stderr: ''}
+  const waiters: Array<() => void> = []
+  const onData = (stream: 'stdout' | 'stderr') => (chunk: Buffer) => {
+    out[stream] += chunk.toString()
+    for (const w of [...waiters]) w()
+  }
+  child.stdout.on('data', onData('stdout'))
+  child.stderr.on('data', onData('stderr'))
+  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)))
+  /** Resolves once `stream` matches; rejects if the command ends first. */
+  const waitFor = (stream: 'stdout' | 'stderr', pattern: RegExp) =>
+    new Promise<void>((resolve, reject) => {
+      const check = () => {
+        if (pattern.test(out[stream])) {
+          waiters.splice(waiters.indexOf(check), 1)
+          resolve()
+        }
+      }
+      waiters.push(check)
+      check()
+      void exited.then((code) => reject(new Error(`sim exited ${code} before ${stream} matched ${pattern}\nstdout: ${out.stdout}\nstderr: ${out.stderr}`)))
+    })
+  return {child, out, exited, waitFor}
 }
 
 describe('pooltool sim', () => {
@@ -72,8 +102,65 @@ describe('pooltool sim', () => {
     }
   })
 
+  it('--ndjson: the started line, then one line per fired fault; each fault also on stderr', async () => {
+    const sim = spawnSim(['--ndjson', '--fault', 'latency:1ms@0s', '--fault', 'stall:100ms@200ms', '--fault', 'drop-connections@300ms'])
+    try {
+      await sim.waitFor('stdout', /"kind":"drop-connections"/)
+      await sim.waitFor('stderr', /drop-connections: every client socket closed/)
+    } finally {
+      sim.child.kill('SIGINT')
+    }
+    assert.equal(await sim.exited, 0, sim.out.stderr)
+    const lines = sim.out.stdout.trim().split('\n').map((line) => JSON.parse(line))
+    assert.equal(lines[0].type, 'started')
+    assert.match(lines[0].uri, /^mongodb:\/\/127\.0\.0\.1:\d+\//)
+    assert.deepEqual(
+      lines.slice(1).map((l) => [l.type, l.atMs, l.fault.kind, l.ok]),
+      [
+        ['fault', 0, 'latency', true],
+        ['fault', 200, 'stall', true],
+        ['fault', 300, 'drop-connections', true],
+      ],
+    )
+    assert.match(sim.out.stderr, /^pooltool sim: fault @0s fired: latency 1 ms per operation from now on$/m)
+    assert.match(sim.out.stderr, /^pooltool sim: fault @0\.2s fired: stall: every reply held for 100 ms$/m)
+  })
+
+  it('exits 9 with one line when its cluster process is killed', async () => {
+    const sim = spawnSim(['--json'])
+    await sim.waitFor('stdout', /"pid": \d+/)
+    const pid = Number(/"pid": (\d+)/.exec(sim.out.stdout)![1])
+    process.kill(pid, 'SIGKILL')
+    assert.equal(await sim.exited, 9)
+    const error = JSON.parse(sim.out.stdout.slice(sim.out.stdout.indexOf('{\n  "error"'))).error
+    assert.equal(error.code, 'SERVER_ERROR')
+    assert.match(error.message, new RegExp(`embedded cluster \\(pid ${pid}\\) was killed by SIGKILL`))
+
+    const text = spawnSim([])
+    await text.waitFor('stdout', /child pid \d+/)
+    process.kill(Number(/child pid (\d+)/.exec(text.out.stdout)![1]), 'SIGKILL')
+    assert.equal(await text.exited, 9)
+    assert.match(text.out.stderr, /^Error \[SERVER_ERROR\]: the embedded cluster \(pid \d+\) was killed by SIGKILL[^\n]*\n$/)
+  })
+
+  it('--port in use is a one-line usage error (exit 2), also under --json', async () => {
+    const blocker = createServer()
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve))
+    const port = String((blocker.address() as {port: number}).port)
+    try {
+      const text = await runCli(['sim', '--port', port], {timeoutMs: 20_000})
+      assert.equal(text.code, 2, text.stderr)
+      assert.match(text.stderr, new RegExp(`^Error \\[USAGE\\]: the embedded cluster could not start: cannot listen on 127\\.0\\.0\\.1:${port}: address already in use \\(hint: pick another --port, or --port 0 for free ports\\)\n$`))
+      const json = await runCli(['sim', '--port', port, '--json'], {timeoutMs: 20_000})
+      assert.equal(json.code, 2)
+      assert.deepEqual({...parseJson(json).error, message: undefined}, {code: 'USAGE', message: undefined, hint: 'pick another --port, or --port 0 for free ports', exitCode: 2})
+    } finally {
+      blocker.close()
+    }
+  })
+
   it('rejects impossible flag values with a usage exit code', async () => {
-    for (const args of [['--time-scale', '0'], ['--fault', 'explode@1s'], ['--topology', 'ring']]) {
+    for (const args of [['--time-scale', '0'], ['--fault', 'explode@1s'], ['--topology', 'ring'], ['--scenario', 'dead-lock-holder']]) {
       const run = await runCli(['sim', ...args], {timeoutMs: 20_000})
       assert.equal(run.code, 2, `${args.join(' ')}: ${run.stderr}`)
       assert.doesNotMatch(run.stderr, /^\s+at /m)

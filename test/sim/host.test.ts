@@ -30,7 +30,7 @@ describe('host API', () => {
     const port = (blocker.address() as {port: number}).port
     try {
       await assert.rejects(startSimCluster({basePort: port}), (e: Error) => {
-        assert.match(e.message, /simulated cluster failed to start: cannot listen on 127\.0\.0\.1:\d+: address already in use/)
+        assert.match(e.message, /embedded cluster could not start: cannot listen on 127\.0\.0\.1:\d+: address already in use/)
         return true
       })
     } finally {
