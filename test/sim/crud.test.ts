@@ -1,9 +1,10 @@
 /** The official driver against a standalone simulated mongod (7.0 profile, no auth): CRUD, cursors, aggregation, DDL. */
 import {after, before, describe, it} from 'node:test'
 import assert from 'node:assert/strict'
+import type {Document} from 'bson'
 import {MongoClient, MongoServerError, type Collection} from 'mongodb'
 import {startSimCluster, type SimCluster} from '../../src/sim/host.js'
-import {RawClient, portOf, withParams} from './helpers.js'
+import {RawClient, portOf, waitForState, withParams} from './helpers.js'
 
 describe('standalone CRUD through the driver', () => {
   let sim: SimCluster
@@ -116,7 +117,7 @@ describe('standalone CRUD through the driver', () => {
     const c = client.db('shop').collection('dups')
     await c.insertOne({_id: 1 as never, a: 1})
     await assert.rejects(c.insertOne({_id: 1 as never}), (e: unknown) => {
-      assert.ok(e instanceof MongoServerError)
+      assert.ok(e instanceof MongoServerError, `a server error, got ${String(e)}`)
       assert.equal(e.code, 11000)
       assert.match(e.message, /E11000 duplicate key error collection: shop\.dups index: _id_ dup key: \{ _id: 1 \}/)
       return true
@@ -140,10 +141,10 @@ describe('standalone CRUD through the driver', () => {
     assert.equal((await db.collection('b').listIndexes().toArray()).length, 1)
     assert.equal(await db.collection('a').drop(), true)
     const dbs = await client.db('admin').admin().listDatabases()
-    assert.ok(dbs.databases.some((d) => d.name === 'ddl'))
+    assert.ok(dbs.databases.some((d) => d.name === 'ddl'), 'listDatabases lists ddl')
     await db.dropDatabase()
     const after = await client.db('admin').admin().listDatabases({nameOnly: true})
-    assert.ok(!after.databases.some((d) => d.name === 'ddl'))
+    assert.ok(!after.databases.some((d) => d.name === 'ddl'), 'ddl is gone after dropDatabase')
   })
 
   it('answers unknown commands like mongod', async () => {
@@ -167,7 +168,7 @@ describe('standalone CRUD through the driver', () => {
       assert.equal(hello.maxMessageSizeBytes, 48000000)
       assert.equal(hello.maxWriteBatchSize, 100000)
       assert.equal(hello.logicalSessionTimeoutMinutes, 30)
-      assert.ok(hello.topologyVersion.processId)
+      assert.ok(hello.topologyVersion.processId, 'hello carries topologyVersion.processId')
       assert.equal(typeof hello.connectionId, 'number')
       const legacyPing = await raw.legacyHello({ping: 1})
       assert.equal(legacyPing.code, 352, 'OP_QUERY commands other than hello are gone since 5.1')
@@ -184,22 +185,72 @@ describe('standalone CRUD through the driver', () => {
   })
 
   it('lists connections with the URI appName in $currentOp', async () => {
-    const ops = await client.db('admin').aggregate([{$currentOp: {allUsers: true, idleConnections: true}}]).toArray()
-    const mine = ops.filter((o) => o.appName === 'crud-suite')
-    assert.ok(mine.length >= 2, 'monitor and pooled connections are listed')
-    for (const o of mine) {
-      assert.equal(o.type, 'op')
-      assert.match(o.desc, /^conn\d+$/)
-      assert.match(o.client, /^127\.0\.0\.1:\d+$/)
-      assert.equal(o.clientMetadata.application.name, 'crud-suite')
+    // A connection known to be idle: the driver's own may be mid-command at any moment (the
+    // streaming monitor sits in an awaitable hello from about 0.5 s after connect on).
+    const idle = await RawClient.open(portOf(sim.info.processes[0].host))
+    try {
+      const idleId = (await idle.command('admin', {hello: 1, client: {application: {name: 'crud-idle'}}})).connectionId
+      const ops = await client.db('admin').aggregate([{$currentOp: {allUsers: true, idleConnections: true}}]).toArray()
+      const mine = ops.filter((o) => o.appName === 'crud-suite')
+      assert.ok(mine.length >= 2, `monitor and pooled connections are listed, saw ${mine.length}`)
+      for (const o of mine) {
+        assert.equal(o.type, 'op')
+        assert.match(o.desc, /^conn\d+$/)
+        assert.match(o.client, /^127\.0\.0\.1:\d+$/)
+        assert.equal(o.clientMetadata.application.name, 'crud-suite')
+      }
+      const self = ops.find((o) => o.active && o.command?.aggregate === 1)
+      assert.ok(self, 'the asking operation is active')
+      assert.equal(self.ns, 'admin.$cmd.aggregate')
+      assert.equal(typeof self.opid, 'number')
+      const idleOp = ops.find((o) => o.connectionId === idleId)
+      assert.deepEqual(
+        {desc: idleOp?.desc, appName: idleOp?.appName, active: idleOp?.active, command: idleOp?.command},
+        {desc: `conn${idleId}`, appName: 'crud-idle', active: false, command: undefined},
+        'an idle connection is listed with idleConnections, without a command',
+      )
+
+      const activeOnly = await client.db('admin').aggregate([{$currentOp: {allUsers: true}}]).toArray()
+      assert.deepEqual(activeOnly.filter((o) => o.active !== true), [], 'without idleConnections only active operations are listed')
+      assert.ok(activeOnly.some((o) => o.command?.aggregate === 1), 'the asking operation is listed')
+      assert.equal(activeOnly.find((o) => o.connectionId === idleId), undefined, 'the idle connection is not listed')
+    } finally {
+      await idle.close()
     }
-    const self = ops.find((o) => o.active && o.command?.aggregate === 1)
-    assert.ok(self, 'the asking operation is active')
-    assert.equal(self.ns, 'admin.$cmd.aggregate')
-    assert.equal(typeof self.opid, 'number')
-    const activeOnly = await client.db('admin').aggregate([{$currentOp: {allUsers: true}}]).toArray()
-    assert.ok(activeOnly.every((o) => o.active === true))
-    assert.ok(activeOnly.length < ops.length)
+  })
+
+  it('holds writes under fsyncLock until as many fsyncUnlock, and says so in currentOp', async () => {
+    const admin = client.db('admin')
+    const held = client.db('shop').collection('held')
+    await assert.rejects(admin.command({fsyncUnlock: 1}), (e: MongoServerError) => {
+      assert.deepEqual([e.code, e.message], [20, 'fsyncUnlock called when not locked'])
+      return true
+    })
+    await assert.rejects(client.db('shop').command({fsync: 1}), (e: MongoServerError) => {
+      assert.deepEqual([e.code, e.message], [13, 'fsync may only be run against the admin database.'])
+      return true
+    })
+    assert.deepEqual(await admin.command({fsync: 1}), {numFiles: 1, ok: 1})
+    const locked = await admin.command({fsync: 1, lock: true})
+    assert.equal(locked.info, 'now locked against writes, use db.fsyncUnlock() to unlock')
+    assert.equal(locked.lockCount, 1)
+    assert.equal((await admin.command({fsync: 1, lock: true})).lockCount, 2, 'fsyncLock nests')
+    let written = false
+    const write = held.insertOne({held: true}).then(() => (written = true))
+    try {
+      const heldWrite = (r: Document) => r.inprog.some((o: Document) => o.ns === 'shop.held' && o.waitingForLock === true)
+      const shown = await waitForState('the insert waiting for the fsync lock', () => admin.command({currentOp: 1}), heldWrite)
+      assert.equal(shown.fsyncLock, true)
+      assert.notEqual(await coll.findOne({}), null, 'reads are served while writes are held')
+      assert.equal((await admin.command({fsyncUnlock: 1})).lockCount, 1)
+      assert.ok(heldWrite(await admin.command({currentOp: 1})), 'one fsyncUnlock of two leaves the write held')
+      assert.equal(written, false)
+    } finally {
+      assert.equal((await admin.command({fsyncUnlock: 1})).lockCount, 0)
+    }
+    await write
+    assert.equal(await held.countDocuments({held: true}), 1)
+    assert.equal((await admin.command({currentOp: 1})).fsyncLock, undefined)
   })
 
   it('serves getParameter and rejects too-low setParameter values', async () => {

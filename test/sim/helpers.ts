@@ -1,5 +1,7 @@
 /** Test helpers for the simulated cluster: a driver-free wire client and small waits. */
+import {AssertionError} from 'node:assert'
 import {connect, type Socket} from 'node:net'
+import {inspect} from 'node:util'
 import type {Document} from 'bson'
 import {MessageFramer, OP_MSG, decodeOpMsg, decodeOpReply, encodeOpMsg, encodeOpQuery} from '../../src/wire/codec.js'
 
@@ -83,4 +85,15 @@ export async function waitFor<T>(probe: () => Promise<T>, done: (v: T) => boolea
 
 export function withParams(uri: string, params: string): string {
   return uri + (uri.includes('?') ? '&' : uri.endsWith('/') ? '?' : '/?') + params
+}
+
+/**
+ * Polls `probe` until `done(value)` and returns that value. When it never gets there, the
+ * test fails naming `what` and the last value seen. `limitMs` only turns a hang into a
+ * failure: it is no bound on how fast the server should be.
+ */
+export async function waitForState<T>(what: string, probe: () => Promise<T>, done: (v: T) => boolean, limitMs = 60_000): Promise<T> {
+  const v = await waitFor(probe, done, limitMs)
+  if (!done(v)) throw new AssertionError({message: `never reached: ${what}; last seen ${inspect(v, {depth: 4, breakLength: Infinity})}`})
+  return v
 }

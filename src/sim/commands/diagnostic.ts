@@ -114,7 +114,14 @@ function currentOp(ctx: CommandContext): Document {
     idleSessions: all,
     localOps: false,
   })
-  return {inprog, ok: 1}
+  const reply: Document = {inprog}
+  // mongod says so at the top of currentOp while fsyncLock holds writes.
+  if (ctx.proc.locks.fsyncLockDepth > 0) {
+    reply.fsyncLock = true
+    reply.info = 'use db.fsyncUnlock() to terminate the fsync write/snapshot lock'
+  }
+  reply.ok = 1
+  return reply
 }
 
 function killOp(ctx: CommandContext): Document {

@@ -7,6 +7,7 @@ import {authCommands} from './auth.js'
 import {crudCommands} from './crud.js'
 import {ddlCommands} from './ddl.js'
 import {diagnosticCommands} from './diagnostic.js'
+import {fsyncCommands} from './fsync.js'
 import {helloCommands} from './hello.js'
 import {CommandRegistry} from './registry.js'
 import {replSetCommands} from './replset.js'
@@ -20,6 +21,7 @@ export function mongodCommands(): CommandRegistry {
     ...helloCommands,
     ...authCommands,
     ...diagnosticCommands,
+    ...fsyncCommands,
     ...sessionCommands,
     ...crudCommands,
     ...aggregateCommands,

@@ -23,7 +23,7 @@ import {CommandError, errorDocument} from '../errors.js'
 import {sleep, waitOutStall} from '../faults.js'
 import {renderValue} from '../storage/collection.js'
 import type {Release} from '../storage/locks.js'
-import type {ClientConnection} from './connection.js'
+import type {ActiveOp, ClientConnection} from './connection.js'
 
 export async function handleMessage(conn: ClientConnection, message: Buffer): Promise<void> {
   const proc = conn.proc
@@ -153,7 +153,7 @@ export async function execute(
   }
   const ctx: CommandContext = {proc, conn, cmd, db, name, spec, flags}
   const ns = spec.lock === 'write' || spec.lock === 'read' || spec.currentOpType ? commandNamespace(ctx) : `${db}.$cmd`
-  const op = {
+  const op: ActiveOp = {
     opid: proc.nextOpId++,
     type: spec.currentOpType ?? 'command',
     ns,
@@ -176,6 +176,12 @@ export async function execute(
       if (!isAuthorized(ctx)) throw unauthorized(ctx)
     }
     if (spec.write && !proc.isWritablePrimary) throw new CommandError(10107, 'not primary')
+    const fsyncHold = spec.write ? proc.locks.whenWritesAllowed() : undefined
+    if (fsyncHold) {
+      op.waitingForLock = true
+      await fsyncHold
+      op.waitingForLock = false
+    }
     if (spec.lock === 'write') {
       const r = proc.locks.acquireWrite(ns)
       release = typeof r === 'function' ? r : await r

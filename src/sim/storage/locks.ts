@@ -5,6 +5,12 @@
  * the collection's queue exclusively (so concurrent writes with service latency queue
  * up), and count intent-exclusive (w) acquisitions, with acquireWaitCount and
  * timeAcquiringMicros when they had to wait. Output is sparse like mongod's.
+ *
+ * `fsync: 1, lock: true` holds every write until as many `fsyncUnlock` (mongod's fsyncLock
+ * takes the global lock in S mode, so writers queue on Global IX): writes wait in
+ * `whenWritesAllowed()`, are counted in globalLock.currentQueue.writers and have their
+ * wait recorded on Global w. Tests use it to keep a known number of writes in flight
+ * until a state is reached, instead of hoping a latency outlasts connection set-up.
  */
 import {Long, type Document} from 'bson'
 
@@ -35,10 +41,13 @@ export type Release = () => void
 export class LockManager {
   private readonly stats = new Map<ResourceType, Map<LockMode, ModeStats>>()
   private readonly queues = new Map<string, Queue>()
-  /** Writers currently waiting for a collection queue (globalLock.currentQueue.writers). */
+  /** Writers currently waiting for a collection queue or the fsync lock (globalLock.currentQueue.writers). */
   waitingWriters = 0
+  /** Nesting depth of fsyncLock: writes are held while it is above 0. */
+  private fsyncLockCount = 0
+  private readonly heldByFsync: Array<() => void> = []
 
-  private bump(type: ResourceType, mode: LockMode, waitedMicros = -1): void {
+  private statsOf(type: ResourceType, mode: LockMode): ModeStats {
     let modes = this.stats.get(type)
     if (!modes) {
       modes = new Map()
@@ -49,11 +58,20 @@ export class LockManager {
       s = {acquireCount: 0, acquireWaitCount: 0, timeAcquiringMicros: 0}
       modes.set(mode, s)
     }
+    return s
+  }
+
+  private bump(type: ResourceType, mode: LockMode, waitedMicros = -1): void {
+    const s = this.statsOf(type, mode)
     s.acquireCount++
-    if (waitedMicros >= 0) {
-      s.acquireWaitCount++
-      s.timeAcquiringMicros += waitedMicros
-    }
+    if (waitedMicros >= 0) this.recordWait(type, mode, waitedMicros)
+  }
+
+  /** A wait alone: its acquisition is counted once, when the lock is granted. */
+  private recordWait(type: ResourceType, mode: LockMode, waitedMicros: number): void {
+    const s = this.statsOf(type, mode)
+    s.acquireWaitCount++
+    s.timeAcquiringMicros += waitedMicros
   }
 
   private countIntent(mode: 'r' | 'w', waitedMicros = -1): void {
@@ -119,8 +137,40 @@ export class LockManager {
     })
   }
 
-  /** Drops every queue (restart); waiters are woken so they fail on their closed sockets. */
+  get fsyncLockDepth(): number {
+    return this.fsyncLockCount
+  }
+
+  /** fsync with lock: writes are held from now on. Returns the new lock count. */
+  fsyncLock(): number {
+    return ++this.fsyncLockCount
+  }
+
+  /** Undoes one fsyncLock; the last one lets every held write go. Returns the new lock count, or -1 when not locked. */
+  fsyncUnlock(): number {
+    if (this.fsyncLockCount === 0) return -1
+    if (--this.fsyncLockCount === 0) for (const go of this.heldByFsync.splice(0)) go()
+    return this.fsyncLockCount
+  }
+
+  /** undefined when writes may run now, else a promise that resolves at the last fsyncUnlock. */
+  whenWritesAllowed(): Promise<void> | undefined {
+    if (this.fsyncLockCount === 0) return undefined
+    const started = process.hrtime.bigint()
+    this.waitingWriters++
+    return new Promise<void>((resolve) => {
+      this.heldByFsync.push(() => {
+        this.waitingWriters--
+        this.recordWait('Global', 'w', Number((process.hrtime.bigint() - started) / 1000n))
+        resolve()
+      })
+    })
+  }
+
+  /** Drops every queue and the fsync lock (restart); waiters are woken so they fail on their closed sockets. */
   reset(): void {
+    this.fsyncLockCount = 0
+    for (const go of this.heldByFsync.splice(0)) go()
     for (const q of this.queues.values()) for (const w of q.waiters.splice(0)) w()
     this.queues.clear()
     this.stats.clear()
