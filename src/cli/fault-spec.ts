@@ -13,7 +13,15 @@ export function parseFaultSpec(spec: string): ScheduledFault {
   const match = /^([a-z-]+)(?::([^@]+))?@(.+)$/.exec(spec.trim())
   if (!match) throw usageError(`--fault '${spec}' does not parse`, HINT)
   const [, kind, value, at] = match as unknown as [string, string, string | undefined, string]
-  const atMs = parseDurationMs(at, 'fault', 's')
+  // Errors name the whole spec: with several --fault flags, the value alone does not say which one.
+  const duration = (text: string, bareUnit: 'ms' | 's'): number => {
+    try {
+      return parseDurationMs(text, 'fault', bareUnit)
+    } catch {
+      throw usageError(`--fault '${spec}': '${text}' is not a duration (500ms, 10s, 2m, 1h; at most 596h)`, HINT)
+    }
+  }
+  const atMs = duration(at, 's')
   const needValue = (): string => {
     if (value === undefined) throw usageError(`--fault '${spec}': ${kind} needs a value`, HINT)
     return value
@@ -23,10 +31,10 @@ export function parseFaultSpec(spec: string): ScheduledFault {
     case 'latency':
     case 'stall':
     case 'setup-cost':
-      fault = {kind, ms: parseDurationMs(needValue(), 'fault', 'ms')}
+      fault = {kind, ms: duration(needValue(), 'ms')}
       break
     case 'restart':
-      fault = {kind, downMs: parseDurationMs(needValue(), 'fault', 'ms')}
+      fault = {kind, downMs: duration(needValue(), 'ms')}
       break
     case 'drop-connections':
       fault = {kind}

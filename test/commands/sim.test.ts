@@ -165,5 +165,8 @@ describe('pooltool sim', () => {
       assert.equal(run.code, 2, `${args.join(' ')}: ${run.stderr}`)
       assert.doesNotMatch(run.stderr, /^\s+at /m)
     }
+    const badValue = await runCli(['sim', '--fault', 'stall:1s@5s', '--fault', 'latency:5ms,x@1s'], {timeoutMs: 20_000})
+    assert.equal(badValue.code, 2)
+    assert.match(badValue.stderr, /^Error \[USAGE\]: --fault 'latency:5ms,x@1s': '5ms,x' is not a duration/m, 'the error names the whole --fault spec')
   })
 })
