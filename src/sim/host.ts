@@ -223,7 +223,10 @@ export async function startSimCluster(options: Partial<SimOptions> = {}): Promis
   const entry = childEntry()
   const child = fork(entry.path, [], {
     execArgv: entry.execArgv,
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    // Not the caller's stdout: the child never prints there, and holding the pipe open would
+    // keep a reader (`| tee`, `$(…)`) waiting for EOF after the command itself has exited.
+    // stderr is shared, for the child's own one-line errors.
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     serialization: 'json',
     // Its own process group: Ctrl-C, `timeout` or a CI cancel signal the caller's group
     // and must not take the server away while the caller cleans up against it.
