@@ -21,7 +21,7 @@ import {setTimeout as delay} from 'node:timers/promises'
 import {PoolToolError} from '../errors.js'
 import {CLOSE_GRACE_MS} from '../locks/read.js'
 import type {Histogram} from '../metrics/histograms.js'
-import {toPoolToolError} from '../mongo/errors.js'
+import {serverErrorCode, toPoolToolError} from '../mongo/errors.js'
 import type {Target} from '../target.js'
 import type {ScramCredentials} from '../wire/client.js'
 import {isScramMechanism} from '../wire/scram.js'
@@ -75,6 +75,8 @@ export async function measureAuth(target: Target, config: AuthConfig, hooks: Aut
     credentials: scramCredentials,
     mechanism: channelMechanism,
     settings,
+  }).catch((error: unknown) => {
+    throw mechanismNotOffered(error, uriMechanism, discovery.userMechanisms) ?? error
   })
 
   const states: MechanismState[] = []
@@ -130,6 +132,25 @@ export async function measureAuth(target: Target, config: AuthConfig, hooks: Aut
 
   return toAuthResult({target, config, discovery, states, pooledPing, parameters, counters, driverFree, uriMechanism, notes, interrupted, stoppedBy})
 }
+
+/**
+ * The URI's authMechanism is one the server does not enable (it answers BadValue,
+ * "mechanism … unknown or not enabled"): a usage error naming what the server offers,
+ * as for --mechanisms, not a server error.
+ */
+function mechanismNotOffered(error: unknown, uriMechanism: string | undefined, offered: string[] | undefined): PoolToolError | undefined {
+  const message = String((error as {message?: string})?.message ?? '')
+  if (uriMechanism === undefined || serverErrorCode(error) !== BAD_VALUE_CODE || !/mechanism/i.test(message)) return undefined
+  return new PoolToolError(
+    'USAGE',
+    `the server does not offer authMechanism=${uriMechanism} from the URI`,
+    offered && offered.length > 0 ? `use one of ${offered.join(', ')} (or drop authMechanism to let the driver choose)` : 'drop authMechanism from the URI to let the driver choose a SCRAM mechanism',
+    {cause: error},
+  )
+}
+
+/** The server's BadValue: here, an authentication mechanism it does not know or enable. */
+const BAD_VALUE_CODE = 2
 
 async function seedHostsOf(target: Target): Promise<SeedHosts> {
   try {

@@ -4,6 +4,7 @@
  * orderings and exact counts, never absolute times.
  */
 import assert from 'node:assert/strict'
+import type {ChildProcess} from 'node:child_process'
 import {after, before, describe, it} from 'node:test'
 
 import {MongoClient} from 'mongodb'
@@ -177,6 +178,22 @@ describe('pooltool auth', () => {
     assert.match(storm.stderr, /^Error \[USAGE\]: --parallel 8 is above --connections 4/)
     assert.equal(storm.stderr.trim().split('\n').length, 1)
   })
+
+  it('runs a small --connections with the default --parallel (it follows --connections down)', async () => {
+    const run = await runCli(['auth', '--uri', uri, '--mechanisms', 'none', '--connections', '3', '--pings', '10', '--json'])
+    assert.equal(run.code, 0, run.stderr)
+    const [none] = parseJson<AuthResult>(run).mechanisms
+    assert.equal(none!.parallel, 3)
+    assert.equal(none!.connectionsOpened, 12)
+  })
+
+  it('says a URI authMechanism the server does not offer is a usage error (exit 2), not a server error', async () => {
+    const plain = uri.replace('?', '?authMechanism=PLAIN&')
+    assert.notEqual(plain, uri)
+    const run = await runCli(['auth', '--uri', plain, '--connections', '2'])
+    assert.equal(run.code, 2, run.stderr)
+    assert.match(run.stderr, /^Error \[USAGE\]: the server does not offer authMechanism=PLAIN from the URI \(hint: .*\)\n$/)
+  })
 })
 
 describe('pooltool auth on a replica set', () => {
@@ -211,11 +228,25 @@ describe('pooltool auth interrupted', () => {
   })
 
   it('stops on Ctrl-C with what it measured and exit 130', async () => {
-    const run = await runCli(['auth', '--uri', sim.info.uri, '--connections', '5000', '--parallel', '10', '--json'], {interruptAfterMs: 2500})
-    assert.equal(run.code, 130, run.stderr)
-    const result = parseJson<AuthResult>(run)
-    assert.equal(result.interrupted, true)
-    assert.equal(result.pooledPingUs, null)
-    assert.ok(result.mechanisms.length > 0)
+    // Ctrl-C once the server has counted some SCRAM-SHA-256 authentications of the run (not after a fixed time).
+    const observer = new MongoClient(sim.info.uri, {directConnection: true, maxPoolSize: 1})
+    const received = async () => Number((await observer.db('admin').command({serverStatus: 1})).security?.authentication?.mechanisms?.['SCRAM-SHA-256']?.authenticate?.received ?? 0)
+    let child: ChildProcess | undefined
+    let done = false
+    try {
+      const baseline = await received()
+      const running = runCli(['auth', '--uri', sim.info.uri, '--connections', '5000', '--parallel', '10', '--json'], {onSpawn: (c) => (child = c)}).finally(() => (done = true))
+      while (!done && (await received()) - baseline < 10) await new Promise((resolve) => setTimeout(resolve, 50))
+      child!.kill('SIGINT')
+      const run = await running
+      assert.equal(run.code, 130, run.stderr)
+      const result = parseJson<AuthResult>(run)
+      assert.equal(result.interrupted, true)
+      assert.equal(result.pooledPingUs, null)
+      assert.ok(result.mechanisms.length > 0)
+      for (const m of result.mechanisms) assert.equal(m.connectionsOpened, m.connectionsSucceeded + m.connectionsFailed + m.connectionsAborted)
+    } finally {
+      await observer.close()
+    }
   })
 })
