@@ -13,6 +13,8 @@ import {classifyStartFailure, SimClusterRuntime} from './cluster.js'
 import type {ChildMessage, ParentMessage} from './types.js'
 
 const STOP_HARD_LIMIT_MS = 4000
+/** Exit code when stopping overran STOP_HARD_LIMIT_MS (EX_SOFTWARE): `sim.exited` shows it was not clean. */
+const STOP_OVERRAN_EXIT_CODE = 70
 const PARENT_CHECK_MS = 1000
 
 let runtime: SimClusterRuntime | null = null
@@ -31,7 +33,10 @@ function send(msg: ChildMessage, then?: () => void): void {
 async function shutdown(code: number, notify: boolean): Promise<void> {
   if (exiting) return
   exiting = true
-  const hardStop = setTimeout(() => process.exit(code), STOP_HARD_LIMIT_MS)
+  const hardStop = setTimeout(() => {
+    say(`stopping took more than ${STOP_HARD_LIMIT_MS / 1000} s; exiting anyway`)
+    process.exit(STOP_OVERRAN_EXIT_CODE)
+  }, STOP_HARD_LIMIT_MS)
   hardStop.unref()
   try {
     const r = runtime ?? (starting ? await starting.catch(() => null) : null)

@@ -4,7 +4,7 @@
  * child process (child.ts); nothing here touches the caller's event loop.
  */
 import {UserStore} from './auth/users.js'
-import {faultTargets, sleep} from './faults.js'
+import {faultTargets} from './faults.js'
 import type {SimProcess} from './process.js'
 import {profileFor} from './profile.js'
 import {DataStore} from './storage/collection.js'
@@ -117,6 +117,8 @@ function validateFault(fault: SimFault): void {
 export class SimClusterRuntime {
   private readonly timers: NodeJS.Timeout[] = []
   private readonly pending = new Set<Promise<void>>()
+  /** Wakes the down-time sleeps of restarts in progress, so stop() need not wait them out. */
+  private readonly wakeRestarts = new Set<() => void>()
   private stopping = false
 
   private constructor(
@@ -209,7 +211,7 @@ export class SimClusterRuntime {
     if (fault.kind === 'restart') {
       await Promise.all(targets.map((p) => p.stop()))
       for (const p of targets) {
-        const up = sleep(fault.downMs)
+        const up = this.downTime(fault.downMs)
           .then(() => (this.stopping ? undefined : p.resume()))
           .catch((e: unknown) => {
             process.stderr.write(`pooltool sim: ${p.hostPort} could not come back after restart: ${String(e)}\n`)
@@ -220,9 +222,24 @@ export class SimClusterRuntime {
     }
   }
 
+  /** Sleeps `ms`, or less when the cluster stops meanwhile. */
+  private downTime(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const wake = () => {
+        clearTimeout(timer)
+        this.wakeRestarts.delete(wake)
+        resolve()
+      }
+      const timer = setTimeout(wake, ms)
+      this.wakeRestarts.add(wake)
+    })
+  }
+
   async stop(): Promise<void> {
     this.stopping = true
     for (const t of this.timers) clearTimeout(t)
+    // A process down for a restart stays down: stopping must not wait out its down time.
+    for (const wake of [...this.wakeRestarts]) wake()
     await this.topology.stopping?.()
     await Promise.all([...this.pending])
     await Promise.all(this.processes.map((p) => p.stop()))

@@ -204,6 +204,14 @@ describe('embedded cluster lifecycle', () => {
     }
   })
 
+  it('stops cleanly during a restart fault without waiting out its down time', async () => {
+    const sim = await startSimCluster({faultSchedule: [{atMs: 0, fault: {kind: 'restart', downMs: 60_000}}]})
+    await holdingTheLoop(new Promise<void>((resolve) => sim.onFaultFired(() => resolve())))
+    await sim.stop()
+    // 0, not the child's "stop overran" code (70) nor a SIGKILL from stop()'s grace timer.
+    assert.deepEqual(await sim.exited, {requested: true, code: 0, signal: null})
+  })
+
   it('classifies start failures: a port in use and a bad option are usage errors', async () => {
     const blocker = createServer()
     await new Promise<void>((r) => blocker.listen(0, '127.0.0.1', r))
