@@ -44,6 +44,16 @@ export function resolveOptions(partial: Partial<SimOptions> = {}): SimOptions {
   if (o.scramIterationCount < 5000 || o.scramSHA256IterationCount < 5000) {
     throw new SimOptionsError('SCRAM iteration counts must be at least 5000 (as on mongod)')
   }
+  // The topology builders check these too; here they become usage errors, not internal ones.
+  const counts: Array<[string, number, number]> =
+    o.topology === 'replset' ? [['members', o.members, 50]] : o.topology === 'sharded' ? [['mongos', o.mongos, 16], ['shards', o.shards, 16]] : []
+  for (const [name, n, max] of counts) {
+    if (!Number.isInteger(n) || n < 1 || n > max) throw new SimOptionsError(`${name} must be an integer between 1 and ${max} (got ${n})`)
+  }
+  const lastPort = o.basePort + processCount(o) - 1
+  if (o.basePort !== 0 && lastPort > 65535) {
+    throw new SimOptionsError(`ports ${o.basePort}-${lastPort} are needed for ${processCount(o)} processes, beyond 65535`)
+  }
   // Checked for every topology: a scenario on a standalone would otherwise be silently ignored.
   try {
     validateScenarios(o.scenarios, o.topology)
@@ -51,6 +61,13 @@ export function resolveOptions(partial: Partial<SimOptions> = {}): SimOptions {
     throw new SimOptionsError(e instanceof Error ? e.message : String(e))
   }
   return o
+}
+
+/** Listeners a topology runs, one port each (from basePort up): routers, shards and the config server when sharded. */
+function processCount(o: SimOptions): number {
+  if (o.topology === 'replset') return o.members
+  if (o.topology === 'sharded') return o.mongos + o.shards + 1
+  return 1
 }
 
 /** The errno code (EADDRINUSE …) of an error or of one of its causes. */

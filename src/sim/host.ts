@@ -14,6 +14,7 @@
  * (EPIPE, ERR_IPC_CHANNEL_CLOSED) at the caller when the child is already gone.
  */
 import {fork, type ChildProcess} from 'node:child_process'
+import {existsSync} from 'node:fs'
 import {fileURLToPath} from 'node:url'
 
 import {PoolToolError} from '../errors.js'
@@ -221,6 +222,10 @@ class ChildHandle implements SimCluster {
 export async function startSimCluster(options: Partial<SimOptions> = {}): Promise<SimCluster> {
   const full: SimOptions = {...DEFAULT_SIM_OPTIONS, ...options}
   const entry = childEntry()
+  // Checked here: a missing file would make the child print Node's own multi-line stack.
+  if (!existsSync(entry.path)) {
+    throw new PoolToolError('INTERNAL', `the embedded cluster could not start: ${entry.path} is missing`, 'pooltool is not fully built or installed: run npm run build (or reinstall)')
+  }
   const child = fork(entry.path, [], {
     execArgv: entry.execArgv,
     // Not the caller's stdout: the child never prints there, and holding the pipe open would

@@ -233,5 +233,11 @@ describe('embedded cluster lifecycle', () => {
       assert.match(e.message, /needs --topology sharded/)
       return true
     })
+    await assert.rejects(startSimCluster({topology: 'replset', members: 3, basePort: 65534}), (e: unknown) => {
+      assert.ok(e instanceof PoolToolError, String(e))
+      assert.equal(e.exitCode, 2)
+      assert.match(e.message, /ports 65534-65536 are needed for 3 processes/)
+      return true
+    })
   })
 })
