@@ -1,7 +1,7 @@
-/** `pooltool locks list` and `locks pings`: one snapshot of the lock state, joined and judged. */
+/** `pooltool locks list` and `locks pings`: one snapshot of the lock state, joined and judged; every read bounded by --timeout-ms. */
 import type {Target} from '../target.js'
 import {filterLocks, toLockRows, toPingRows, type LockFilter} from './parse.js'
-import {openLocksSession, readConfigSnapshot, readInMemoryView, type LocksClientSettings, type LocksSession} from './read.js'
+import {openLocksSession, readConfigSnapshot, readInMemoryView, withinTimeout, type LocksClientSettings, type LocksSession} from './read.js'
 import type {LocksListResult, LocksPingsResult} from './types.js'
 
 async function withSession<T>(target: Target, settings: LocksClientSettings, work: (s: LocksSession) => Promise<T>): Promise<T> {
@@ -15,7 +15,7 @@ async function withSession<T>(target: Target, settings: LocksClientSettings, wor
 
 export async function listLocks(session: LocksSession, filter: LockFilter = {}): Promise<LocksListResult> {
   const base = {target: session.target.redactedUri, serverVersion: session.serverVersion, model: session.model, message: session.message, expiryMS: session.timing.expiryMS}
-  const snapshot = await readConfigSnapshot(session)
+  const snapshot = await withinTimeout(session.target, session.settings.timeoutMs, (bounds) => readConfigSnapshot(session, bounds))
   const input = {...snapshot, nowMs: snapshot.now.getTime(), timing: session.timing}
   const result: LocksListResult = {
     ...base,
@@ -23,7 +23,7 @@ export async function listLocks(session: LocksSession, filter: LockFilter = {}):
     locks: filterLocks(toLockRows(input), filter),
     pings: toPingRows(input).map(({process, ping, ageMS, alive, holds, role, host}) => ({process, ping, ageMS, alive, holds, role, host})),
   }
-  if (session.model === 'in-memory') result.inMemory = await readInMemoryView(session)
+  if (session.model === 'in-memory') result.inMemory = await withinTimeout(session.target, session.settings.timeoutMs, (bounds) => readInMemoryView(session, bounds))
   return result
 }
 
@@ -33,7 +33,7 @@ export function runLocksList(target: Target, settings: LocksClientSettings, filt
 
 export function runLocksPings(target: Target, settings: LocksClientSettings): Promise<LocksPingsResult> {
   return withSession(target, settings, async (session) => {
-    const snapshot = await readConfigSnapshot(session)
+    const snapshot = await withinTimeout(session.target, session.settings.timeoutMs, (bounds) => readConfigSnapshot(session, bounds))
     return {
       target: session.target.redactedUri,
       serverVersion: session.serverVersion,

@@ -96,48 +96,73 @@ export async function closeWithin(client: MongoClient, ms: number): Promise<void
   }
 }
 
-/** Opens the session; a replica set or standalone is WRONG_TOPOLOGY (exit 7). */
+/**
+ * `read` with its reads bounded by --timeout-ms (ReadBounds); running out of it is
+ * UNREACHABLE (exit 4: the README's "cannot be reached within --timeout-ms"), not a
+ * driver error nobody classified. For the one-shot reads (opening a session, list, pings).
+ */
+export async function withinTimeout<T>(target: Target, timeoutMs: number, read: (bounds: ReadBounds) => Promise<T>): Promise<T> {
+  const timeout = AbortSignal.timeout(timeoutMs)
+  try {
+    return await read({signal: timeout})
+  } catch (error) {
+    if (!timeout.aborted || error instanceof PoolToolError) throw error
+    throw new PoolToolError(
+      'UNREACHABLE',
+      `${target.redactedUri} did not answer within ${timeoutMs} ms (--timeout-ms)`,
+      'the router (or the config server behind it) is stalled or overloaded; raise --timeout-ms for slow links',
+      {cause: error},
+    )
+  }
+}
+
+/** Opens the session; a replica set or standalone is WRONG_TOPOLOGY (exit 7). Bounded by --timeout-ms. */
 export async function openLocksSession(target: Target, settings: LocksClientSettings): Promise<LocksSession> {
   const client = createClient({uri: target.uri, appName: settings.appName, timeoutMs: settings.timeoutMs, pool: {maxPoolSize: 2}})
   try {
-    const admin = client.db('admin')
-    const hello = await admin.command({hello: 1})
-    if (hello.msg !== 'isdbgrid') {
-      throw new PoolToolError(
-        'WRONG_TOPOLOGY',
-        `locks need a sharded cluster: ${target.redactedUri} is ${topologyName(hello)}`,
-        'distributed locks live on the config servers of a sharded cluster: point --uri at a mongos (mongodb://mongos-host:27017)',
-      )
-    }
-    const info = await admin.command({buildInfo: 1})
-    const serverVersion = String(info.version ?? 'unknown')
-    let timeScale = 1
-    try {
-      // The embedded cluster says how much it shrinks its intervals; a real server has no such field.
-      const host = await admin.command({hostInfo: 1})
-      const scale = host?.extra?.timeScale
-      if (typeof scale === 'number' && scale > 0) timeScale = scale
-    } catch {
-      // hostInfo needs clusterMonitor; the real-server default applies.
-    }
-    const names = await client
-      .db('config')
-      .listCollections({name: {$in: ['locks', 'lockpings']}}, {nameOnly: true})
-      .toArray()
-    const model = modelFor(serverVersion)
-    return {
-      client,
-      target,
-      settings,
-      serverVersion,
-      model,
-      message: modelMessage(model, serverVersion, names.length > 0),
-      timing: lockTiming(timeScale, settings.expiryMS),
-      close: () => closeWithin(client, CLOSE_GRACE_MS),
-    }
+    return await withinTimeout(target, settings.timeoutMs, (bounds) => describeSession(client, target, settings, bounds))
   } catch (error) {
-    await client.close()
+    await closeWithin(client, CLOSE_GRACE_MS)
     throw error
+  }
+}
+
+/** What the router says about itself: topology (mongos or not), version, lock model, the sim's time scale. */
+async function describeSession(client: MongoClient, target: Target, settings: LocksClientSettings, bounds: ReadBounds): Promise<LocksSession> {
+  const admin = client.db('admin')
+  const hello = await admin.command({hello: 1}, bounds)
+  if (hello.msg !== 'isdbgrid') {
+    throw new PoolToolError(
+      'WRONG_TOPOLOGY',
+      `locks need a sharded cluster: ${target.redactedUri} is ${topologyName(hello)}`,
+      'distributed locks live on the config servers of a sharded cluster: point --uri at a mongos (mongodb://mongos-host:27017)',
+    )
+  }
+  const info = await admin.command({buildInfo: 1}, bounds)
+  const serverVersion = String(info.version ?? 'unknown')
+  let timeScale = 1
+  try {
+    // The embedded cluster says how much it shrinks its intervals; a real server has no such field.
+    const host = await admin.command({hostInfo: 1}, bounds)
+    const scale = host?.extra?.timeScale
+    if (typeof scale === 'number' && scale > 0) timeScale = scale
+  } catch {
+    // hostInfo needs clusterMonitor; the real-server default applies.
+  }
+  const names = await client
+    .db('config')
+    .listCollections({name: {$in: ['locks', 'lockpings']}}, {nameOnly: true, ...bounds})
+    .toArray()
+  const model = modelFor(serverVersion)
+  return {
+    client,
+    target,
+    settings,
+    serverVersion,
+    model,
+    message: modelMessage(model, serverVersion, names.length > 0),
+    timing: lockTiming(timeScale, settings.expiryMS),
+    close: () => closeWithin(client, CLOSE_GRACE_MS),
   }
 }
 
@@ -225,7 +250,7 @@ export async function readInMemoryView(session: LocksSession, options: {serverSt
         const unavailable = toPoolToolError(error, {target: host, secrets: session.target.secrets}).message
         return {shard: shard.name, host, resources: {}, unavailable}
       } finally {
-        await client.close()
+        await closeWithin(client, CLOSE_GRACE_MS)
       }
     }),
   )

@@ -7,10 +7,11 @@ import {runCli} from '../helpers/cli.js'
 
 describe('locks watch stopped by a signal', {timeout: 60_000}, () => {
   let sim: SimCluster
-  let router: string
+  /** Two routers: each test stalls its own, so none waits for another's stall to end. */
+  let routers: string[]
   before(async () => {
-    sim = await startSimCluster({topology: 'sharded', versionProfile: '6.0', mongos: 1, shards: 1})
-    router = sim.info.processes.find((p) => p.role === 'mongos')!.host
+    sim = await startSimCluster({topology: 'sharded', versionProfile: '6.0', mongos: 2, shards: 1})
+    routers = sim.info.processes.filter((p) => p.role === 'mongos').map((p) => p.host)
   })
   after(async () => {
     await sim?.stop()
@@ -18,7 +19,8 @@ describe('locks watch stopped by a signal', {timeout: 60_000}, () => {
 
   it('Ctrl-C during a stalled poll ends at once with the summary; a cut-short --duration exits 130', async () => {
     let stalled = false
-    const run = await runCli(['locks', 'watch', '--uri', sim.info.uri, '--duration', '60s', '--interval', '100ms', '--timeout-ms', '30000'], {
+    const router = routers[0]!
+    const run = await runCli(['locks', 'watch', '--uri', `mongodb://${router}/`, '--duration', '60s', '--interval', '100ms', '--timeout-ms', '30000'], {
       timeoutMs: 20_000,
       // Once the watch has started, stall the router for longer than the test may take, then press Ctrl-C:
       // the poll in flight and the session's close both meet the stall.
@@ -34,4 +36,16 @@ describe('locks watch stopped by a signal', {timeout: 60_000}, () => {
     assert.match(run.stdout, /\d+ polls .*\(interrupted\)/)
     assert.doesNotMatch(run.stderr, /failed \(/, 'the interrupted poll is not a failure of the cluster')
   })
+
+  it('locks list and pings against a stalled router give up after --timeout-ms: exit 4, one line', async () => {
+    const router = routers[1]!
+    await sim.control({kind: 'stall', ms: 25_000, hosts: [router]})
+    for (const command of ['list', 'pings']) {
+      const run = await runCli(['locks', command, '--uri', `mongodb://${router}/`, '--timeout-ms', '500'], {timeoutMs: 15_000})
+      assert.equal(run.code, 4, run.stderr)
+      assert.match(run.stderr, /^Error \[UNREACHABLE\]: .* (did not answer within 500 ms \(--timeout-ms\)|cannot reach)/)
+      assert.equal(run.stderr.trim().split('\n').length, 1, run.stderr)
+    }
+  })
 })
+
