@@ -84,8 +84,8 @@ describe('fault matrix: conns watch', {timeout: 120_000}, () => {
     assert.match(lines.samples.at(-1)!.error!, /no answer within/)
   })
 
-  it('connection limit: the watch keeps its connection and goes on, exit 0', async () => {
-    // The watch holds its pooled and monitoring connections; a limit at what is open now refuses only newcomers.
+  it('connection limit: rounds that get no connection are marked, the watch goes on to the end, exit 0', async () => {
+    // Its connections are dropped and only one may come back: the watch's pooled and monitoring connections compete for it.
     const {run} = await runWithFault(sim, args(sim.info.uri), POLLING, async () => {
       await sim.control({kind: 'max-connections', max: 1})
       await sim.control({kind: 'drop-connections'})
