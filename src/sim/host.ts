@@ -18,6 +18,7 @@ import {existsSync} from 'node:fs'
 import {fileURLToPath} from 'node:url'
 
 import {PoolToolError} from '../errors.js'
+import {BUG_HINT} from '../mongo/errors.js'
 import {
   DEFAULT_SIM_OPTIONS,
   type ChildMessage,
@@ -86,7 +87,7 @@ export function unexpectedExitError(exit: SimExit, pid: number): PoolToolError {
   const message = `the embedded cluster (pid ${pid}) ${describeExit(exit.code, exit.signal)}; nothing is serving its URI any more`
   return exit.signal
     ? new PoolToolError('SERVER_ERROR', message, 'it was killed from outside (kill -9, the kernel OOM killer) or crashed; start it again')
-    : new PoolToolError('INTERNAL', message, "a pooltool bug: the 'pooltool sim:' line above says why; please report it")
+    : new PoolToolError('INTERNAL', message, BUG_HINT)
 }
 
 /** A start-up failure, classified: the caller's to fix (2), from outside (9), or ours (1). */
@@ -105,7 +106,7 @@ function startFailure(reason: StartFailureReason | 'exited' | 'killed' | 'timeou
       return new PoolToolError('SERVER_ERROR', line, 'the machine may be short of memory, processes or CPU; try again')
     case 'exited':
     case 'internal':
-      return new PoolToolError('INTERNAL', line, "a pooltool bug: the 'pooltool sim:' line above says why; please report it")
+      return new PoolToolError('INTERNAL', line, BUG_HINT)
   }
 }
 
