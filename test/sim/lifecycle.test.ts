@@ -12,7 +12,7 @@ import {describe, it} from 'node:test'
 import {fileURLToPath} from 'node:url'
 
 import {PoolToolError} from '../../src/errors.js'
-import {startSimCluster} from '../../src/sim/host.js'
+import {startSimCluster, unexpectedExitError} from '../../src/sim/host.js'
 import type {FiredFault} from '../../src/sim/types.js'
 import {RawClient, delay, portOf} from './helpers.js'
 
@@ -167,6 +167,15 @@ describe('embedded cluster lifecycle', () => {
     assert.deepEqual(await holdingTheLoop(other.exited), {requested: false, code: null, signal: 'SIGKILL'}, 'an unexpected death is told apart')
     await assert.rejects(other.control({kind: 'latency', ms: 1}), /not running|exited/)
     await other.stop()
+  })
+
+  it('an unexpected death is 9 when killed from outside, 1 when the cluster exited by itself', () => {
+    const killed = unexpectedExitError({requested: false, code: null, signal: 'SIGKILL'}, 42)
+    assert.deepEqual([killed.code, killed.exitCode], ['SERVER_ERROR', 9])
+    assert.equal(killed.message, 'the embedded cluster (pid 42) was killed by SIGKILL; nothing is serving its URI any more')
+    const exited = unexpectedExitError({requested: false, code: 3, signal: null}, 42)
+    assert.deepEqual([exited.code, exited.exitCode], ['INTERNAL', 1])
+    assert.match(exited.message, /exited with code 3/)
   })
 
   it('tells the parent each scheduled fault as it fires, in order, replaying those fired before subscribing', async () => {
