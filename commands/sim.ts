@@ -9,6 +9,8 @@ import {runSimUntilStopped} from '../src/run-sim.js'
 import {SIM_TOPOLOGIES, SIM_VERSION_PROFILES, type SimTopology, type SimVersionProfile} from '../src/sim/types.js'
 
 export default class Sim extends BaseCommand<typeof Sim> {
+  protected override readonly stopWording = 'stopping the embedded cluster'
+
   static override summary = 'Start the embedded simulated MongoDB cluster on loopback and print its URI.'
 
   static override description =

@@ -39,7 +39,9 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   /** Set by commands that talk to a cluster, so errors can name it (redacted). */
   protected target?: Target
 
-  private readonly stops = new StopSignals((line) => process.stderr.write(`${line}\n`))
+  /** Said on stderr when the first signal arrives; a command whose stop is not "partial results" says its own. */
+  protected readonly stopWording: string = 'stopping; partial results follow'
+  private readonly stops = new StopSignals((line) => process.stderr.write(`${line}\n`), () => this.stopWording)
 
   /** Aborted on the first SIGINT, SIGTERM, SIGHUP or a closed stdout: long-running work stops, reports and cleans up. */
   protected get interruptSignal(): AbortSignal {

@@ -54,7 +54,11 @@ export class StopSignals {
   stdoutClosed = false
   stderrClosed = false
 
-  constructor(private readonly say: (line: string) => void) {}
+  constructor(
+    private readonly say: (line: string) => void,
+    /** What the first signal starts, in the command's words (e.g. "stopping; partial results follow"). */
+    private readonly stopping: () => string = () => 'stopping; partial results follow',
+  ) {}
 
   /** Aborted by the first stop request: work stops, reports and cleans up. */
   get graceful(): AbortSignal {
@@ -94,7 +98,7 @@ export class StopSignals {
   stop(cause: StopCause): void {
     if (!this.gracefulController.signal.aborted) {
       this.stopCause = cause
-      if (cause !== 'EPIPE') this.tell(`\npooltool: ${cause} received: stopping; partial results follow (send it again to skip cleanup)`)
+      if (cause !== 'EPIPE') this.tell(`\npooltool: ${cause} received: ${this.stopping()} (send it again to skip cleanup)`)
       this.gracefulController.abort(cause)
       return
     }

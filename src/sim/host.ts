@@ -215,6 +215,12 @@ class ChildHandle implements SimCluster {
   }
 }
 
+/** The environment without the user's connection strings (the cluster never needs them). */
+function withoutConnectionStrings(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const {POOLTOOL_URI: _pooltool, MONGODB_URI: _mongodb, ...rest} = env
+  return rest
+}
+
 /**
  * Forks the simulated cluster and resolves once every listener is up. Rejects with a
  * PoolToolError: usage (2) for a port in use or an option that cannot work, 9 when the
@@ -234,6 +240,9 @@ export async function startSimCluster(options: Partial<SimOptions> = {}): Promis
     // stderr is shared, for the child's own one-line errors.
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     serialization: 'json',
+    // The cluster needs no connection string: keep the user's (and its credentials) out of a
+    // process whose stderr is not behind pooltool's secret guard.
+    env: withoutConnectionStrings(process.env),
     // Its own process group: Ctrl-C, `timeout` or a CI cancel signal the caller's group
     // and must not take the server away while the caller cleans up against it.
     detached: true,

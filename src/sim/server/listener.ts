@@ -29,7 +29,7 @@ export class SimListener {
       const onError = (err: NodeJS.ErrnoException) => {
         this.server = null
         const what = err.code === 'EADDRINUSE' ? 'address already in use' : err.message
-        reject(new Error(`cannot listen on ${this.host}:${port}: ${what}`))
+        reject(new Error(`cannot listen on ${this.host}:${port}: ${what}`, {cause: err}))
       }
       server.once('error', onError)
       server.listen({host: this.host, port, backlog: 1024, exclusive: true}, () => {
