@@ -64,7 +64,7 @@ export class HostWatch {
     if (this.settings.signal.aborted) return
     throw new PoolToolError(
       'UNREACHABLE',
-      `${this.settings.host} stopped answering during the run: nothing for ${this.settings.timeoutMs} ms (--timeout-ms; last: ${lastError}); the figures measured until then follow`,
+      `${this.settings.host} stopped answering: nothing for ${this.settings.timeoutMs} ms (--timeout-ms; last: ${lastError}); the figures measured until then follow`,
       'check that the host is up; raise --timeout-ms to ride out longer restarts or stalls',
     )
   }

@@ -26,6 +26,7 @@ import type {Target} from '../target.js'
 import type {ScramCredentials} from '../wire/client.js'
 import {isScramMechanism} from '../wire/scram.js'
 import {CounterLedger} from './counters.js'
+import {HostWatch} from './host-watch.js'
 import {MechanismState} from './mechanism-state.js'
 import {chooseMechanisms, probeMechanism} from './mechanisms.js'
 import {runPasses} from './passes.js'
@@ -121,7 +122,18 @@ export async function measureAuth(target: Target, config: AuthConfig, hooks: Aut
       try {
         pooledPing = await pooledPings(hostUri(target.uri, host, {txt: seeds.txt}), settings, config.pings, hooks.signal)
       } catch (error) {
-        notes.push(`pooled pings failed, so no cost in pooled pings: ${toPoolToolError(error, {target: host, secrets: target.secrets}).message}`)
+        const failure = toPoolToolError(error, {target: host, secrets: target.secrets})
+        notes.push(`pooled pings failed, so no cost in pooled pings: ${failure.message}`)
+        // Unreachable during the pings: if the host has gone (it stays silent for --timeout-ms, as in the passes) the run is
+        // incomplete; a host that is there but refused (e.g. at its connection limit) leaves the note only.
+        if (failure.code === 'UNREACHABLE' || isTimeout(error)) {
+          const hostWatch = new HostWatch({host, timeoutMs: hooks.timeoutMs, appName: hooks.appName, plainTcp: driverFree.available, signal: hooks.signal})
+          hostWatch.noteFailure('network')
+          stoppedBy = await hostWatch.confirm().then(
+            () => undefined,
+            (lost: PoolToolError) => new PoolToolError('UNREACHABLE', `during the pooled pings: ${lost.message}`, lost.hint, {cause: error}),
+          )
+        }
       }
       interrupted = hooks.signal.aborted
     }
@@ -147,6 +159,12 @@ function mechanismNotOffered(error: unknown, uriMechanism: string | undefined, o
     offered && offered.length > 0 ? `use one of ${offered.join(', ')} (or drop authMechanism to let the driver choose)` : 'drop authMechanism from the URI to let the driver choose a SCRAM mechanism',
     {cause: error},
   )
+}
+
+/** A ping cut by its --timeout-ms AbortSignal (the driver names it MongoOperationTimeoutError). */
+function isTimeout(error: unknown): boolean {
+  const name = (error as {name?: string} | null)?.name
+  return name === 'MongoOperationTimeoutError' || name === 'TimeoutError'
 }
 
 /** The server's BadValue: here, an authentication mechanism it does not know or enable. */

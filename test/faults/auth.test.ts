@@ -14,7 +14,7 @@ import type {MongoClient} from 'mongodb'
 import type {AuthResult} from '../../src/auth/types.js'
 import {startSimCluster, type SimCluster} from '../../src/sim/host.js'
 import {parseJson} from '../helpers/cli.js'
-import {observer, runWithFault, serverFigureGrew, sum, withUser} from './helpers.js'
+import {observer, runWithFault, serverFigureGrew, sum, waitUntilUp, withUser} from './helpers.js'
 
 const CONNECTIONS = 20
 /** Per mechanism: driver-free and driver, one at a time and in storms. */
@@ -33,7 +33,7 @@ function assertHonestCounts(result: AuthResult): void {
 describe('fault matrix: auth', {timeout: 120_000}, () => {
   let sim: SimCluster
   let watch: MongoClient
-  const args = (uri: string) => ['auth', '--uri', uri, '--mechanisms', 'none,SCRAM-SHA-256', '--connections', String(CONNECTIONS), '--pings', '50', '--timeout-ms', String(TIMEOUT_MS), '--json']
+  const args = (uri: string, pings = 50) => ['auth', '--uri', uri, '--mechanisms', 'none,SCRAM-SHA-256', '--connections', String(CONNECTIONS), '--pings', String(pings), '--timeout-ms', String(TIMEOUT_MS), '--json']
   const midRun = () => serverFigureGrew(watch, sha256Received, 8)
 
   before(async () => {
@@ -92,9 +92,10 @@ describe('fault matrix: auth', {timeout: 120_000}, () => {
     assert.equal(run.stdout.includes('leaving-pw'), false)
   })
 
-  // Last: the host stays down past the end of the run (the sim is stopped after it).
+  // Host lost: down for longer than the run has left (it gives up after --timeout-ms of silence), then back for the next case.
   it('host lost: stops within --timeout-ms of silence with the partial figures, exit 4', async () => {
-    const {run} = await runWithFault(sim, args(sim.info.uri), midRun(), {kind: 'restart', downMs: 60_000})
+    const {run} = await runWithFault(sim, args(sim.info.uri), midRun(), {kind: 'restart', downMs: 5000})
+    await waitUntilUp(sim.info.uri)
     assert.equal(run.code, 4, run.stderr)
     const result = parseJson<AuthResult>(run)
     assert.equal(result.error?.code, 'UNREACHABLE')
@@ -103,5 +104,31 @@ describe('fault matrix: auth', {timeout: 120_000}, () => {
     const opened = result.mechanisms.reduce((n, m) => n + m.connectionsOpened, 0)
     assert.ok(opened > 0 && opened < FULL * result.mechanisms.length, `partial: ${opened} connections opened`)
     assert.ok(result.mechanisms.some((m) => m.connectionsSucceeded > 0), 'what was measured before the loss is reported')
+  })
+
+  // Last: lost during the pooled pings, after every measured connection (the cluster is stopped after it).
+  it('host lost during the pooled pings: the connection figures are complete, the headline is missing, exit 4', async () => {
+    const commands = (status: any): number => Number(status.opcounters?.command ?? 0)
+    let connectionsDone: number | undefined
+    const pinging = {
+      // Every SCRAM-SHA-256 connection authenticated (4 x --connections), then a few hundred commands more: the pings run.
+      server: async () => {
+        const status = await watch.db('admin').command({serverStatus: 1})
+        if (connectionsDone === undefined) {
+          if (sha256Received(status) - baselineSha256 < FULL) return false
+          connectionsDone = commands(status)
+        }
+        return commands(status) - connectionsDone >= 200
+      },
+    }
+    const baselineSha256 = sha256Received(await watch.db('admin').command({serverStatus: 1}))
+    const {run} = await runWithFault(sim, args(sim.info.uri, 1_000_000), pinging, {kind: 'restart', downMs: 60_000})
+    assert.equal(run.code, 4, run.stderr)
+    const result = parseJson<AuthResult>(run)
+    assert.equal(result.error?.code, 'UNREACHABLE')
+    assert.match(result.error!.message, /during the pooled pings/)
+    assert.equal(result.pooledPingUs, null)
+    assertHonestCounts(result)
+    for (const m of result.mechanisms) assert.equal(m.connectionsOpened, FULL)
   })
 })
