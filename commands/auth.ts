@@ -78,17 +78,5 @@ export default class Auth extends TargetCommand<typeof Auth> {
     return result
   }
 
-  /**
-   * Everything pooltool opened is closed or abandoned by now; a driver socket still
-   * waiting on a stalled host must not keep the process alive after the report.
-   * Unref'd: a clean exit is never delayed by it.
-   */
-  protected override async finally(error: Error | undefined): Promise<unknown> {
-    const outcome = await super.finally(error)
-    setTimeout(() => process.exit(), EXIT_GRACE_MS).unref()
-    return outcome
-  }
 }
 
-/** How long after the report a lingering driver socket may hold the process. */
-const EXIT_GRACE_MS = 500

@@ -66,21 +66,8 @@ export default class LocksWatch extends TargetCommand<typeof LocksWatch> {
     return result
   }
 
-  /**
-   * The summary is out and everything is closed that can be: a driver socket still
-   * waiting on a stalled router must not keep the process alive past the deadline
-   * (the watch ends within one interval plus --timeout-ms). Unref'd: a clean exit is
-   * never delayed by it.
-   */
-  protected override async finally(error: Error | undefined): Promise<unknown> {
-    const outcome = await super.finally(error)
-    setTimeout(() => process.exit(), EXIT_GRACE_MS).unref()
-    return outcome
-  }
 }
 
-/** How long after the summary a lingering driver socket may hold the process. */
-const EXIT_GRACE_MS = 500
 
 /** Failure reasons → the exit code of their class (README exit-code table). */
 const EXIT_CODE_OF_REASON: Record<LockPollFailureReason, number> = {

@@ -6,7 +6,7 @@
 import {performance} from 'node:perf_hooks'
 
 import {createHistogram, type Histogram, recordMs} from '../metrics/histograms.js'
-import {CLOSE_GRACE_MS, closeWithin} from '../locks/read.js'
+import {CLOSE_GRACE_MS, closeWithin} from '../mongo/client.js'
 import {createClient} from '../mongo/client.js'
 
 /** Untimed pings first, so the timed ones see a warm connection and a warm server path. */

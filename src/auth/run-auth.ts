@@ -19,7 +19,7 @@
 import {setTimeout as delay} from 'node:timers/promises'
 
 import {PoolToolError} from '../errors.js'
-import {CLOSE_GRACE_MS} from '../locks/read.js'
+import {CLOSE_GRACE_MS} from '../mongo/client.js'
 import type {Histogram} from '../metrics/histograms.js'
 import {serverErrorCode, toPoolToolError} from '../mongo/errors.js'
 import type {Target} from '../target.js'

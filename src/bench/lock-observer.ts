@@ -40,6 +40,7 @@ export class LockObserver {
     private readonly session: LocksSession,
     private readonly db: string,
     private readonly intervalMs: number,
+    private readonly timeoutMs: number,
   ) {}
 
   /** Null when the target has no lock model to watch (unsupported version) or cannot be read. */
@@ -54,18 +55,20 @@ export class LockObserver {
       await session.close()
       return null
     }
-    const observer = new LockObserver(session, db, intervalMs)
+    const observer = new LockObserver(session, db, intervalMs, settings.timeoutMs)
     observer.loop = observer.run()
     return observer
   }
 
   private async pollOnce(): Promise<void> {
     const at = Date.now()
+    // Each poll is bounded: a stalled router must not hold the observer (and so bench's end).
+    const signal = AbortSignal.timeout(this.timeoutMs)
     if (this.session.model === 'in-memory') {
-      const view = await readInMemoryView(this.session, {serverStatus: false})
+      const view = await readInMemoryView(this.session, {serverStatus: false, signal})
       this.ddl.observe(view.ddlOps.filter((o) => o.ns === this.db || (o.ns ?? '').startsWith(`${this.db}.`)), at)
     } else {
-      const snap = await readConfigSnapshot(this.session)
+      const snap = await readConfigSnapshot(this.session, {signal})
       const rows = filterLocks(toLockRows({...snap, nowMs: snap.now.getTime(), timing: this.session.timing}), {db: this.db})
       this.locks.observe(rows, snap.now.getTime())
     }

@@ -10,7 +10,7 @@
  * remembered and not asked again; a failing `serverStatus` makes the host
  * unreachable (or unauthorized) for that round only.
  */
-import {CLOSE_GRACE_MS, closeWithin} from '../locks/read.js'
+import {CLOSE_GRACE_MS, closeWithin} from '../mongo/client.js'
 import {createHostClient, type MongoClient} from '../mongo/client.js'
 import type {Document} from '../mongo/driver.js'
 import {toPoolToolError} from '../mongo/errors.js'

@@ -5,7 +5,7 @@
  * (`$currentOp` DDL operations, serverStatus.locks DDL entries on each shard). Read only.
  */
 import {PoolToolError} from '../errors.js'
-import {createClient, createHostClient, type MongoClient} from '../mongo/client.js'
+import {CLOSE_GRACE_MS, closeWithin, createClient, createHostClient, type MongoClient} from '../mongo/client.js'
 import type {Document} from '../mongo/driver.js'
 import {toPoolToolError} from '../mongo/errors.js'
 import type {Target} from '../target.js'
@@ -73,27 +73,6 @@ export function modelFor(version: string): LockModel {
   const [major = 0] = versionParts(version)
   if (major === 0 || !versionAtLeast(version, 3, 4)) return 'unsupported'
   return versionAtLeast(version, 6, 1) ? 'in-memory' : 'config.locks'
-}
-
-/**
- * How long closing the session may take. The driver's close first ends the server
- * sessions it pooled (endSessions) and waits for its monitor, so against a stalled
- * router it waits for the stall to end; past this we stop waiting (the server expires
- * the sessions itself) and the command ends regardless (see commands/locks/watch.ts).
- */
-export const CLOSE_GRACE_MS = 500
-
-/** Close, waiting at most `ms` (shared with `pooltool auth`; belongs in src/mongo/client.ts). */
-export async function closeWithin(client: MongoClient, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined
-  const grace = new Promise<void>((resolve) => {
-    timer = setTimeout(resolve, ms)
-  })
-  try {
-    await Promise.race([client.close().catch(() => undefined), grace])
-  } finally {
-    clearTimeout(timer)
-  }
 }
 
 /**

@@ -95,4 +95,25 @@ export function createHostClient(settings: Omit<ClientSettings, 'pool'>, host: s
   return new MongoClient(cs.toString(), clientOptions({...settings, pool: {maxPoolSize: 1}}))
 }
 
+/**
+ * How long closing a client may take. The driver's close first ends the server
+ * sessions it pooled (endSessions) and waits for its monitor, so against a stalled
+ * router it waits for the stall to end; past this we stop waiting (the server expires
+ * the sessions itself) and the command ends regardless (BaseCommand exits shortly after the report).
+ */
+export const CLOSE_GRACE_MS = 500
+
+/** Close, waiting at most `ms`: a stalled server must not hold a command's end. */
+export async function closeWithin(client: MongoClient, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined
+  const grace = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms)
+  })
+  try {
+    await Promise.race([client.close().catch(() => undefined), grace])
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
 export type {MongoClient}

@@ -36,6 +36,13 @@ function* errorChain(error: unknown): Generator<ErrorLike> {
   }
 }
 
+/**
+ * Server codes that say a host behind the one that answered is out of reach: HostUnreachable 6,
+ * HostNotFound 7, NetworkTimeout 89, FailedToSatisfyReadPreference 133,
+ * NetworkInterfaceExceededTimeLimit 202, SocketException 9001 (a router whose config server is down).
+ */
+const UNREACHABLE_SERVER_CODES = new Set([6, 7, 89, 133, 202, 9001])
+
 export const AUTH_FAILED_CODE = 18
 export const UNAUTHORIZED_CODE = 13
 export const LOCK_BUSY_CODE = 46
@@ -171,7 +178,21 @@ export function toPoolToolError(error: unknown, context: {target: string; secret
       {cause: error},
     )
   }
-  if (named('MongoServerSelectionError') || chain.some((e) => e.name === 'MongoNetworkError' || e.name === 'MongoNetworkTimeoutError')) {
+  const unreachableBehind = chain.find((e) => typeof e.code === 'number' && UNREACHABLE_SERVER_CODES.has(e.code))
+  if (unreachableBehind) {
+    // The server answered, but for a host behind it (a router's config server or shard) that it cannot reach.
+    return new PoolToolError(
+      'UNREACHABLE',
+      `${context.target} cannot reach a host it needs: ${scrub(unreachableBehind.message ?? String(unreachableBehind.codeName))}`,
+      'check that the config servers and shards are up and reachable from the router',
+      {cause: error},
+    )
+  }
+  if (
+    named('MongoServerSelectionError') ||
+    named('MongoOperationTimeoutError') ||
+    chain.some((e) => e.name === 'MongoNetworkError' || e.name === 'MongoNetworkTimeoutError')
+  ) {
     return new PoolToolError(
       'UNREACHABLE',
       `cannot reach ${context.target}: ${message}`,
