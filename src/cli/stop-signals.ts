@@ -5,7 +5,8 @@
  *   `graceful`: long-running work stops, reports what it measured and cleans
  *   up (bench drops its namespace). The exit code follows the cause: 130, 143,
  *   129, or 141 for a closed pipe, as a shell reports a process killed by it.
- * - A second signal aborts `force`: cleanup is skipped, but what was measured
+ * - A second signal (a different one, or the same one more than half a second
+ *   later) aborts `force`: cleanup is skipped, but what was measured
  *   is still printed and written, and the command says what it left behind.
  *   If the command has not ended `FORCE_EXIT_MS` later, the process exits.
  *
@@ -26,6 +27,9 @@ export const EXIT_CODE_OF_STOP: Record<StopCause, number> = {
 
 const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const
 
+/** The same signal again within this window is the same stop request delivered twice, not a second one. */
+export const SAME_REQUEST_WINDOW_MS = 500
+
 /** After a second signal, the command has this long to print what it has before the process exits. */
 export const FORCE_EXIT_MS = 2000
 
@@ -38,6 +42,7 @@ export class StopSignals {
   private readonly gracefulController = new AbortController()
   private readonly forceController = new AbortController()
   private stopCause: StopCause | undefined
+  private firstStopAt = 0
   private installed = false
   private readonly onSignal = (signal: NodeJS.Signals): void => this.stop(signal as StopCause)
   private readonly onStdoutError = (error: NodeJS.ErrnoException): void => {
@@ -98,11 +103,14 @@ export class StopSignals {
   stop(cause: StopCause): void {
     if (!this.gracefulController.signal.aborted) {
       this.stopCause = cause
+      this.firstStopAt = performance.now()
       if (cause !== 'EPIPE') this.tell(`\npooltool: ${cause} received: ${this.stopping()} (send it again to skip cleanup)`)
       this.gracefulController.abort(cause)
       return
     }
     if (cause === 'EPIPE' || this.forceController.signal.aborted) return
+    // GNU timeout (and some supervisors) signal the command, then its whole group: one request, delivered twice.
+    if (cause === this.stopCause && performance.now() - this.firstStopAt < SAME_REQUEST_WINDOW_MS) return
     this.tell(`pooltool: ${cause} received again: skipping cleanup; printing what was measured`)
     this.forceController.abort(cause)
     const code = this.exitCode ?? EXIT_CODE_OF_STOP[cause]
