@@ -5,18 +5,16 @@
  */
 import {PoolToolError} from '../errors.js'
 import {errorClass, toPoolToolError} from '../mongo/errors.js'
+import {redactText} from '../redact.js'
 import type {LockPollFailureReason} from './types.js'
 
-/** Server error codes that mean "the router could not reach a config server or shard" rather than a refusal. */
-const UNREACHABLE_SERVER_CODES = new Set([
-  6, // HostUnreachable
-  7, // HostNotFound
-  89, // NetworkTimeout
+/**
+ * A router stepping through a failover says so with these codes; the hosts it cannot reach at all
+ * (HostUnreachable, NetworkTimeout …) are UNREACHABLE already in toPoolToolError.
+ */
+const TRANSIENT_SERVER_CODES = new Set([
   91, // ShutdownInProgress
-  133, // FailedToSatisfyReadPreference
   189, // PrimarySteppedDown
-  202, // NetworkInterfaceExceededTimeLimit
-  9001, // SocketException
 ])
 
 const TIMEOUT_CLASSES = new Set(['timeout'])
@@ -38,17 +36,17 @@ export function classifyPollFailure(error: unknown, context: {target: string; se
   const cls = errorClass(error)
   const name = (error as {name?: string} | null)?.name ?? ''
   if (failure.code === 'UNAUTHORIZED' || failure.code === 'AUTH_FAILED') return {reason: 'unauthorized', error: text}
+  const driverText = redactText(String((error as {message?: unknown} | null)?.message ?? error), context.secrets).split('\n')[0]!.replace(/\s*\(undefinedms\)/, '')
+  const timeout = () => ({reason: 'timeout' as const, error: `no answer within ${context.timeoutMs} ms (--timeout-ms): ${driverText}`})
+  // The poll's own deadline cut the read (the driver's wording names no bound: "(undefinedms)").
+  if (TIMEOUT_CLASSES.has(cls)) return timeout()
   // A refused or failed connection is what it says, even when the poll's timer ran out meanwhile.
-  if (failure.code === 'UNREACHABLE' || UNREACHABLE_CLASSES.has(cls)) return {reason: 'unreachable', error: text}
-  if (context.timedOut || TIMEOUT_CLASSES.has(cls)) {
-    // The driver's own wording of an aborted read ("Timed out during socket read (undefinedms)") names no bound.
-    const driverText = text.replace(/\s*\(undefinedms\)/, '')
-    return {reason: 'timeout', error: `no answer within ${context.timeoutMs} ms (--timeout-ms): ${driverText}`}
+  const code = (error as {code?: unknown} | null)?.code
+  if (failure.code === 'UNREACHABLE' || UNREACHABLE_CLASSES.has(cls) || (typeof code === 'number' && TRANSIENT_SERVER_CODES.has(code))) {
+    return {reason: 'unreachable', error: text}
   }
-  if (failure.code === 'SERVER_ERROR') {
-    const code = (error as {code?: unknown} | null)?.code
-    return {reason: typeof code === 'number' && UNREACHABLE_SERVER_CODES.has(code) ? 'unreachable' : 'server-error', error: text}
-  }
+  if (context.timedOut) return timeout()
+  if (failure.code === 'SERVER_ERROR') return {reason: 'server-error', error: text}
   // Any other driver error still comes from talking to the cluster; anything else is ours.
   if (/^Mongo/.test(name) && !(error instanceof PoolToolError)) return {reason: 'server-error', error: text}
   throw error

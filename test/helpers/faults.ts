@@ -10,7 +10,7 @@ import {MongoClient, type Document} from 'mongodb'
 
 import type {SimCluster} from '../../src/sim/host.js'
 import type {SimFault} from '../../src/sim/types.js'
-import {runCli, type CliRun} from '../helpers/cli.js'
+import {runCli, type CliRun} from './cli.js'
 
 /** When to inject: an output line of the command, or a server figure crossing a mark. */
 export type Trigger = {output: RegExp} | {server: () => Promise<boolean>}

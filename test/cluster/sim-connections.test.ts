@@ -11,7 +11,7 @@ import assert from 'node:assert/strict'
 import type {Document} from 'bson'
 import {MongoClient} from 'mongodb'
 import {startSimCluster, type SimCluster} from '../../src/sim/host.js'
-import {RawClient, portOf, waitForState} from './helpers.js'
+import {RawClient, portOf, waitForState} from '../helpers/sim.js'
 
 describe('connection accounting', () => {
   let sim: SimCluster

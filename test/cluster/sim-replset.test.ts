@@ -3,7 +3,7 @@ import {after, before, describe, it} from 'node:test'
 import assert from 'node:assert/strict'
 import {MongoClient, MongoServerError} from 'mongodb'
 import {startSimCluster, type SimCluster} from '../../src/sim/host.js'
-import {RawClient, portOf, withParams} from './helpers.js'
+import {RawClient, portOf, withParams} from '../helpers/sim.js'
 
 describe('replica set', () => {
   let sim: SimCluster

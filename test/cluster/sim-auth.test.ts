@@ -5,7 +5,7 @@ import {Binary, type Document} from 'bson'
 import {MongoClient, MongoServerError} from 'mongodb'
 import {startSimCluster, type SimCluster} from '../../src/sim/host.js'
 import {ScramClient, type ScramMechanism} from '../../src/wire/scram.js'
-import {RawClient, portOf, withParams} from './helpers.js'
+import {RawClient, portOf, withParams} from '../helpers/sim.js'
 
 function withUser(uri: string, user: string, pwd: string): string {
   return uri.replace(/^mongodb:\/\/[^@]*@/, `mongodb://${encodeURIComponent(user)}:${encodeURIComponent(pwd)}@`)

@@ -14,7 +14,7 @@ import {fileURLToPath} from 'node:url'
 import {PoolToolError} from '../../src/errors.js'
 import {startSimCluster, unexpectedExitError} from '../../src/sim/host.js'
 import type {FiredFault} from '../../src/sim/types.js'
-import {RawClient, delay, portOf} from './helpers.js'
+import {RawClient, delay, portOf} from '../helpers/sim.js'
 
 /** Running and not a zombie. */
 function alive(pid: number): boolean {

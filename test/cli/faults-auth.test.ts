@@ -14,7 +14,7 @@ import type {MongoClient} from 'mongodb'
 import type {AuthResult} from '../../src/auth/types.js'
 import {startSimCluster, type SimCluster} from '../../src/sim/host.js'
 import {parseJson} from '../helpers/cli.js'
-import {observer, runWithFault, serverFigureGrew, sum, waitUntilUp, withUser} from './helpers.js'
+import {observer, runWithFault, serverFigureGrew, sum, waitUntilUp, withUser} from '../helpers/faults.js'
 
 const CONNECTIONS = 20
 /** Per mechanism: driver-free and driver, one at a time and in storms. */

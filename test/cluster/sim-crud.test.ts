@@ -4,7 +4,7 @@ import assert from 'node:assert/strict'
 import type {Document} from 'bson'
 import {MongoClient, MongoServerError, type Collection} from 'mongodb'
 import {startSimCluster, type SimCluster} from '../../src/sim/host.js'
-import {RawClient, portOf, waitForState, withParams} from './helpers.js'
+import {RawClient, portOf, waitForState, withParams} from '../helpers/sim.js'
 
 describe('standalone CRUD through the driver', () => {
   let sim: SimCluster

@@ -16,7 +16,7 @@ import {after, before, describe, it} from 'node:test'
 import {MongoClient} from '../../src/mongo/driver.js'
 import {startSimCluster, type SimCluster} from '../../src/sim/host.js'
 import {REPO_ROOT, parseJson, runCli} from '../helpers/cli.js'
-import {waitFor} from '../sim/helpers.js'
+import {waitFor} from '../helpers/sim.js'
 
 const BIN = path.join(REPO_ROOT, 'bin', 'run.js')
 

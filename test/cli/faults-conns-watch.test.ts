@@ -12,7 +12,7 @@ import type {MongoClient} from 'mongodb'
 
 import {startSimCluster, type SimCluster} from '../../src/sim/host.js'
 import type {CliRun} from '../helpers/cli.js'
-import {observer, runWithFault, waitUntilUp, withUser} from './helpers.js'
+import {observer, runWithFault, waitUntilUp, withUser} from '../helpers/faults.js'
 
 /** Two samples printed: the watch is past discovery and polling. */
 const POLLING = {output: /"type":"sample"[\s\S]*"type":"sample"/}

@@ -10,7 +10,7 @@ import {after, before, describe, it} from 'node:test'
 import {MongoClient} from '../../src/mongo/driver.js'
 import {startSimCluster, type SimCluster} from '../../src/sim/host.js'
 import {parseJson, runCli} from '../helpers/cli.js'
-import {waitFor} from '../sim/helpers.js'
+import {waitFor} from '../helpers/sim.js'
 
 const NO_STACK = /^\s+at .+:\d+:\d+\)?$/m
 const MARKERS = 'pooltool_runs'

@@ -9,7 +9,7 @@ import path from 'node:path'
 import {describe, it} from 'node:test'
 
 import {REPO_ROOT} from '../helpers/cli.js'
-import {RawClient, delay} from './helpers.js'
+import {RawClient, delay} from '../helpers/sim.js'
 
 /** The built CLI in its own process group, so the test can signal the group as `timeout` does. */
 function spawnInOwnGroup(args: string[]) {

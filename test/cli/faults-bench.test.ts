@@ -15,7 +15,7 @@ import type {MongoClient} from 'mongodb'
 import {startSimCluster, type SimCluster} from '../../src/sim/host.js'
 import type {SimFault} from '../../src/sim/types.js'
 import {parseJson, type CliRun} from '../helpers/cli.js'
-import {observer, runWithFault, serverFigureGrew, sum, waitUntilUp, withUser} from './helpers.js'
+import {observer, runWithFault, serverFigureGrew, sum, waitUntilUp, withUser} from '../helpers/faults.js'
 
 const LOOPS = {
   'closed loop': ['--concurrency', '4'],

@@ -14,7 +14,7 @@ import type {MongoClient} from 'mongodb'
 import type {LocksWatchResult} from '../../src/locks/types.js'
 import {startSimCluster, type SimCluster} from '../../src/sim/host.js'
 import {parseJson} from '../helpers/cli.js'
-import {observer, runWithFault, serverFigureGrew, sum, withUser} from './helpers.js'
+import {observer, runWithFault, serverFigureGrew, sum, withUser} from '../helpers/faults.js'
 
 /** finds only: the observer's own serverStatus readings count as commands. */
 const finds = (status: any): number => Number(status.opcounters?.query ?? 0)

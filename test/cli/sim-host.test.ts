@@ -6,7 +6,7 @@ import {readFileSync} from 'node:fs'
 import {createServer} from 'node:net'
 import {fileURLToPath} from 'node:url'
 import {startSimCluster} from '../../src/sim/host.js'
-import {delay} from './helpers.js'
+import {delay} from '../helpers/sim.js'
 
 /** Running and not a zombie waiting for init to reap it. */
 function alive(pid: number): boolean {

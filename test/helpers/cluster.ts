@@ -1,0 +1,42 @@
+/**
+ * One embedded cluster for a `describe` block: started before its first test,
+ * stopped after its last, so a test file does not repeat the start/stop.
+ *
+ *   describe('conns watch', () => {
+ *     const cluster = useCluster({topology: 'sharded'})
+ *     it('…', async () => { await runCli(['conns', 'list', '--uri', cluster.uri]) })
+ *   })
+ */
+import {after, before} from 'node:test'
+
+import {startSimCluster, type SimCluster} from '../../src/sim/host.js'
+import type {SimOptions} from '../../src/sim/types.js'
+
+export interface ClusterHandle {
+  /** The running cluster (available inside tests and hooks, not at describe time). */
+  readonly sim: SimCluster
+  /** Its connection string (with the sim's credentials when started with `auth: true`). */
+  readonly uri: string
+}
+
+export function useCluster(options: Partial<SimOptions> = {}): ClusterHandle {
+  let sim: SimCluster | undefined
+  before(async () => {
+    sim = await startSimCluster(options)
+  })
+  after(async () => {
+    await sim?.stop()
+  })
+  const started = (): SimCluster => {
+    if (!sim) throw new Error('useCluster: the cluster is used before its `before` hook ran (use it inside a test or hook)')
+    return sim
+  }
+  return {
+    get sim() {
+      return started()
+    },
+    get uri() {
+      return started().info.uri
+    },
+  }
+}
