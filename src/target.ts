@@ -15,13 +15,32 @@ import {accessSync, constants, statSync} from 'node:fs'
 import {ConnectionString} from 'mongodb-connection-string-url'
 
 import {PoolToolError, usageError} from './errors.js'
-import {checkDriverAcceptsUri} from './mongo/client.js'
+import {driverChannel} from './mongo/channel.js'
+import {checkDriverAcceptsUri, CLOSE_GRACE_MS, closeWithin, createClient, createHostClient, type ClientSettings, type PoolOptions} from './mongo/client.js'
 import {toPoolToolError} from './mongo/errors.js'
+import {type ReadRecorder, ServerReader} from './probes/reader.js'
 import {redactText, redactUri, secretsOfUri} from './redact.js'
 import {startSimCluster, type SimCluster} from './sim/host.js'
 import type {SimOptions} from './sim/types.js'
 
 export type TargetSource = '--uri' | 'POOLTOOL_URI' | 'MONGODB_URI' | 'embedded'
+
+/** What every client pooltool opens for a target shares (`--app-name`, `--timeout-ms`). */
+export interface TargetConnection {
+  /** Handshake appName; clients for one purpose add a suffix (`pooltool-admin`, `pooltool-conns`). */
+  appName: string
+  /** serverSelectionTimeoutMS and connectTimeoutMS, unless the URI sets them. */
+  timeoutMs: number
+}
+
+export const DEFAULT_CONNECTION: TargetConnection = {appName: 'pooltool', timeoutMs: 10_000}
+
+/** A reader over one connection, and how to let it go. */
+export interface OpenReader {
+  reader: ServerReader
+  /** Closes the connection, waiting at most CLOSE_GRACE_MS for a stalled server. */
+  close(): Promise<void>
+}
 
 export interface Target {
   /** The URI with credentials, for the driver only. Never print it: use `redactedUri`. */
@@ -35,6 +54,13 @@ export interface Target {
   readonly secrets: readonly string[]
   /** The embedded cluster, when we started one. */
   readonly sim?: SimCluster
+  readonly connection: TargetConnection
+  /** Sees every read of every reader opened through this target (a snapshot capture sets it). */
+  readonly recorder?: ReadRecorder
+  /** Driver client settings for this target; `purpose` suffixes the appName (`admin` → `pooltool-admin`). */
+  clientSettings(purpose?: string, pool?: PoolOptions): ClientSettings
+  /** A reader over a direct connection to `host`, or over the whole deployment when `host` is omitted. */
+  openReader(host?: string, purpose?: string): OpenReader
   /** Stops the embedded cluster, if any. Safe to call twice. */
   close(): Promise<void>
 }
@@ -46,6 +72,8 @@ export interface ResolveTargetInput {
   embedded?: Partial<SimOptions>
   /** Where the "using the embedded cluster" notice goes. */
   notice?: (line: string) => void
+  connection?: TargetConnection
+  recorder?: ReadRecorder
 }
 
 const URI_SHAPE_HINT = 'expected mongodb://[user:password@]host[:port][,host…]/[db][?options] or mongodb+srv://…'
@@ -113,9 +141,23 @@ function unreadableFileProblem(file: string): string | undefined {
   }
 }
 
-function targetFromUri(uri: string, source: TargetSource, sim?: SimCluster): Target {
+interface TargetParts {
+  uri: string
+  source: TargetSource
+  connection: TargetConnection
+  recorder?: ReadRecorder
+  sim?: SimCluster
+}
+
+function targetFromUri({uri, source, connection, recorder, sim}: TargetParts): Target {
   const cs = parseTargetUri(uri)
   let closed = false
+  const clientSettings = (purpose?: string, pool?: PoolOptions): ClientSettings => ({
+    uri,
+    appName: purpose ? `${connection.appName}-${purpose}` : connection.appName,
+    timeoutMs: connection.timeoutMs,
+    ...(pool ? {pool} : {}),
+  })
   return {
     uri,
     redactedUri: redactUri(uri),
@@ -124,6 +166,17 @@ function targetFromUri(uri: string, source: TargetSource, sim?: SimCluster): Tar
     seedHosts: cs.hosts,
     secrets: secretsOfUri(uri),
     sim,
+    connection,
+    recorder,
+    clientSettings,
+    openReader(host, purpose) {
+      const settings = clientSettings(purpose)
+      const client = host === undefined ? createClient(settings) : createHostClient(settings, host)
+      return {
+        reader: new ServerReader(driverChannel(client, host ?? cs.hosts.join(',')), recorder),
+        close: () => closeWithin(client, CLOSE_GRACE_MS),
+      }
+    },
     async close() {
       if (closed || !sim) return
       closed = true
@@ -145,12 +198,13 @@ export async function resolveTarget(input: ResolveTargetInput): Promise<Target> 
       'pass a connection string (an unset variable in --uri "$VAR" expands to nothing), or leave out --uri to use the embedded cluster',
     )
   }
+  const connection = input.connection ?? DEFAULT_CONNECTION
   for (const [source, uri] of given) {
-    if (uri !== undefined && uri.trim() !== '') return targetFromUri(uri.trim(), source)
+    if (uri !== undefined && uri.trim() !== '') return targetFromUri({uri: uri.trim(), source, connection, recorder: input.recorder})
   }
   const emptyVariables = given.filter(([source, uri]) => source !== '--uri' && uri !== undefined).map(([source]) => source)
   const sim = await startSimCluster(input.embedded ?? {})
-  const target = targetFromUri(sim.info.uri, 'embedded', sim)
+  const target = targetFromUri({uri: sim.info.uri, source: 'embedded', connection, recorder: input.recorder, sim})
   const why = emptyVariables.length > 0 ? `no --uri, and ${emptyVariables.join(' and ')} set but empty` : 'no --uri, POOLTOOL_URI or MONGODB_URI'
   input.notice?.(
     `pooltool: ${why}: using the embedded simulated ${sim.info.topology} ` +

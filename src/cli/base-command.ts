@@ -145,10 +145,11 @@ export abstract class TargetCommand<T extends typeof Command> extends BaseComman
 
   /** Resolve the target once per command; `embedded` shapes the simulated cluster used when no URI is given. */
   protected async openTarget(embedded?: Partial<SimOptions>): Promise<Target> {
-    const flags = this.flags as unknown as {uri?: string}
+    const flags = this.flags as unknown as {uri?: string; 'app-name': string; 'timeout-ms': number}
     this.target = await resolveTarget({
       flagUri: flags.uri,
       embedded,
+      connection: {appName: flags['app-name'], timeoutMs: flags['timeout-ms']},
       // Always on stderr, --json included: a user must know the numbers come
       // from the simulated cluster, and stderr never corrupts stdout's JSON.
       notice: (line) => process.stderr.write(`${line}\n`),

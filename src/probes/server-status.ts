@@ -169,3 +169,25 @@ export function parseShardingStatus(serverStatus: Document): ShardingStatus | un
   if (typeof sharding.configsvrConnectionString === 'string') out.configsvrConnectionString = sharding.configsvrConnectionString
   return out
 }
+
+/**
+ * The sections of `serverStatus` a command may ask for. serverStatus sends
+ * most sections unless told `{section: 0}`; the builder switches off every
+ * section in this list that is not asked for (unknown names are ignored by the
+ * server), so each read costs the server only what the caller parses.
+ */
+export const SERVER_STATUS_SECTIONS = [
+  'asserts', 'connections', 'electionMetrics', 'extra_info', 'flowControl', 'globalLock', 'health', 'indexBuilds',
+  'locks', 'logicalSessionRecordCache', 'mem', 'metrics', 'network', 'opLatencies', 'opcounters', 'opcountersRepl',
+  'oplogTruncation', 'queryAnalyzers', 'repl', 'security', 'sharding', 'shardingStatistics', 'storageEngine',
+  'tcmalloc', 'tenantMigrations', 'transactions', 'twoPhaseCommitCoordinator', 'catalogStats', 'batchedDeletes', 'wiredTiger',
+] as const
+
+export type ServerStatusSection = (typeof SERVER_STATUS_SECTIONS)[number]
+
+/** `{serverStatus: 1, <every other section>: 0}`: the top-level fields (host, version, localTime, uptime…) always come. */
+export function serverStatusCommand(wanted: readonly ServerStatusSection[]): Document {
+  const command: Document = {serverStatus: 1}
+  for (const section of SERVER_STATUS_SECTIONS) if (!wanted.includes(section)) command[section] = 0
+  return command
+}

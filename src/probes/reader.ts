@@ -1,0 +1,189 @@
+/**
+ * The read layer: the only code that sends monitoring and inspection commands
+ * to a server (hello, buildInfo, hostInfo, serverStatus, connPoolStats,
+ * $currentOp, listShards, getShardMap, getParameter, listCollections and the
+ * `config.*` collections). Features (bench's sampler, conns, locks, auth, a
+ * snapshot capture) read through a ServerReader and never call the driver's
+ * `.command()` / `.find()` / `.aggregate()` against server state themselves.
+ *
+ * Every read returns a `Reading`: the parsed value, the raw reply, and the
+ * server's own clock from that same reply (`localTime`, else `operationTime`),
+ * so ages are judged on the server's clock, never the machine's. A recorder,
+ * when given, sees every read and every failure: that is what a snapshot
+ * records.
+ *
+ * A reader talks to one `CommandChannel`: a driver client (src/mongo/channel.ts)
+ * or pooltool's own wire client (auth's driver-free path).
+ */
+import type {Document} from '../mongo/driver.js'
+import {serverStatusCommand, type ServerStatusSection} from './server-status.js'
+
+/** Bounds for one read: abort it, or let the server give up after `maxTimeMS`. */
+export interface ReadOptions {
+  signal?: AbortSignal
+  maxTimeMS?: number
+}
+
+/** Something that runs commands on one server (or one deployment, for a URI with several routers). */
+export interface CommandChannel {
+  /** The address reads go to, as the user or discovery named it ("host:port"). */
+  readonly host: string
+  command(db: string, command: Document, options?: ReadOptions): Promise<Document>
+  /** All documents of a query (cursor drained). Channels that cannot (a bare wire connection) omit it. */
+  find?(db: string, collection: string, filter: Document, options?: ReadOptions): Promise<Document[]>
+  /** All documents of an aggregation (cursor drained). */
+  aggregate?(db: string, pipeline: Document[], options?: ReadOptions): Promise<Document[]>
+}
+
+/** One read of server state. */
+export interface Reading<T> {
+  /** The address that answered (the channel's). */
+  host: string
+  value: T
+  /** The reply as the server sent it (documents, for a query). */
+  raw: Document | Document[]
+  /** The server's clock from the same reply, when the reply carries one. */
+  serverTime?: Date
+  /** The machine's clock when the reply arrived. */
+  receivedAt: Date
+  durationMS: number
+}
+
+/** What a recorder sees: every read, answered or failed. */
+export interface ReadEvent {
+  host: string
+  /** `hello`, `serverStatus`, `config.locks`, `$currentOp` … */
+  name: string
+  request: Document
+  reply?: Document | Document[]
+  error?: {name: string; message: string; code?: number; codeName?: string}
+  receivedAt: Date
+  durationMS: number
+}
+
+export type ReadRecorder = (event: ReadEvent) => void
+
+/** The server's clock in a reply: `localTime` (hello, serverStatus), else `operationTime` (seconds). */
+export function serverTimeOf(reply: Document | undefined): Date | undefined {
+  const local = reply?.localTime
+  if (local instanceof Date && !Number.isNaN(local.getTime())) return local
+  const operationTime = reply?.operationTime as {getHighBits?: () => number; high?: number} | undefined
+  const seconds = typeof operationTime?.getHighBits === 'function' ? operationTime.getHighBits() : operationTime?.high
+  return typeof seconds === 'number' && seconds > 0 ? new Date(seconds * 1000) : undefined
+}
+
+function describeError(error: unknown): NonNullable<ReadEvent['error']> {
+  const e = error as {name?: string; message?: string; code?: unknown; codeName?: unknown}
+  return {
+    name: e?.name ?? 'Error',
+    message: e?.message ?? String(error),
+    ...(typeof e?.code === 'number' ? {code: e.code} : {}),
+    ...(typeof e?.codeName === 'string' ? {codeName: e.codeName} : {}),
+  }
+}
+
+/** `$currentOp` options pooltool uses. */
+export interface CurrentOpOptions {
+  allUsers?: boolean
+  idleConnections?: boolean
+  /** On a mongos: only the router's own operations. */
+  localOps?: boolean
+  /** Stages after `$currentOp` ($match, $group …), run on the server. */
+  pipeline?: Document[]
+}
+
+export type ConfigCollection = 'locks' | 'lockpings' | 'mongos' | 'shards' | 'databases' | 'collections' | 'version'
+
+export class ServerReader {
+  constructor(
+    readonly channel: CommandChannel,
+    private readonly recorder?: ReadRecorder,
+  ) {}
+
+  get host(): string {
+    return this.channel.host
+  }
+
+  /** Run one read, time it, take the server's clock from its reply, and tell the recorder. */
+  private async read<T>(name: string, request: Document, send: () => Promise<Document | Document[]>, parse: (raw: Document | Document[]) => T): Promise<Reading<T>> {
+    const started = performance.now()
+    let raw: Document | Document[]
+    try {
+      raw = await send()
+    } catch (error) {
+      this.recorder?.({host: this.host, name, request, error: describeError(error), receivedAt: new Date(), durationMS: performance.now() - started})
+      throw error
+    }
+    const receivedAt = new Date()
+    const durationMS = performance.now() - started
+    this.recorder?.({host: this.host, name, request, reply: raw, receivedAt, durationMS})
+    const serverTime = Array.isArray(raw) ? undefined : serverTimeOf(raw)
+    return {host: this.host, value: parse(raw), raw, ...(serverTime ? {serverTime} : {}), receivedAt, durationMS}
+  }
+
+  private command(name: string, db: string, command: Document, options?: ReadOptions): Promise<Reading<Document>> {
+    const request = options?.maxTimeMS === undefined ? command : {...command, maxTimeMS: options.maxTimeMS}
+    return this.read(name, request, () => this.channel.command(db, request, {signal: options?.signal}), (raw) => raw as Document)
+  }
+
+  hello(options?: ReadOptions): Promise<Reading<Document>> {
+    return this.command('hello', 'admin', {hello: 1}, options)
+  }
+
+  buildInfo(options?: ReadOptions): Promise<Reading<Document>> {
+    return this.command('buildInfo', 'admin', {buildInfo: 1}, options)
+  }
+
+  hostInfo(options?: ReadOptions): Promise<Reading<Document>> {
+    return this.command('hostInfo', 'admin', {hostInfo: 1}, options)
+  }
+
+  /** serverStatus with only the sections asked for (the heavy default sections are excluded). */
+  serverStatus(sections: readonly ServerStatusSection[], options?: ReadOptions): Promise<Reading<Document>> {
+    return this.command('serverStatus', 'admin', serverStatusCommand(sections), options)
+  }
+
+  connPoolStats(options?: ReadOptions): Promise<Reading<Document>> {
+    return this.command('connPoolStats', 'admin', {connPoolStats: 1}, options)
+  }
+
+  listShards(options?: ReadOptions): Promise<Reading<Document>> {
+    return this.command('listShards', 'admin', {listShards: 1}, options)
+  }
+
+  getShardMap(options?: ReadOptions): Promise<Reading<Document>> {
+    return this.command('getShardMap', 'admin', {getShardMap: 1}, options)
+  }
+
+  getParameter(names: readonly string[], options?: ReadOptions): Promise<Reading<Document>> {
+    return this.command('getParameter', 'admin', {getParameter: 1, ...Object.fromEntries(names.map((n) => [n, 1]))}, options)
+  }
+
+  /** The names of a database's collections that match `filter` (e.g. whether config.locks exists). */
+  listCollections(db: string, filter: Document = {}, options?: ReadOptions): Promise<Reading<string[]>> {
+    const request = {listCollections: 1, filter, nameOnly: true, authorizedCollections: true}
+    return this.read(
+      `${db}.listCollections`,
+      request,
+      () => this.channel.command(db, request, options),
+      (raw) => (((raw as Document).cursor?.firstBatch as Document[] | undefined) ?? []).map((c) => String(c.name)),
+    )
+  }
+
+  /** Every document of a `config` collection matching `filter`. */
+  config(collection: ConfigCollection, filter: Document = {}, options?: ReadOptions): Promise<Reading<Document[]>> {
+    const find = this.channel.find
+    if (!find) return Promise.reject(new Error(`${this.host}: this connection cannot read config.${collection}`))
+    return this.read(`config.${collection}`, {find: collection, filter}, () => find.call(this.channel, 'config', collection, filter, options), (raw) => raw as Document[])
+  }
+
+  /** `$currentOp` on the admin database, with any further stages. */
+  currentOp(opts: CurrentOpOptions, options?: ReadOptions): Promise<Reading<Document[]>> {
+    const aggregate = this.channel.aggregate
+    if (!aggregate) return Promise.reject(new Error(`${this.host}: this connection cannot run $currentOp`))
+    const stage: Document = {allUsers: opts.allUsers ?? true, idleConnections: opts.idleConnections ?? false}
+    if (opts.localOps !== undefined) stage.localOps = opts.localOps
+    const pipeline = [{$currentOp: stage}, ...(opts.pipeline ?? [])]
+    return this.read('$currentOp', {aggregate: 1, pipeline}, () => aggregate.call(this.channel, 'admin', pipeline, options), (raw) => raw as Document[])
+  }
+}
