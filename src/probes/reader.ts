@@ -24,6 +24,11 @@ export interface ReadOptions {
   maxTimeMS?: number
 }
 
+export interface HelloOptions extends ReadOptions {
+  /** "<authSource>.<user>": the reply lists that user's mechanisms (`saslSupportedMechs`). */
+  saslSupportedMechs?: string
+}
+
 /** Something that runs commands on one server (or one deployment, for a URI with several routers). */
 export interface CommandChannel {
   /** The address reads go to, as the user or discovery named it ("host:port"). */
@@ -126,8 +131,10 @@ export class ServerReader {
     return this.read(name, request, () => this.channel.command(db, request, {signal: options?.signal}), (raw) => raw as Document)
   }
 
-  hello(options?: ReadOptions): Promise<Reading<Document>> {
-    return this.command('hello', 'admin', {hello: 1}, options)
+  /** `saslSupportedMechs: "<db>.<user>"` also asks which SCRAM mechanisms that user has (auth picks what to measure from it). */
+  hello(options?: HelloOptions): Promise<Reading<Document>> {
+    const {saslSupportedMechs, ...bounds} = options ?? {}
+    return this.command('hello', 'admin', {hello: 1, ...(saslSupportedMechs === undefined ? {} : {saslSupportedMechs})}, bounds)
   }
 
   buildInfo(options?: ReadOptions): Promise<Reading<Document>> {
