@@ -6,33 +6,9 @@
  * does not report stays absent (undefined, omitted from JSON), never 0.
  */
 import type {ConnectionsStatus} from '../probes/server-status.js'
-import type {HostRole, TopologyKind} from '../probes/topology.js'
+import type {ClusterHost, ClusterTopology, HostRole, TopologyKind} from '../probes/topology.js'
 
-export type {HostRole, TopologyKind}
-
-/** One host to poll, as discovery found it. */
-export interface ClusterHost {
-  /** "host:port" as the cluster names it. */
-  host: string
-  role: HostRole
-  /** Replica set the host belongs to (replica-set, shard and config-server members). */
-  setName?: string
-  /** Shard id (`listShards` `_id`) for shard members. */
-  shard?: string
-}
-
-export interface ClusterTopology {
-  kind: TopologyKind
-  hosts: ClusterHost[]
-  /** The replica set name of a replset target. */
-  setName?: string
-  /** Where each part of the topology came from, e.g. `hello`, `config.mongos`, `listShards`. */
-  sources: string[]
-  /** What discovery could not read (a privilege, a stale router …); the watch goes on without it. */
-  warnings: string[]
-  /** Routers in `config.mongos` whose last ping is older than the staleness bound: listed, not polled. */
-  staleRouters: Array<{host: string; lastPing?: string}>
-}
+export type {ClusterHost, ClusterTopology, HostRole, TopologyKind}
 
 /** Counts of one outgoing pool (or a sum of them) from `connPoolStats`. */
 export interface PoolCounts {

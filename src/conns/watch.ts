@@ -10,10 +10,9 @@
  * it answers again. The watch stops after `durationMS` (a last round at the
  * end), after `count` rounds, or when `signal` aborts (Ctrl-C).
  */
-import {toPoolToolError} from '../mongo/errors.js'
+import {discoverCluster} from '../probes/discovery.js'
 import type {Target} from '../target.js'
 import {AlertEvaluator, type AlertRule} from './alerts.js'
-import {discoverTopology} from './discovery.js'
 import {HostPoller} from './poller.js'
 import {HostTracker} from './summary.js'
 import type {ClusterTopology, ConnsAlert, ConnsListResult, ConnsTopologySummary, ConnsWatchResult, HostSample, NeverShrankDetail, RoundSample} from './types.js'
@@ -53,15 +52,8 @@ function topologySummary(t: ClusterTopology): ConnsTopologySummary {
   return {kind: t.kind, ...(t.setName === undefined ? {} : {setName: t.setName}), sources: t.sources, warnings: t.warnings, staleRouters: t.staleRouters}
 }
 
-async function discover(target: Target, settings: ConnsSettings): Promise<ClusterTopology> {
-  return discoverTopology({
-    uri: target.uri,
-    appName: `${settings.appName}-conns`,
-    timeoutMs: settings.timeoutMs,
-    seedHosts: target.seedHosts,
-    describeError: (error) => toPoolToolError(error, {target: target.redactedUri, secrets: target.secrets}).message,
-  })
-}
+/** The polling and discovery connections' appName suffix: `pooltool-conns`, marked as ours among the holders. */
+export const CONNS_PURPOSE = 'conns'
 
 function openPollers(target: Target, topology: ClusterTopology, settings: ConnsSettings, hostTimeoutMs: number, holders: boolean): HostPoller[] {
   const pollerSettings = {uri: target.uri, appName: `${settings.appName}-conns`, hostTimeoutMs, holders, secrets: target.secrets}
@@ -87,7 +79,7 @@ export function roundDeadlineMs(intervalMS: number): number {
 }
 
 export async function watchConnections(target: Target, options: WatchOptions, settings: ConnsSettings, hooks: WatchHooks = {}): Promise<ConnsWatchResult> {
-  const topology = await discover(target, settings)
+  const topology = await discoverCluster(target, {purpose: CONNS_PURPOSE})
   hooks.onTopology?.(topology)
   const deadlineMS = roundDeadlineMs(options.intervalMS)
   const hostTimeoutMs = Math.min(settings.timeoutMs, Math.max(1000, 2 * options.intervalMS))
@@ -156,7 +148,7 @@ export async function watchConnections(target: Target, options: WatchOptions, se
 
 /** `conns list`: one round over every host (no rates: they need two polls). */
 export async function listConnections(target: Target, options: {holders: boolean}, settings: ConnsSettings): Promise<ConnsListResult> {
-  const topology = await discover(target, settings)
+  const topology = await discoverCluster(target, {purpose: CONNS_PURPOSE})
   const hostTimeoutMs = Math.min(settings.timeoutMs, 5000)
   const pollers = openPollers(target, topology, settings, hostTimeoutMs, options.holders)
   const at = new Date().toISOString()

@@ -1,8 +1,10 @@
 /**
  * What the target is, from one `hello` on the entry point: a standalone, a
- * replica set (members from `hosts`/`passives`) or a mongos (msg "isdbgrid").
+ * replica set (members from `hosts`/`passives`) or a mongos (msg "isdbgrid");
+ * and the shape of a whole discovered cluster (src/probes/discovery.ts).
  */
-import type {Document, MongoClient} from '../mongo/driver.js'
+import type {Document} from '../mongo/driver.js'
+import type {ReadOptions, ServerReader} from './reader.js'
 
 export type TopologyKind = 'standalone' | 'replset' | 'sharded'
 export type HostRole = 'mongos' | 'shard' | 'config' | 'primary' | 'secondary' | 'standalone'
@@ -17,6 +19,31 @@ export interface EntryTopology {
   /** The hosts the entry point leads to: replica-set members, or the seed routers of a sharded cluster. */
   hosts: HostEntry[]
   setName?: string
+}
+
+/** One host of a discovered cluster, with its role. */
+export interface ClusterHost {
+  /** "host:port" as the cluster names it. */
+  host: string
+  role: HostRole
+  /** Replica set the host belongs to (replica-set, shard and config-server members). */
+  setName?: string
+  /** Shard id (`listShards` `_id`) for shard members. */
+  shard?: string
+}
+
+/** Every host of the cluster behind an entry point (discoverCluster's answer). */
+export interface ClusterTopology {
+  kind: TopologyKind
+  hosts: ClusterHost[]
+  /** The replica set name of a replset target. */
+  setName?: string
+  /** Where each part of the topology came from, e.g. `hello`, `config.mongos`, `listShards`. */
+  sources: string[]
+  /** What discovery could not read (a privilege, a stale router …); commands go on without it. */
+  warnings: string[]
+  /** Routers in `config.mongos` whose last ping is older than the staleness bound: listed, not polled. */
+  staleRouters: Array<{host: string; lastPing?: string}>
 }
 
 export function topologyFromHello(hello: Document, seedHosts: readonly string[]): EntryTopology {
@@ -35,12 +62,12 @@ export function topologyFromHello(hello: Document, seedHosts: readonly string[])
   return {kind: 'standalone', hosts: seedHosts.slice(0, 1).map((host) => ({host, role: 'standalone'}))}
 }
 
-export async function readEntryTopology(client: MongoClient, seedHosts: readonly string[]): Promise<EntryTopology> {
-  const hello = await client.db('admin').command({hello: 1})
-  return topologyFromHello(hello, seedHosts)
+export async function readEntryTopology(reader: ServerReader, seedHosts: readonly string[], options?: ReadOptions): Promise<EntryTopology> {
+  const hello = await reader.hello(options)
+  return topologyFromHello(hello.value, seedHosts)
 }
 
-export async function readServerVersion(client: MongoClient): Promise<string> {
-  const info = await client.db('admin').command({buildInfo: 1})
-  return String(info.version ?? 'unknown')
+export async function readServerVersion(reader: ServerReader, options?: ReadOptions): Promise<string> {
+  const info = await reader.buildInfo(options)
+  return String(info.value.version ?? 'unknown')
 }

@@ -8,7 +8,7 @@ import {
   parseHostString,
   routersFromConfigMongos,
   shardsFromDocuments,
-} from '../../src/conns/discovery.js'
+} from '../../src/probes/discovery.js'
 import {clientHost, groupHolders, holdersPipeline} from '../../src/conns/holders.js'
 import {parseConnPoolStats} from '../../src/conns/pool-stats.js'
 import {parseConnections, parseShardingStatus} from '../../src/probes/server-status.js'

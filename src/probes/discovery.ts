@@ -18,14 +18,23 @@
  *   (from its own `serverStatus.sharding`, or itself when `hello.configsvr` is
  *   set) is read directly: `config.shards` and `config.mongos` give the rest.
  *
+ * Every read goes through the read layer (ServerReader), so a recorder sees
+ * discovery too. Every command (conns, bench, locks, auth) discovers with
+ * `discoverCluster`, so they all report the same hosts for the same cluster.
+ * Router staleness is judged on the server's clock (the entry point's `hello`
+ * `localTime`), not this machine's.
+ *
  * The assembly is pure (`assembleShardedTopology`) so it can be tested on
  * documents shaped as the manual shows them.
  */
-import {createClient, createHostClient, type MongoClient} from '../mongo/client.js'
 import type {Document} from '../mongo/driver.js'
-import {parseShardingStatus, toNumber} from '../probes/server-status.js'
-import {topologyFromHello} from '../probes/topology.js'
-import type {ClusterHost, ClusterTopology} from './types.js'
+import {toPoolToolError} from '../mongo/errors.js'
+import type {Target} from '../target.js'
+import type {ReadOptions, Reading, ServerReader} from './reader.js'
+import {parseShardingStatus, toNumber} from './server-status.js'
+import {type ClusterHost, type ClusterTopology, topologyFromHello} from './topology.js'
+
+export type {ClusterHost, ClusterTopology}
 
 /** A router whose config.mongos ping is older than this is not polled (mongos pings every 30 s). */
 export const STALE_ROUTER_MS = 10 * 60 * 1000
@@ -142,34 +151,6 @@ export function assembleShardedTopology(facts: ShardedFacts): ClusterTopology {
   return {kind: 'sharded', hosts, sources: [...(facts.sources ?? [])], warnings, staleRouters}
 }
 
-export interface DiscoverySettings {
-  uri: string
-  appName: string
-  timeoutMs: number
-  seedHosts: readonly string[]
-  /** For the one-line reasons in warnings. */
-  describeError: (error: unknown) => string
-  now?: () => number
-}
-
-const SERVER_STATUS_SHARDING_ONLY = {
-  serverStatus: 1,
-  asserts: 0, connections: 0, extra_info: 0, globalLock: 0, locks: 0, logicalSessionRecordCache: 0, mem: 0, metrics: 0, network: 0,
-  opLatencies: 0, opcounters: 0, opcountersRepl: 0, repl: 0, security: 0, storageEngine: 0, tcmalloc: 0, transactions: 0,
-  wiredTiger: 0, flowControl: 0, electionMetrics: 0, twoPhaseCommitCoordinator: 0, catalogStats: 0, indexBuilds: 0,
-}
-
-async function tryRead<T>(facts: {sources: string[]; warnings: string[]}, source: string, read: () => Promise<T>, describe: (e: unknown) => string): Promise<T | undefined> {
-  try {
-    const value = await read()
-    facts.sources.push(source)
-    return value
-  } catch (error) {
-    facts.warnings.push(`${source} unreadable: ${describe(error)}`)
-    return undefined
-  }
-}
-
 /**
  * Last resort for the config server: `connPoolStats.replicaSets` lists every
  * replica set the router monitors, the config server's included; the one set
@@ -185,93 +166,132 @@ export function configStringFromConnPoolStats(doc: Document | undefined, shardSe
   return hosts.length > 0 ? `${name}/${hosts.join(',')}` : undefined
 }
 
+/** What discovery needs besides the entry point: how to name a failure, where reads are bounded. */
+interface DiscoveryContext {
+  read: ReadOptions
+  describeError: (error: unknown) => string
+  signal?: AbortSignal
+}
+
+/** A read that may fail: its value, or one line saying why not. */
+async function attempt<T>(source: string, sources: string[], context: DiscoveryContext, read: () => Promise<T | undefined>): Promise<{value?: T; error?: string}> {
+  context.signal?.throwIfAborted()
+  try {
+    const value = await read()
+    if (value !== undefined) sources.push(source)
+    return {value}
+  } catch (error) {
+    context.signal?.throwIfAborted()
+    return {error: `${source}: ${context.describeError(error)}`}
+  }
+}
+
 /** Sharded cluster seen through a mongos. */
-async function discoverThroughMongos(client: MongoClient, settings: DiscoverySettings, seedRouters: readonly string[]): Promise<ClusterTopology> {
+async function discoverThroughMongos(reader: ServerReader, context: DiscoveryContext, seedRouters: readonly string[], nowMs: number): Promise<ClusterTopology> {
   const sources = ['hello']
   const warnings: string[] = []
-  const admin = client.db('admin')
-  const config = client.db('config')
-  const attempt = async <T>(source: string, read: () => Promise<T | undefined>): Promise<{value?: T; error?: string}> => {
-    try {
-      const value = await read()
-      if (value !== undefined) sources.push(source)
-      return {value}
-    } catch (error) {
-      return {error: `${source}: ${settings.describeError(error)}`}
-    }
-  }
-  const routers = await attempt('config.mongos', () => config.collection('mongos').find({}).toArray())
+  const {read} = context
+  const routers = await attempt('config.mongos', sources, context, async () => (await reader.config('mongos', {}, read)).value)
   if (routers.error) warnings.push(`other routers not listed (${routers.error}); polling the seed routers only`)
-  let shards = await attempt('listShards', async () => (await admin.command({listShards: 1})).shards as Document[])
+  let shards = await attempt('listShards', sources, context, async () => (await reader.listShards(read)).value.shards as Document[])
   if (shards.value === undefined) {
-    const fallback = await attempt('config.shards', () => config.collection('shards').find({}).toArray())
+    const fallback = await attempt('config.shards', sources, context, async () => (await reader.config('shards', {}, read)).value)
     if (fallback.value === undefined) warnings.push(`shards not listed (${[shards.error, fallback.error].filter(Boolean).join('; ')})`)
     shards = fallback
   }
   const shardSets = new Set(shardsFromDocuments(shards.value ?? []).map((s) => s.setName).filter((n): n is string => n !== undefined))
   const tried: string[] = []
   let configString: string | undefined
-  for (const [source, read] of [
-    ['serverStatus.sharding', async () => parseShardingStatus(await admin.command(SERVER_STATUS_SHARDING_ONLY))?.configsvrConnectionString],
-    ['getShardMap', async () => configStringFromShardMap(await admin.command({getShardMap: 1}))],
-    ['connPoolStats.replicaSets', async () => configStringFromConnPoolStats(await admin.command({connPoolStats: 1}), shardSets)],
+  for (const [source, find] of [
+    ['serverStatus.sharding', async () => parseShardingStatus((await reader.serverStatus(['sharding'], read)).value)?.configsvrConnectionString],
+    ['getShardMap', async () => configStringFromShardMap((await reader.getShardMap(read)).value)],
+    ['connPoolStats.replicaSets', async () => configStringFromConnPoolStats((await reader.connPoolStats(read)).value, shardSets)],
   ] as const) {
-    const found = await attempt(source, read)
+    const found = await attempt(source, sources, context, find)
     if (found.error) tried.push(found.error)
     if (found.value) {
       configString = found.value
       break
     }
   }
-  const topology = assembleShardedTopology({seedRouters, configMongos: routers.value, shards: shards.value ?? [], configString, sources, warnings, nowMs: (settings.now ?? Date.now)()})
+  const topology = assembleShardedTopology({seedRouters, configMongos: routers.value, shards: shards.value ?? [], configString, sources, warnings, nowMs})
   if (!configString && tried.length > 0) topology.warnings.push(`(${tried.join('; ')})`)
   return topology
 }
 
 /** Sharded cluster seen from a shard or config-server member: read config.* on the config server directly. */
-async function discoverThroughConfigServer(configString: string, settings: DiscoverySettings, entrySources: string[]): Promise<ClusterTopology | undefined> {
+async function discoverThroughConfigServer(
+  target: Target,
+  purpose: string | undefined,
+  configString: string,
+  context: DiscoveryContext,
+  entrySources: string[],
+  nowMs: number,
+): Promise<ClusterTopology | undefined> {
   const config = parseHostString(configString)
-  const log = {sources: [...entrySources], warnings: [] as string[]}
+  const sources = [...entrySources]
+  const warnings: string[] = []
   for (const host of config.hosts) {
-    const client = createHostClient({uri: settings.uri, appName: settings.appName, timeoutMs: settings.timeoutMs, extra: {serverMonitoringMode: 'poll'}}, host)
+    context.signal?.throwIfAborted()
+    const {reader, close} = target.openReader(host, purpose)
     try {
-      const db = client.db('config')
-      const shards = await db.collection('shards').find({}).toArray()
-      log.sources.push('config.shards')
-      const configMongos = await tryRead(log, 'config.mongos', () => db.collection('mongos').find({}).toArray(), settings.describeError)
-      return assembleShardedTopology({seedRouters: [], configMongos, shards, configString, sources: log.sources, warnings: log.warnings, nowMs: (settings.now ?? Date.now)()})
+      const shards = (await reader.config('shards', {}, context.read)).value
+      sources.push('config.shards')
+      const configMongos = await attempt('config.mongos', sources, context, async () => (await reader.config('mongos', {}, context.read)).value)
+      if (configMongos.error) warnings.push(`other routers not listed (${configMongos.error})`)
+      return assembleShardedTopology({seedRouters: [], configMongos: configMongos.value, shards, configString, sources, warnings, nowMs})
     } catch (error) {
-      log.warnings.push(`config server ${host}: ${settings.describeError(error)}`)
+      context.signal?.throwIfAborted()
+      warnings.push(`config server ${host}: ${context.describeError(error)}`)
     } finally {
-      await client.close().catch(() => undefined)
+      await close()
     }
   }
   return undefined
 }
 
+/** The config server of a replica-set member that belongs to a sharded cluster ("cfg/h1:p,…"), if it does. */
+async function configServerOf(reader: ServerReader, hello: Document, read: ReadOptions): Promise<string | undefined> {
+  if (hello.configsvr !== undefined && toNumber(hello.configsvr) !== 0) {
+    return `${String(hello.setName)}/${[...((hello.hosts as string[]) ?? []), ...((hello.passives as string[]) ?? [])].join(',')}`
+  }
+  const status = await reader.serverStatus(['sharding'], read).catch(() => undefined)
+  return status ? parseShardingStatus(status.value)?.configsvrConnectionString : undefined
+}
+
+/** Now on the server's clock when the reply carries it (router pings are written on the servers' clocks). */
+const serverNowMs = (reading: Reading<Document>): number => (reading.serverTime ?? reading.receivedAt).getTime()
+
+export interface DiscoveryOptions {
+  /** Suffix of the discovery connections' appName (`conns` → `pooltool-conns`), so they show as the command's own. */
+  purpose?: string
+  /** Stops discovery between (and during) reads: it rejects with the signal's reason. */
+  signal?: AbortSignal
+}
+
 /**
- * Discover the cluster from the entry point. Throws the driver's error when
- * the entry point cannot be reached (the command maps it to exit code 4).
+ * Every host of the cluster behind the target's entry point, with its role.
+ * Throws the driver's error when the entry point cannot be reached (commands
+ * map it to exit code 4); whatever else cannot be read is a warning.
  */
-export async function discoverTopology(settings: DiscoverySettings): Promise<ClusterTopology> {
-  const client = createClient({uri: settings.uri, appName: settings.appName, timeoutMs: settings.timeoutMs, pool: {maxPoolSize: 1}})
+export async function discoverCluster(target: Target, options: DiscoveryOptions = {}): Promise<ClusterTopology> {
+  const context: DiscoveryContext = {
+    read: options.signal ? {signal: options.signal} : {},
+    describeError: (error) => toPoolToolError(error, {target: target.redactedUri, secrets: target.secrets}).message,
+    signal: options.signal,
+  }
+  options.signal?.throwIfAborted()
+  const {reader, close} = target.openReader(undefined, options.purpose)
   try {
-    await client.connect()
-    const admin = client.db('admin')
-    const hello = await admin.command({hello: 1}, {readPreference: 'primaryPreferred'})
-    const entry = topologyFromHello(hello, settings.seedHosts)
-    if (entry.kind === 'sharded') return await discoverThroughMongos(client, settings, settings.seedHosts)
+    const hello = await reader.hello(context.read)
+    const nowMs = serverNowMs(hello)
+    const entry = topologyFromHello(hello.value, target.seedHosts)
+    if (entry.kind === 'sharded') return await discoverThroughMongos(reader, context, target.seedHosts, nowMs)
     if (entry.kind === 'replset') {
       // A shard or config-server member: the whole cluster is one config-server read away.
-      let configString: string | undefined
-      if (hello.configsvr !== undefined && toNumber(hello.configsvr) !== 0) {
-        configString = `${String(hello.setName)}/${[...((hello.hosts as string[]) ?? []), ...((hello.passives as string[]) ?? [])].join(',')}`
-      } else {
-        const status = await admin.command(SERVER_STATUS_SHARDING_ONLY, {readPreference: 'primaryPreferred'}).catch(() => undefined)
-        configString = status ? parseShardingStatus(status)?.configsvrConnectionString : undefined
-      }
+      const configString = await configServerOf(reader, hello.value, context.read)
       if (configString) {
-        const sharded = await discoverThroughConfigServer(configString, settings, ['hello', 'serverStatus.sharding'])
+        const sharded = await discoverThroughConfigServer(target, options.purpose, configString, context, ['hello', 'serverStatus.sharding'], nowMs)
         if (sharded) return sharded
       }
       return {kind: 'replset', hosts: entry.hosts.map((h) => ({...h, setName: entry.setName})), setName: entry.setName, sources: ['hello'], warnings: [], staleRouters: []}
@@ -279,6 +299,6 @@ export async function discoverTopology(settings: DiscoverySettings): Promise<Clu
     // A standalone: name it as the URI does (hello.me is absent on standalones).
     return {kind: 'standalone', hosts: entry.hosts, sources: ['hello'], warnings: [], staleRouters: []}
   } finally {
-    await client.close().catch(() => undefined)
+    await close()
   }
 }
