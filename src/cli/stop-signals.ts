@@ -111,7 +111,7 @@ export class StopSignals {
     if (cause === 'EPIPE' || this.forceController.signal.aborted) return
     // GNU timeout (and some supervisors) signal the command, then its whole group: one request, delivered twice.
     if (cause === this.stopCause && performance.now() - this.firstStopAt < SAME_REQUEST_WINDOW_MS) return
-    this.tell(`pooltool: ${cause} received again: skipping cleanup; printing what was measured`)
+    this.tell(`pooltool: ${cause} received while stopping: skipping cleanup; printing what was measured`)
     this.forceController.abort(cause)
     const code = this.exitCode ?? EXIT_CODE_OF_STOP[cause]
     setTimeout(() => process.exit(code), FORCE_EXIT_MS).unref()
