@@ -60,8 +60,6 @@ export default class Auth extends TargetCommand<typeof Auth> {
     let result: AuthResult
     try {
       result = await measureAuth(target, config, {
-        appName: flags['app-name'],
-        timeoutMs: flags['timeout-ms'],
         signal: this.interruptSignal,
         onProgress: (text) => progress.update(renderAuthProgress(text)),
       })

@@ -5,8 +5,9 @@
  * at most one connection kind per counter, so each delta belongs to exactly one
  * MechanismState, and whatever else moved was another client on the host.
  */
+import type {ServerReader} from '../probes/reader.js'
 import type {MechanismState} from './mechanism-state.js'
-import {type AdminChannel, type CounterSnapshot, readAuthCounters} from './probe.js'
+import {type CounterSnapshot, readAuthCounters} from './probe.js'
 
 export class CounterLedger {
   /** The snapshot the next delta is taken from; undefined when the counters cannot be read (nothing is credited then). */
@@ -15,7 +16,8 @@ export class CounterLedger {
   private foreignCount = 0
 
   constructor(
-    private readonly channel: AdminChannel,
+    /** pooltool's authenticated probe connection (its own login happened before the baseline). */
+    private readonly reader: ServerReader,
     private readonly secrets: readonly string[],
   ) {}
 
@@ -29,9 +31,9 @@ export class CounterLedger {
     return this.foreignCount
   }
 
-  /** The first snapshot, taken once the admin channel has authenticated (its own login must not count). */
+  /** The first snapshot, taken once the probe connection has authenticated (its own login must not count). */
   async takeBaseline(): Promise<void> {
-    const first = await readAuthCounters(this.channel, this.secrets)
+    const first = await readAuthCounters(this.reader, this.secrets)
     if (first.counters) this.last = first.counters
     else this.unavailableReason = first.unavailable
   }
@@ -44,7 +46,7 @@ export class CounterLedger {
    */
   async creditBlock(block: readonly MechanismState[]): Promise<void> {
     if (!this.last) return
-    const now = await readAuthCounters(this.channel, this.secrets)
+    const now = await readAuthCounters(this.reader, this.secrets)
     if (!now.counters) {
       this.unavailableReason = `${now.unavailable} (during the run)`
       this.last = undefined

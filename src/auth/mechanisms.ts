@@ -6,7 +6,7 @@
 import {usageError} from '../errors.js'
 import type {ScramCredentials} from '../wire/client.js'
 import {isScramMechanism, type ScramMechanism} from '../wire/scram.js'
-import type {Discovery} from './probe.js'
+import type {MeasuredHost} from './measured-host.js'
 import type {AuthMechanismName} from './types.js'
 import type {UriCredentials} from './uri.js'
 
@@ -77,13 +77,13 @@ export function chooseMechanisms(
 export function probeMechanism(
   credentials: ScramCredentials | undefined,
   uriMechanism: string | undefined,
-  discovery: Pick<Discovery, 'userMechanisms' | 'maxWireVersion'>,
+  measured: Pick<MeasuredHost, 'userMechanisms' | 'maxWireVersion'>,
 ): ScramMechanism | undefined {
   if (!credentials) return undefined
   if (uriMechanism !== undefined && isScramMechanism(uriMechanism)) return uriMechanism
-  if (discovery.userMechanisms?.includes('SCRAM-SHA-256')) return 'SCRAM-SHA-256'
-  if (discovery.userMechanisms?.includes('SCRAM-SHA-1')) return 'SCRAM-SHA-1'
-  return (discovery.maxWireVersion ?? 0) >= 7 ? 'SCRAM-SHA-256' : 'SCRAM-SHA-1'
+  if (measured.userMechanisms?.includes('SCRAM-SHA-256')) return 'SCRAM-SHA-256'
+  if (measured.userMechanisms?.includes('SCRAM-SHA-1')) return 'SCRAM-SHA-1'
+  return (measured.maxWireVersion ?? 0) >= 7 ? 'SCRAM-SHA-256' : 'SCRAM-SHA-1'
 }
 
 /** The mechanism the URI's own client would use. */

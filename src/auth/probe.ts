@@ -1,119 +1,83 @@
 /**
- * What `pooltool auth` asks the server besides the measured connections:
- * - discovery, on an unauthenticated driver connection (so it neither warms
- *   the driver's PBKDF2 cache nor moves the auth counters): the host to measure
- *   (a replica set's primary), wire version, server version, and the user's
- *   mechanisms (hello saslSupportedMechs);
- * - an admin channel, authenticated once before the first counter snapshot:
- *   getParameter (iteration counts, authenticationMechanisms) and serverStatus
- *   auth counters. It is a driver-free connection when plain TCP is possible,
- *   so the driver's cache stays cold; under TLS a driver client.
+ * pooltool's own authenticated connection in an auth run, and what it reads
+ * through the read layer (src/probes/reader.ts): getParameter (iteration
+ * counts, authenticationMechanisms) and the serverStatus `security` section
+ * (the auth counters). It authenticates once, before the first counter
+ * snapshot, so its own login is never in a delta.
+ *
+ * It is a driver-free wire connection when plain TCP is possible, so the
+ * driver's PBKDF2 cache stays cold for the measured driver connections; under
+ * TLS (or a non-SCRAM URI) it is a driver client. Either way reads go through a
+ * ServerReader, which tells the target's recorder.
+ *
+ * Which host it connects to, and the unauthenticated hello before it, are in
+ * measured-host.ts.
  */
-import {createClient, type MongoClient} from '../mongo/client.js'
+import {closeWithin, CLOSE_GRACE_MS, createClient} from '../mongo/client.js'
 import type {Document} from '../mongo/driver.js'
+import {driverChannel} from '../mongo/channel.js'
 import {toPoolToolError} from '../mongo/errors.js'
-import {redactText} from '../redact.js'
+import {ServerReader} from '../probes/reader.js'
 import {type AuthMechanismCounters, parseAuthCounters, toNumber} from '../probes/server-status.js'
-import {openAuthenticated, type ScramCredentials, splitHostPort, type WireConnection} from '../wire/client.js'
+import {redactText} from '../redact.js'
+import type {Target} from '../target.js'
+import {wireChannel} from '../wire/channel.js'
+import {openAuthenticated, type ScramCredentials, splitHostPort} from '../wire/client.js'
 import type {ScramMechanism} from '../wire/scram.js'
+import {PROBE_PURPOSE} from './measured-host.js'
 
-export interface Discovery {
-  host: string
-  maxWireVersion: number | null
-  serverVersion: string
-  /** hello saslSupportedMechs for the URI's user; undefined when the server did not say (unknown user, old server, no credentials). */
-  userMechanisms?: string[]
-}
-
-export interface ProbeSettings {
-  appName: string
-  timeoutMs: number
-}
-
-/** Hello (+ saslSupportedMechs) and buildInfo on `seedHost` without credentials (`uriWithoutCredentials` targets that host). */
-export async function discover(
-  uriWithoutCredentials: string,
-  seedHost: string,
-  credentials: ScramCredentials | undefined,
-  settings: ProbeSettings,
-): Promise<Discovery> {
-  const client = createClient({uri: uriWithoutCredentials, appName: `${settings.appName}-probe`, timeoutMs: settings.timeoutMs, pool: {maxPoolSize: 1}, extra: {serverMonitoringMode: 'poll'}})
-  try {
-    const admin = client.db('admin')
-    const hello = await admin.command({
-      isMaster: 1,
-      ...(credentials ? {saslSupportedMechs: `${credentials.source}.${credentials.username}`} : {}),
-    })
-    let serverVersion = 'unknown'
-    try {
-      serverVersion = String((await admin.command({buildInfo: 1})).version ?? 'unknown')
-    } catch {
-      // Some deployments refuse buildInfo before auth: the version is only informative.
-    }
-    const host = typeof hello.primary === 'string' ? hello.primary : typeof hello.me === 'string' ? hello.me : seedHost
-    const mechs = Array.isArray(hello.saslSupportedMechs) ? hello.saslSupportedMechs.map(String) : undefined
-    return {host, maxWireVersion: toNumber(hello.maxWireVersion) ?? null, serverVersion, userMechanisms: mechs}
-  } finally {
-    await client.close().catch(() => undefined)
-  }
-}
-
-/** A few admin commands on one authenticated connection. */
-export interface AdminChannel {
+/** pooltool's one authenticated connection to the measured host, as a reader. */
+export interface ProbeConnection {
   readonly kind: 'driver-free' | 'driver'
   /** The SCRAM mechanism it authenticated with (undefined: none, or chosen by the driver from a non-SCRAM URI). */
   readonly mechanism?: ScramMechanism
-  command(doc: Document): Promise<Document>
+  readonly reader: ServerReader
+  /** Closes the connection, waiting at most CLOSE_GRACE_MS for a stalled server. */
   close(): Promise<void>
 }
 
-export async function openAdminChannel(options: {
-  driverFree: boolean
-  host: string
-  /** One-host URI with the credentials, for the driver variant (authMechanism already set when `mechanism` is). */
-  driverUri: string
-  credentials?: ScramCredentials
-  mechanism?: ScramMechanism
-  settings: ProbeSettings
-}): Promise<AdminChannel> {
-  const appName = `${options.settings.appName}-probe`
+export async function openProbeConnection(
+  target: Target,
+  options: {
+    driverFree: boolean
+    host: string
+    /** One-host URI with the credentials, for the driver variant (authMechanism already set when `mechanism` is). */
+    driverUri: string
+    credentials?: ScramCredentials
+    mechanism?: ScramMechanism
+  },
+): Promise<ProbeConnection> {
+  const settings = target.clientSettings(PROBE_PURPOSE)
   if (options.driverFree) {
     const {host, port} = splitHostPort(options.host)
     const {conn} = await openAuthenticated({
       host,
       port,
-      timeoutMs: options.settings.timeoutMs,
-      appName,
+      timeoutMs: settings.timeoutMs,
+      appName: settings.appName,
       credentials: options.credentials,
       mechanism: options.credentials ? options.mechanism : undefined,
     })
-    return wireChannel(conn, options.mechanism)
+    return {
+      kind: 'driver-free',
+      mechanism: options.mechanism,
+      reader: new ServerReader(wireChannel(conn, options.host), target.recorder),
+      close: async () => conn.close(),
+    }
   }
-  const client = createClient({uri: options.driverUri, appName, timeoutMs: options.settings.timeoutMs, pool: {maxPoolSize: 1}, extra: {serverMonitoringMode: 'poll'}})
+  const client = createClient({...settings, uri: options.driverUri, pool: {maxPoolSize: 1}, extra: {serverMonitoringMode: 'poll'}})
   try {
     await client.connect()
   } catch (error) {
-    await client.close().catch(() => undefined)
+    await closeWithin(client, CLOSE_GRACE_MS)
     throw error
   }
-  return driverChannel(client, options.mechanism)
-}
-
-function wireChannel(conn: WireConnection, mechanism?: ScramMechanism): AdminChannel {
-  return {
-    kind: 'driver-free',
-    mechanism,
-    command: (doc) => conn.command('admin', doc),
-    close: async () => conn.close(),
-  }
-}
-
-function driverChannel(client: MongoClient, mechanism?: ScramMechanism): AdminChannel {
   return {
     kind: 'driver',
-    mechanism,
-    command: (doc) => client.db('admin').command(doc),
-    close: () => client.close(),
+    mechanism: options.mechanism,
+    reader: new ServerReader(driverChannel(client, options.host), target.recorder),
+    // Bounded: a driver client on a stalled host would wait for the stall to end.
+    close: () => closeWithin(client, CLOSE_GRACE_MS),
   }
 }
 
@@ -125,9 +89,9 @@ export interface ServerAuthSettings {
 }
 
 /** getParameter for the iteration counts and mechanisms; a refusal becomes `unavailable` (the reason), never a failure. */
-export async function readAuthParameters(channel: AdminChannel, secrets: readonly string[]): Promise<ServerAuthSettings> {
+export async function readAuthParameters(reader: ServerReader, secrets: readonly string[]): Promise<ServerAuthSettings> {
   try {
-    const reply = await channel.command({getParameter: 1, scramIterationCount: 1, scramSHA256IterationCount: 1, authenticationMechanisms: 1})
+    const reply = (await reader.getParameter(['scramIterationCount', 'scramSHA256IterationCount', 'authenticationMechanisms'])).value
     const out: ServerAuthSettings = {}
     const sha1 = toNumber(reply.scramIterationCount)
     const sha256 = toNumber(reply.scramSHA256IterationCount)
@@ -143,10 +107,10 @@ export async function readAuthParameters(channel: AdminChannel, secrets: readonl
 export type CounterSnapshot = Record<string, AuthMechanismCounters>
 
 /** serverStatus.security.authentication.mechanisms now, or the reason it cannot be read. */
-export async function readAuthCounters(channel: AdminChannel, secrets: readonly string[]): Promise<{counters?: CounterSnapshot; unavailable?: string}> {
+export async function readAuthCounters(reader: ServerReader, secrets: readonly string[]): Promise<{counters?: CounterSnapshot; unavailable?: string}> {
   let status: Document
   try {
-    status = await channel.command({serverStatus: 1, repl: 0, metrics: 0, locks: 0, wiredTiger: 0, tcmalloc: 0, transactions: 0, network: 0, opcounters: 0})
+    status = (await reader.serverStatus(['security'])).value
   } catch (error) {
     return {unavailable: `serverStatus: ${reason(error, secrets)}`}
   }

@@ -5,18 +5,20 @@
  */
 import type {PoolToolError} from '../errors.js'
 import {type Histogram, summarize} from '../metrics/histograms.js'
+import {targetSummary} from '../result.js'
 import type {Target} from '../target.js'
 import type {CounterLedger} from './counters.js'
 import type {MechanismState} from './mechanism-state.js'
 import {headlineMechanism} from './mechanisms.js'
-import type {Discovery, ServerAuthSettings} from './probe.js'
+import type {MeasuredHost} from './measured-host.js'
+import type {ServerAuthSettings} from './probe.js'
 import type {AuthConfig, AuthResult, MechanismResult, PercentilesUs, SetupPercentilesUs, StormResult} from './types.js'
 
 /** Everything a finished (or interrupted) run knows. */
 export interface AuthRun {
   target: Target
   config: AuthConfig
-  discovery: Discovery
+  measured: MeasuredHost
   states: readonly MechanismState[]
   /** undefined when the pings did not run or failed. */
   pooledPing: Histogram | undefined
@@ -33,7 +35,7 @@ export interface AuthRun {
 }
 
 export function toAuthResult(run: AuthRun): AuthResult {
-  const {config, parameters, discovery} = run
+  const {config, parameters, measured} = run
   const countersUnavailable = run.counters.unavailable
   const driverFreeAvailable = run.driverFree.available
   const pingSummary = run.pooledPing && run.pooledPing.totalCount > 0 ? summarize(run.pooledPing) : undefined
@@ -44,8 +46,9 @@ export function toAuthResult(run: AuthRun): AuthResult {
   const foreign = run.counters.foreign
   if (!countersUnavailable && foreign > 0) notes.push(`${foreign} authentications on the host under mechanisms pooltool was not measuring at the time (other clients)`)
   return {
-    target: {uri: run.target.redactedUri, simulated: run.target.simulated, host: discovery.host, serverVersion: discovery.serverVersion, maxWireVersion: discovery.maxWireVersion},
-    config: {connections: config.connections, parallel: config.parallel, pings: config.pings, mechanismsRequested: config.mechanisms ? [...config.mechanisms] : 'default'},
+    target: targetSummary(run.target),
+    measuredHost: {host: measured.host, role: measured.role, topology: measured.topology, serverVersion: measured.serverVersion, maxWireVersion: measured.maxWireVersion},
+    config: configSummary(config),
     mechanisms,
     pooledPingUs: pingSummary ? {p50: pingSummary.p50, p99: pingSummary.p99, count: pingSummary.count} : null,
     costInPooledOps: headlineResult?.costInPooledOps ?? null,
@@ -61,6 +64,32 @@ export function toAuthResult(run: AuthRun): AuthResult {
     notes,
     interrupted: run.interrupted,
     ...(run.stoppedBy ? {error: run.stoppedBy.toJSON()} : {}),
+  }
+}
+
+const configSummary = (config: AuthConfig): AuthResult['config'] => ({
+  connections: config.connections,
+  parallel: config.parallel,
+  pings: config.pings,
+  mechanismsRequested: config.mechanisms ? [...config.mechanisms] : 'default',
+})
+
+/** Ctrl-C before discovery had named the host: nothing was measured, the envelope says so. */
+export function interruptedBeforeStart(target: Target, config: AuthConfig, driverFree: AuthResult['driverFree'], notes: readonly string[]): AuthResult {
+  return {
+    target: targetSummary(target),
+    measuredHost: null,
+    config: configSummary(config),
+    mechanisms: [],
+    pooledPingUs: null,
+    costInPooledOps: null,
+    costInPooledOpsDriverFree: null,
+    headlineMechanism: null,
+    serverIterationCounts: {},
+    driverFree,
+    serverCounters: {available: false, reason: 'interrupted before the host was known'},
+    notes: [...notes],
+    interrupted: true,
   }
 }
 

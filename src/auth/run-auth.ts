@@ -10,16 +10,15 @@
  * alike, and the server's auth counters are read between blocks so each
  * mechanism's delta is exact. Finally pooled pings through one warm client
  * give the unit of the headline ("one new connection costs K pooled pings").
- * All connections go to one host: the primary of a replica set.
+ * All connections go to one host, named by the one discovery: the primary of a
+ * replica set, the standalone, or the router the URI names (measured-host.ts).
  *
- * This file is the order of events; the parts live in mechanisms.ts (what to
- * measure), counters.ts (the counter deltas), passes.ts (the connections),
+ * This file is the order of events; the parts live in measured-host.ts (which
+ * host, read without credentials), probe.ts (pooltool's own authenticated
+ * connection and its reads), mechanisms.ts (what to measure), counters.ts (the counter deltas), passes.ts (the connections),
  * pooled-pings.ts (the unit) and result.ts (the `--json` result).
  */
-import {setTimeout as delay} from 'node:timers/promises'
-
 import {PoolToolError} from '../errors.js'
-import {CLOSE_GRACE_MS} from '../mongo/client.js'
 import type {Histogram} from '../metrics/histograms.js'
 import {serverErrorCode, toPoolToolError} from '../mongo/errors.js'
 import type {Target} from '../target.js'
@@ -31,21 +30,22 @@ import {MechanismState} from './mechanism-state.js'
 import {chooseMechanisms, probeMechanism} from './mechanisms.js'
 import {runPasses} from './passes.js'
 import {pooledPings} from './pooled-pings.js'
-import {type AdminChannel, discover, openAdminChannel, readAuthParameters, type ServerAuthSettings} from './probe.js'
-import {toAuthResult} from './result.js'
+import {discoverMeasuredHost, type MeasuredHost} from './measured-host.js'
+import {openProbeConnection, type ProbeConnection, readAuthParameters, type ServerAuthSettings} from './probe.js'
+import {interruptedBeforeStart, toAuthResult} from './result.js'
 import type {AuthConfig, AuthResult} from './types.js'
 import {credentialsFromUri, hostUri, resolveSeedHosts, type SeedHosts, tlsRequested} from './uri.js'
 
+/** appName and --timeout-ms come from `target.connection`. */
 export interface AuthHooks {
-  appName: string
-  timeoutMs: number
   signal: AbortSignal
   /** A short line on what runs now (for the progress spinner). */
   onProgress?(text: string): void
 }
 
 export async function measureAuth(target: Target, config: AuthConfig, hooks: AuthHooks): Promise<AuthResult> {
-  const settings = {appName: hooks.appName, timeoutMs: hooks.timeoutMs}
+  // The measured connections and the pooled pings carry the plain appName; pooltool's own reads are `<appName>-probe`.
+  const settings = {appName: target.connection.appName, timeoutMs: target.connection.timeoutMs}
   const notes: string[] = []
   const progress = (text: string) => hooks.onProgress?.(text)
 
@@ -62,41 +62,47 @@ export async function measureAuth(target: Target, config: AuthConfig, hooks: Aut
   // Requested mechanisms that cannot work without asking the server: fail before connecting.
   if (config.mechanisms) chooseMechanisms(config.mechanisms, {credentials: scramCredentials, nonScramUriMechanism})
 
-  // ---- discovery (unauthenticated) and the admin channel (authenticated once)
-  const seedHost = seeds.hosts[0]!
-  const discovery = await discover(hostUri(target.uri, seedHost, {mechanism: 'none', txt: seeds.txt}), seedHost, scramCredentials, settings)
-  const host = discovery.host
-  const channelMechanism = probeMechanism(scramCredentials, uriMechanism, discovery)
+  // ---- which host (the one discovery, without credentials), then pooltool's probe connection (authenticated once)
+  let measured: MeasuredHost
+  try {
+    measured = await discoverMeasuredHost(target, {credentials: scramCredentials, txt: seeds.txt, signal: hooks.signal})
+  } catch (error) {
+    // Ctrl-C during discovery: nothing measured yet, an interrupted result rather than a failure.
+    if (hooks.signal.aborted) return interruptedBeforeStart(target, config, driverFree, notes)
+    throw error
+  }
+  notes.push(...measured.notes)
+  const host = measured.host
+  const probeMech = probeMechanism(scramCredentials, uriMechanism, measured)
   progress(`authenticating pooltool's probe connection to ${host}`)
-  const channel: AdminChannel = await openAdminChannel({
+  const probe: ProbeConnection = await openProbeConnection(target, {
     // Driver-free keeps the driver's PBKDF2 cache cold; a non-SCRAM URI (X.509, PLAIN …) needs the driver to log in.
     driverFree: driverFree.available && !nonScramUriMechanism,
     host,
-    driverUri: hostUri(target.uri, host, {mechanism: channelMechanism, txt: seeds.txt}),
+    driverUri: hostUri(target.uri, host, {mechanism: probeMech, txt: seeds.txt}),
     credentials: scramCredentials,
-    mechanism: channelMechanism,
-    settings,
+    mechanism: probeMech,
   }).catch((error: unknown) => {
-    throw mechanismNotOffered(error, uriMechanism, discovery.userMechanisms) ?? error
+    throw mechanismNotOffered(error, uriMechanism, measured.userMechanisms) ?? error
   })
 
   const states: MechanismState[] = []
-  const counters = new CounterLedger(channel, target.secrets)
+  const counters = new CounterLedger(probe.reader, target.secrets)
   let pooledPing: Histogram | undefined
   let interrupted = false
   let stoppedBy: PoolToolError | undefined
   let parameters: ServerAuthSettings = {}
   try {
-    parameters = await readAuthParameters(channel, target.secrets)
+    parameters = await readAuthParameters(probe.reader, target.secrets)
     const choice = chooseMechanisms(config.mechanisms, {
       credentials: scramCredentials,
       nonScramUriMechanism,
-      userMechanisms: discovery.userMechanisms,
+      userMechanisms: measured.userMechanisms,
       serverMechanisms: parameters.authenticationMechanisms,
     })
     notes.push(...choice.notes)
     for (const m of choice.mechanisms) states.push(new MechanismState(m))
-    notes.push(...markCacheWarmedByChannel(channel, states))
+    notes.push(...markCacheWarmedByProbe(probe, states))
 
     // ---- the passes, counters read before the first block and after every block
     await counters.takeBaseline()
@@ -127,7 +133,7 @@ export async function measureAuth(target: Target, config: AuthConfig, hooks: Aut
         // Unreachable during the pings: if the host has gone (it stays silent for --timeout-ms, as in the passes) the run is
         // incomplete; a host that is there but refused (e.g. at its connection limit) leaves the note only.
         if (failure.code === 'UNREACHABLE' || isTimeout(error)) {
-          const hostWatch = new HostWatch({host, timeoutMs: hooks.timeoutMs, appName: hooks.appName, plainTcp: driverFree.available, signal: hooks.signal})
+          const hostWatch = new HostWatch({host, ...settings, plainTcp: driverFree.available, signal: hooks.signal})
           hostWatch.noteFailure('network')
           stoppedBy = await hostWatch.confirm().then(
             () => undefined,
@@ -138,11 +144,10 @@ export async function measureAuth(target: Target, config: AuthConfig, hooks: Aut
       interrupted = hooks.signal.aborted
     }
   } finally {
-    // Bounded: a driver channel (TLS) on a stalled host would wait for the stall to end.
-    await Promise.race([channel.close().catch(() => undefined), delay(CLOSE_GRACE_MS, undefined, {ref: false})])
+    await probe.close().catch(() => undefined)
   }
 
-  return toAuthResult({target, config, discovery, states, pooledPing, parameters, counters, driverFree, uriMechanism, notes, interrupted, stoppedBy})
+  return toAuthResult({target, config, measured, states, pooledPing, parameters, counters, driverFree, uriMechanism, notes, interrupted, stoppedBy})
 }
 
 /**
@@ -185,14 +190,14 @@ function driverFreeAvailability(uri: string): AuthResult['driverFree'] {
 }
 
 /**
- * A driver admin channel (under TLS) already derived its mechanism's key in
+ * A driver probe connection (under TLS) already derived its mechanism's key in
  * this process, so no driver connection of the run pays PBKDF2 for that
  * mechanism: its first-connection figure would be a lie. Returns the note saying so, if any.
  */
-function markCacheWarmedByChannel(channel: AdminChannel, states: readonly MechanismState[]): string[] {
-  if (channel.kind !== 'driver' || !channel.mechanism) return []
-  const warmed = states.find((s) => s.mechanism === channel.mechanism)
+function markCacheWarmedByProbe(probe: ProbeConnection, states: readonly MechanismState[]): string[] {
+  if (probe.kind !== 'driver' || !probe.mechanism) return []
+  const warmed = states.find((s) => s.mechanism === probe.mechanism)
   if (!warmed) return []
   warmed.driverFirstCold = false
-  return [`pooltool's probe connection is a driver connection (TLS) and already derived the ${channel.mechanism} key: no driver connection of this run pays its PBKDF2`]
+  return [`pooltool's probe connection is a driver connection (TLS) and already derived the ${probe.mechanism} key: no driver connection of this run pays its PBKDF2`]
 }

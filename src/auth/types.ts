@@ -2,8 +2,11 @@
  * `pooltool auth`: configuration and the `--json` result. Field names of the
  * result contract (issue 4) are fixed: target, mechanisms[].{mechanism,
  * connections, parallel, setupUs, tcpConnectUs, authUs, roundTrips,
- * connectionsPerSec, serverAuthCounters}, pooledPingUs, costInPooledOps.
+ * connectionsPerSec, serverAuthCounters}, pooledPingUs, costInPooledOps; the
+ * envelope (target, notes, interrupted) is every command's (src/result.ts).
  */
+import type {HostRole, TopologyKind} from '../probes/topology.js'
+import type {ResultEnvelope} from '../result.js'
 
 export const AUTH_MECHANISMS = ['none', 'SCRAM-SHA-1', 'SCRAM-SHA-256'] as const
 export type AuthMechanismName = (typeof AUTH_MECHANISMS)[number]
@@ -96,15 +99,21 @@ export interface MechanismResult {
   errors: Record<string, number>
 }
 
-export interface AuthResult {
-  target: {
-    uri: string
-    simulated: boolean
-    /** The host every connection went to (the primary of a replica set). */
-    host: string
-    serverVersion: string
-    maxWireVersion: number | null
-  }
+/** The host every measured connection went to, as discovery named it. */
+export interface MeasuredHostSummary {
+  /** "host:port" */
+  host: string
+  /** `primary` of a replica set, `standalone`, or `mongos` (the router the URI names). */
+  role: HostRole
+  topology: TopologyKind
+  serverVersion: string
+  maxWireVersion: number | null
+}
+
+/** The common envelope (src/result.ts: target, notes, interrupted) plus auth's own figures. */
+export interface AuthResult extends ResultEnvelope {
+  /** null when Ctrl-C came before discovery had named the host. */
+  measuredHost: MeasuredHostSummary | null
   config: {connections: number; parallel: number; pings: number; mechanismsRequested: AuthMechanismName[] | 'default'}
   mechanisms: MechanismResult[]
   /** Pings through one warm MongoClient (directConnection to the same host), measured after the connection passes. */
@@ -120,8 +129,6 @@ export interface AuthResult {
   /** Whether the driver-free timing ran (it needs plain TCP). */
   driverFree: {available: boolean; reason?: string}
   serverCounters: {available: boolean; reason?: string}
-  notes: string[]
-  interrupted: boolean
   /**
    * Present when the run stopped early because the host stopped answering for
    * --timeout-ms (UNREACHABLE, exit 4) or the server refused the credentials it had

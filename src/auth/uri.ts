@@ -104,12 +104,23 @@ export function hostUri(uri: string, host: string, options: HostUriOptions = {})
   deleteParam(cs, 'replicaSet')
   if (param(cs, 'loadBalanced')?.toLowerCase() !== 'true') setParam(cs, 'directConnection', 'true')
   if (options.mechanism === 'none') {
-    cs.username = ''
-    cs.password = ''
-    for (const key of ['authSource', 'authMechanism', 'authMechanismProperties']) deleteParam(cs, key)
+    stripCredentials(cs)
   } else if (options.mechanism !== undefined) {
     setParam(cs, 'authMechanism', options.mechanism)
     deleteParam(cs, 'authMechanismProperties')
   }
+  return cs.toString()
+}
+
+function stripCredentials(cs: ConnectionString): void {
+  cs.username = ''
+  cs.password = ''
+  for (const key of ['authSource', 'authMechanism', 'authMechanismProperties']) deleteParam(cs, key)
+}
+
+/** The same URI (every host, every other option) without user, password and auth options: reads that must not authenticate. */
+export function withoutCredentials(uri: string): string {
+  const cs = new ConnectionString(uri)
+  stripCredentials(cs)
   return cs.toString()
 }

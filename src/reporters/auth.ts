@@ -1,7 +1,7 @@
 /** `pooltool auth` result → text. Pure: no I/O. */
 import Table from 'cli-table3'
 
-import type {AuthResult, MechanismResult, PercentilesUs} from '../auth/types.js'
+import type {AuthResult, MeasuredHostSummary, MechanismResult, PercentilesUs} from '../auth/types.js'
 import {formatCount, formatRecord, formatUs, TABLE_STYLE} from './format.js'
 
 const pair = (p: PercentilesUs | null | undefined): string => (p ? `${formatUs(p.p50)} / ${formatUs(p.p99)}` : '–')
@@ -103,11 +103,19 @@ export function headline(result: AuthResult): string | undefined {
   return `${what} costs as much as ${formatCount(result.costInPooledOps)} pooled pings (pooled ping p50 ${formatUs(result.pooledPingUs.p50)})${fresh}`
 }
 
+/** "127.0.0.1:27018 (the replica set's primary)". */
+function hostLine(host: MeasuredHostSummary): string {
+  const role = host.role === 'primary' ? "the replica set's primary" : host.role === 'mongos' ? 'the router' : host.role === 'standalone' ? 'the standalone' : `a ${host.role} member`
+  return `${host.host} (${role})`
+}
+
 export function renderAuth(result: AuthResult): string {
-  const {target, config} = result
+  const {target, config, measuredHost} = result
   const lines = [
     `pooltool auth · ${config.connections} new connections per mechanism, one at a time and in storms of ${config.parallel} · each: handshake, auth, one ping, close`,
-    `target ${target.uri} (${target.simulated ? 'embedded simulated cluster, ' : ''}MongoDB ${target.serverVersion}); every connection went to ${target.host}`,
+    measuredHost
+      ? `target ${target.uri} (${target.simulated ? 'embedded simulated cluster, ' : ''}MongoDB ${measuredHost.serverVersion}); every connection went to ${hostLine(measuredHost)}`
+      : `target ${target.uri}${target.simulated ? ' (embedded simulated cluster)' : ''}; interrupted before the host to measure was known`,
   ]
   if (result.mechanisms.length === 0) {
     lines.push('', 'nothing was measured.')
@@ -121,7 +129,7 @@ export function renderAuth(result: AuthResult): string {
   lines.push(driverTable(result))
   lines.push('', `Storms of ${config.parallel} at once (connections per second sustained over the storms)`)
   lines.push(stormTable(result))
-  lines.push('', `Server side on ${target.host} (serverStatus.security.authentication.mechanisms, delta while each mechanism ran)`)
+  lines.push('', `Server side on ${measuredHost?.host ?? 'the host'} (serverStatus.security.authentication.mechanisms, delta while each mechanism ran)`)
   if (result.serverCounters.available) lines.push(serverTable(result))
   else lines.push(`  unavailable: ${result.serverCounters.reason}`)
   lines.push(iterationLine(result))

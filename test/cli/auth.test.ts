@@ -5,13 +5,14 @@
  */
 import assert from 'node:assert/strict'
 import type {ChildProcess} from 'node:child_process'
-import {after, before, describe, it} from 'node:test'
+import {before, describe, it} from 'node:test'
 
 import {MongoClient} from 'mongodb'
 
 import type {AuthResult, MechanismResult} from '../../src/auth/types.js'
-import {startSimCluster, type SimCluster} from '../../src/sim/host.js'
 import {parseJson, runCli} from '../helpers/cli.js'
+import {useCluster} from '../helpers/cluster.js'
+import {waitForState} from '../helpers/sim.js'
 
 const PASSWORD = 'pooltool-sim'
 
@@ -26,14 +27,13 @@ const byName = (result: AuthResult, name: string): MechanismResult => {
 }
 
 describe('pooltool auth', () => {
-  let sim: SimCluster
+  const cluster = useCluster({auth: true, scramIterationCount: 10_000, scramSHA256IterationCount: 15_000})
   let uri: string
   /** The default run, shared by the assertions on it. */
   let baseline: AuthResult
 
   before(async () => {
-    sim = await startSimCluster({auth: true, scramIterationCount: 10_000, scramSHA256IterationCount: 15_000})
-    uri = sim.info.uri
+    uri = cluster.uri
     const root = new MongoClient(uri)
     try {
       const admin = root.db('admin')
@@ -53,27 +53,29 @@ describe('pooltool auth', () => {
     baseline = parseJson<AuthResult>(run)
   })
 
-  after(async () => {
-    await sim?.stop()
-  })
-
   it('measures none, SCRAM-SHA-1 and SCRAM-SHA-256 by default with the contract fields', () => {
     assert.deepEqual(baseline.mechanisms.map((m) => m.mechanism), ['none', 'SCRAM-SHA-1', 'SCRAM-SHA-256'])
     assert.equal(baseline.target.uri.includes(PASSWORD), false)
+    assert.deepEqual({source: baseline.target.source, simulated: baseline.target.simulated}, {source: '--uri', simulated: false}, 'the envelope: a --uri target')
+    assert.equal(baseline.interrupted, false)
+    assert.ok(Array.isArray(baseline.notes), 'notes is a list')
+    const standalone = cluster.sim.info.processes[0]!
+    assert.deepEqual({host: baseline.measuredHost?.host, role: baseline.measuredHost?.role, topology: baseline.measuredHost?.topology}, {host: standalone.host, role: 'standalone', topology: 'standalone'})
+    assert.ok(baseline.measuredHost!.maxWireVersion! >= 9, `wire version of the 7.0 profile: ${baseline.measuredHost!.maxWireVersion}`)
     for (const m of baseline.mechanisms) {
       assert.equal(m.connections, 20)
       assert.equal(m.parallel, 5)
       assert.equal(m.connectionsOpened, 80, 'driver-free and driver, one at a time and in storms')
       for (const key of ['p50', 'p99', 'max'] as const) assert.ok(m.setupUs![key] > 0, `${m.mechanism} setupUs.${key}`)
-      assert.ok(m.tcpConnectUs!.p50 > 0 && m.tcpConnectUs!.p99 >= m.tcpConnectUs!.p50)
-      assert.ok(m.authUs!.p99 >= m.authUs!.p50)
-      assert.ok(m.connectionsPerSec! > 0)
-      assert.ok(m.storm.driverFree!.connectionsPerSec! > 0)
+      assert.ok(m.tcpConnectUs!.p50 > 0 && m.tcpConnectUs!.p99 >= m.tcpConnectUs!.p50, `${m.mechanism} tcpConnectUs ${JSON.stringify(m.tcpConnectUs)}`)
+      assert.ok(m.authUs!.p99 >= m.authUs!.p50, `${m.mechanism} authUs ${JSON.stringify(m.authUs)}`)
+      assert.ok(m.connectionsPerSec! > 0, `${m.mechanism} connectionsPerSec ${m.connectionsPerSec}`)
+      assert.ok(m.storm.driverFree!.connectionsPerSec! > 0, `${m.mechanism} driver-free storm connectionsPerSec ${m.storm.driverFree?.connectionsPerSec}`)
       assert.deepEqual(m.errors, {})
     }
-    assert.ok(baseline.pooledPingUs!.p50 > 0 && baseline.pooledPingUs!.count === 100)
+    assert.ok(baseline.pooledPingUs!.p50 > 0 && baseline.pooledPingUs!.count === 100, `pooledPingUs ${JSON.stringify(baseline.pooledPingUs)}`)
     assert.equal(baseline.headlineMechanism, 'SCRAM-SHA-256')
-    assert.ok(baseline.costInPooledOps! > 0)
+    assert.ok(baseline.costInPooledOps! > 0, `costInPooledOps ${baseline.costInPooledOps}`)
     assert.equal(baseline.costInPooledOps, byName(baseline, 'SCRAM-SHA-256').costInPooledOps)
   })
 
@@ -82,7 +84,7 @@ describe('pooltool auth', () => {
     const sha1 = byName(baseline, 'SCRAM-SHA-1')
     const sha256 = byName(baseline, 'SCRAM-SHA-256')
     assert.equal(none.authUs!.p50, 0)
-    assert.ok(sha1.authUs!.p50 > none.authUs!.p50)
+    assert.ok(sha1.authUs!.p50 > none.authUs!.p50, `SHA-1 ${sha1.authUs!.p50}µs > none ${none.authUs!.p50}µs`)
     assert.ok(sha256.authUs!.p50 > sha1.authUs!.p50, `SHA-256 ${sha256.authUs!.p50}µs > SHA-1 ${sha1.authUs!.p50}µs`)
     assert.equal(sha1.iterationCount, 10_000)
     assert.equal(sha256.iterationCount, 15_000)
@@ -148,7 +150,7 @@ describe('pooltool auth', () => {
     for (const m of result.mechanisms) {
       assert.equal(m.serverAuthCounters, null)
       assert.match(m.serverAuthCountersUnavailable!, /not authorized/)
-      assert.ok(m.setupUs!.p50 > 0)
+      assert.ok(m.setupUs!.p50 > 0, `${m.mechanism} setupUs.p50 ${m.setupUs?.p50}`)
     }
     assert.equal(byName(result, 'SCRAM-SHA-256').iterationCount, 15_000, 'the count still comes from the server-first message')
 
@@ -197,20 +199,14 @@ describe('pooltool auth', () => {
 })
 
 describe('pooltool auth on a replica set', () => {
-  let sim: SimCluster
-  before(async () => {
-    sim = await startSimCluster({topology: 'replset', auth: true, members: 3})
-  })
-  after(async () => {
-    await sim?.stop()
-  })
+  const cluster = useCluster({topology: 'replset', auth: true, members: 3})
 
   it('measures on the primary and counts its authentications there', async () => {
-    const run = await runCli(['auth', '--uri', sim.info.uri, '--mechanisms', 'none,SCRAM-SHA-256', '--connections', '4', '--parallel', '2', '--pings', '20', '--json'])
+    const run = await runCli(['auth', '--uri', cluster.uri, '--mechanisms', 'none,SCRAM-SHA-256', '--connections', '4', '--parallel', '2', '--pings', '20', '--json'])
     assert.equal(run.code, 0, run.stderr)
     const result = parseJson<AuthResult>(run)
-    const primary = sim.info.processes.find((p) => p.role === 'primary')!
-    assert.equal(result.target.host, primary.host)
+    const primary = cluster.sim.info.processes.find((p) => p.role === 'primary')!
+    assert.deepEqual({host: result.measuredHost?.host, role: result.measuredHost?.role, topology: result.measuredHost?.topology}, {host: primary.host, role: 'primary', topology: 'replset'})
     const sha256 = byName(result, 'SCRAM-SHA-256')
     assert.equal(sha256.serverAuthCounters!.received, 16)
     assert.equal(sha256.serverAuthCounters!.successful, 16)
@@ -218,32 +214,38 @@ describe('pooltool auth on a replica set', () => {
   })
 })
 
+describe('pooltool auth on a sharded cluster', () => {
+  const cluster = useCluster({topology: 'sharded', auth: true, mongos: 2, shards: 1})
+
+  it('measures on the router the URI names first, as discovery names it', async () => {
+    const run = await runCli(['auth', '--uri', cluster.uri, '--mechanisms', 'none,SCRAM-SHA-256', '--connections', '2', '--parallel', '1', '--pings', '10', '--json'])
+    assert.equal(run.code, 0, run.stderr)
+    const result = parseJson<AuthResult>(run)
+    const firstRouter = /^mongodb:\/\/[^@]*@([^,/]+)/.exec(cluster.uri)?.[1]
+    assert.deepEqual({host: result.measuredHost?.host, role: result.measuredHost?.role, topology: result.measuredHost?.topology}, {host: firstRouter, role: 'mongos', topology: 'sharded'})
+    assert.equal(byName(result, 'SCRAM-SHA-256').connectionsSucceeded, 8)
+  })
+})
+
 describe('pooltool auth interrupted', () => {
-  let sim: SimCluster
-  before(async () => {
-    sim = await startSimCluster({auth: true})
-  })
-  after(async () => {
-    await sim?.stop()
-  })
+  const cluster = useCluster({auth: true})
 
   it('stops on Ctrl-C with what it measured and exit 130', async () => {
     // Ctrl-C once the server has counted some SCRAM-SHA-256 authentications of the run (not after a fixed time).
-    const observer = new MongoClient(sim.info.uri, {directConnection: true, maxPoolSize: 1})
+    const observer = new MongoClient(cluster.uri, {directConnection: true, maxPoolSize: 1})
     const received = async () => Number((await observer.db('admin').command({serverStatus: 1})).security?.authentication?.mechanisms?.['SCRAM-SHA-256']?.authenticate?.received ?? 0)
     let child: ChildProcess | undefined
-    let done = false
     try {
       const baseline = await received()
-      const running = runCli(['auth', '--uri', sim.info.uri, '--connections', '5000', '--parallel', '10', '--json'], {onSpawn: (c) => (child = c)}).finally(() => (done = true))
-      while (!done && (await received()) - baseline < 10) await new Promise((resolve) => setTimeout(resolve, 50))
+      const running = runCli(['auth', '--uri', cluster.uri, '--connections', '5000', '--parallel', '10', '--json'], {onSpawn: (c) => (child = c)})
+      await waitForState('10 SCRAM-SHA-256 authentications of the run', received, (n) => n - baseline >= 10)
       child!.kill('SIGINT')
       const run = await running
       assert.equal(run.code, 130, run.stderr)
       const result = parseJson<AuthResult>(run)
       assert.equal(result.interrupted, true)
       assert.equal(result.pooledPingUs, null)
-      assert.ok(result.mechanisms.length > 0)
+      assert.ok(result.mechanisms.length > 0, 'mechanisms measured before Ctrl-C are reported')
       for (const m of result.mechanisms) assert.equal(m.connectionsOpened, m.connectionsSucceeded + m.connectionsFailed + m.connectionsAborted)
     } finally {
       await observer.close()

@@ -12,8 +12,8 @@ import {after, before, describe, it} from 'node:test'
 import type {MongoClient} from 'mongodb'
 
 import type {AuthResult} from '../../src/auth/types.js'
-import {startSimCluster, type SimCluster} from '../../src/sim/host.js'
 import {parseJson} from '../helpers/cli.js'
+import {useCluster} from '../helpers/cluster.js'
 import {observer, runWithFault, serverFigureGrew, sum, waitUntilUp, withUser} from '../helpers/faults.js'
 
 const CONNECTIONS = 20
@@ -31,18 +31,16 @@ function assertHonestCounts(result: AuthResult): void {
 }
 
 describe('fault matrix: auth', {timeout: 120_000}, () => {
-  let sim: SimCluster
+  const cluster = useCluster({auth: true, scramIterationCount: 5000, scramSHA256IterationCount: 5000})
   let watch: MongoClient
   const args = (uri: string, pings = 50) => ['auth', '--uri', uri, '--mechanisms', 'none,SCRAM-SHA-256', '--connections', String(CONNECTIONS), '--pings', String(pings), '--timeout-ms', String(TIMEOUT_MS), '--json']
   const midRun = () => serverFigureGrew(watch, sha256Received, 8)
 
-  before(async () => {
-    sim = await startSimCluster({auth: true, scramIterationCount: 5000, scramSHA256IterationCount: 5000})
-    watch = observer(sim.info.uri)
+  before(() => {
+    watch = observer(cluster.uri)
   })
   after(async () => {
     await watch?.close()
-    await sim?.stop()
   })
 
   // Dropped sockets, a stall shorter than --timeout-ms and a short restart are ridden out:
@@ -53,31 +51,31 @@ describe('fault matrix: auth', {timeout: 120_000}, () => {
     {kind: 'restart', downMs: 400},
   ] as const) {
     it(`${fault.kind}: rides it out, exit 0, every connection opened and accounted for`, async () => {
-      const {run} = await runWithFault(sim, args(sim.info.uri), midRun(), fault)
+      const {run} = await runWithFault(cluster.sim, args(cluster.uri), midRun(), fault)
       assert.equal(run.code, 0, run.stderr)
       const result = parseJson<AuthResult>(run)
       assert.equal(result.error, undefined)
       assertHonestCounts(result)
       for (const m of result.mechanisms) assert.equal(m.connectionsOpened, FULL, `${m.mechanism} opened every connection`)
-      assert.ok(result.mechanisms.every((m) => m.connectionsSucceeded > 0))
+      assert.ok(result.mechanisms.every((m) => m.connectionsSucceeded > 0), `every mechanism measured something: ${JSON.stringify(result.mechanisms.map((m) => [m.mechanism, m.connectionsSucceeded]))}`)
     })
   }
 
   it('connection limit: connections beyond it fail and are counted; exit 0', async () => {
     // Storms of 10 against a limit of 4 (pooltool's probe connection holds one of them).
-    const {run} = await runWithFault(sim, args(sim.info.uri), midRun(), {kind: 'max-connections', max: 4})
-    await sim.control({kind: 'max-connections', max: 65_536})
+    const {run} = await runWithFault(cluster.sim, args(cluster.uri), midRun(), {kind: 'max-connections', max: 4})
+    await cluster.sim.control({kind: 'max-connections', max: 65_536})
     assert.equal(run.code, 0, run.stderr)
     const result = parseJson<AuthResult>(run)
     assertHonestCounts(result)
     const failed = result.mechanisms.reduce((n, m) => n + m.connectionsFailed, 0)
     assert.ok(failed > 0, `storms above the limit failed: ${JSON.stringify(result.mechanisms.map((m) => m.errors))}`)
-    assert.ok(result.notes.some((n) => /connections failed/.test(n)))
+    assert.ok(result.notes.some((n) => /connections failed/.test(n)), `a note counts the failed connections:\n${result.notes.join('\n')}`)
   })
 
   it('user dropped: stops at the refusal with what it measured, exit 5', async () => {
     await watch.db('admin').command({createUser: 'leaving', pwd: 'leaving-pw', roles: [{role: 'clusterMonitor', db: 'admin'}]})
-    const {run} = await runWithFault(sim, args(withUser(sim.info.uri, 'leaving', 'leaving-pw')), midRun(), async () => {
+    const {run} = await runWithFault(cluster.sim, args(withUser(cluster.uri, 'leaving', 'leaving-pw')), midRun(), async () => {
       await watch.db('admin').command({dropUser: 'leaving'})
     })
     assert.equal(run.code, 5, run.stderr)
@@ -88,14 +86,14 @@ describe('fault matrix: auth', {timeout: 120_000}, () => {
     const scram = result.mechanisms.find((m) => m.mechanism === 'SCRAM-SHA-256')!
     assert.ok(scram.connectionsSucceeded > 0, 'the figures before the drop are kept')
     assert.ok(scram.connectionsOpened < FULL, 'it stopped instead of failing every remaining connection')
-    assert.ok((scram.errors.auth ?? 0) >= 1)
+    assert.ok((scram.errors.auth ?? 0) >= 1, `the refusal is counted as an auth error: ${JSON.stringify(scram.errors)}`)
     assert.equal(run.stdout.includes('leaving-pw'), false)
   })
 
   // Host lost: down for longer than the run has left (it gives up after --timeout-ms of silence), then back for the next case.
   it('host lost: stops within --timeout-ms of silence with the partial figures, exit 4', async () => {
-    const {run} = await runWithFault(sim, args(sim.info.uri), midRun(), {kind: 'restart', downMs: 5000})
-    await waitUntilUp(sim.info.uri)
+    const {run} = await runWithFault(cluster.sim, args(cluster.uri), midRun(), {kind: 'restart', downMs: 5000})
+    await waitUntilUp(cluster.uri)
     assert.equal(run.code, 4, run.stderr)
     const result = parseJson<AuthResult>(run)
     assert.equal(result.error?.code, 'UNREACHABLE')
@@ -122,7 +120,7 @@ describe('fault matrix: auth', {timeout: 120_000}, () => {
       },
     }
     const baselineSha256 = sha256Received(await watch.db('admin').command({serverStatus: 1}))
-    const {run} = await runWithFault(sim, args(sim.info.uri, 1_000_000), pinging, {kind: 'restart', downMs: 60_000})
+    const {run} = await runWithFault(cluster.sim, args(cluster.uri, 1_000_000), pinging, {kind: 'restart', downMs: 60_000})
     assert.equal(run.code, 4, run.stderr)
     const result = parseJson<AuthResult>(run)
     assert.equal(result.error?.code, 'UNREACHABLE')

@@ -1,22 +1,21 @@
 /** The driver-free wire client against the embedded cluster: handshake, SCRAM with and without speculation, failures. */
 import assert from 'node:assert/strict'
-import {after, before, describe, it} from 'node:test'
+import {before, describe, it} from 'node:test'
 
-import {startSimCluster, type SimCluster} from '../../src/sim/host.js'
+import {parseAuthCounters} from '../../src/probes/server-status.js'
+import {type ReadEvent, ServerReader} from '../../src/probes/reader.js'
+import {wireChannel} from '../../src/wire/channel.js'
 import {handshakeDocument, openAuthenticated, ScramSession, splitHostPort, WireCommandError, WireConnection} from '../../src/wire/client.js'
+import {useCluster} from '../helpers/cluster.js'
 
 describe('wire client', () => {
-  let sim: SimCluster
+  const cluster = useCluster({auth: true})
   let host: string
   let port: number
   const credentials = {username: 'pooltool', password: 'pooltool-sim', source: 'admin'}
 
-  before(async () => {
-    sim = await startSimCluster({auth: true})
-    ;({host, port} = splitHostPort(sim.info.processes[0]!.host))
-  })
-  after(async () => {
-    await sim?.stop()
+  before(() => {
+    ;({host, port} = splitHostPort(cluster.sim.info.processes[0]!.host))
   })
 
   it('authenticates speculatively in 1 + 1 round trips and then runs commands', async () => {
@@ -54,6 +53,38 @@ describe('wire client', () => {
     const {conn} = await openAuthenticated({host, port, timeoutMs: 5000, appName: 'wire-test'})
     try {
       await assert.rejects(conn.command('admin', {serverStatus: 1}), (error: WireCommandError) => error.code === 13)
+    } finally {
+      conn.close()
+    }
+  })
+
+  it("is a CommandChannel: auth's reads (hello, getParameter, serverStatus security) go through the read layer", async () => {
+    const {conn} = await openAuthenticated({host, port, timeoutMs: 5000, appName: 'wire-test', credentials, mechanism: 'SCRAM-SHA-256'})
+    const seen: ReadEvent[] = []
+    const reader = new ServerReader(wireChannel(conn, `${host}:${port}`), (event) => seen.push(event))
+    try {
+      const hello = await reader.hello({saslSupportedMechs: 'admin.pooltool'})
+      assert.equal(hello.host, `${host}:${port}`)
+      assert.deepEqual([...(hello.value.saslSupportedMechs as string[])].sort(), ['SCRAM-SHA-1', 'SCRAM-SHA-256'])
+      assert.ok(hello.serverTime instanceof Date, 'the server clock of the hello reply (localTime)')
+      const parameters = await reader.getParameter(['scramIterationCount', 'scramSHA256IterationCount'])
+      assert.deepEqual({sha1: parameters.value.scramIterationCount, sha256: parameters.value.scramSHA256IterationCount}, {sha1: 10_000, sha256: 15_000})
+      const status = await reader.serverStatus(['security'])
+      assert.ok(parseAuthCounters(status.value)?.['SCRAM-SHA-256'], `auth counters in ${JSON.stringify(status.value.security)}`)
+      assert.equal(status.value.connections, undefined, 'only the security section was asked for')
+      await assert.rejects(reader.config('locks'), /cannot read config\.locks/)
+      assert.deepEqual(seen.map((e) => e.name), ['hello', 'getParameter', 'serverStatus'])
+    } finally {
+      conn.close()
+    }
+  })
+
+  it('a read on the wire channel stops when its signal aborts', async () => {
+    const {conn} = await openAuthenticated({host, port, timeoutMs: 5000, appName: 'wire-test', credentials, mechanism: 'SCRAM-SHA-256'})
+    try {
+      const reader = new ServerReader(wireChannel(conn, `${host}:${port}`))
+      await assert.rejects(reader.hello({signal: AbortSignal.abort()}), {name: 'WireNetworkError', message: 'interrupted'})
+      assert.equal((await reader.hello()).value.ok, 1, 'the connection is still usable')
     } finally {
       conn.close()
     }

@@ -3,11 +3,13 @@ import assert from 'node:assert/strict'
 import {describe, it} from 'node:test'
 
 import {parseMechanisms, toAuthConfig} from '../../src/auth/config.js'
+import {chooseMeasuredHost} from '../../src/auth/measured-host.js'
 import {chooseMechanisms, headlineMechanism} from '../../src/auth/mechanisms.js'
 import {chunksOf, splitEvenly} from '../../src/auth/passes.js'
 import type {AuthResult, MechanismResult} from '../../src/auth/types.js'
-import {credentialsFromUri, hostUri, tlsRequested} from '../../src/auth/uri.js'
+import {credentialsFromUri, hostUri, tlsRequested, withoutCredentials} from '../../src/auth/uri.js'
 import {PoolToolError} from '../../src/errors.js'
+import type {ClusterTopology} from '../../src/probes/topology.js'
 import {renderAuth} from '../../src/reporters/auth.js'
 import {splitHostPort} from '../../src/wire/client.js'
 
@@ -87,10 +89,50 @@ describe('URIs', () => {
     const txt = new URLSearchParams('authSource=admin&replicaSet=atlas-0')
     assert.equal(hostUri(srv, 'shard-00-00.example.net:27017', {txt}), 'mongodb://u:p@shard-00-00.example.net:27017/app?tls=true&authSource=admin&directConnection=true')
   })
+  it('strips the credentials and the auth options from the whole URI, every host and other option kept', () => {
+    assert.equal(withoutCredentials(`${uri}&authSource=admin&authMechanism=SCRAM-SHA-256`), 'mongodb://h1:1,h2:2/app?replicaSet=rs0&retryWrites=true')
+    assert.equal(withoutCredentials('mongodb+srv://u:p@cluster0.example.net/?tls=true'), 'mongodb+srv://cluster0.example.net/?tls=true')
+  })
   it('splits host:port', () => {
     assert.deepEqual(splitHostPort('127.0.0.1:27018'), {host: '127.0.0.1', port: 27018})
     assert.deepEqual(splitHostPort('[::1]:27019'), {host: '::1', port: 27019})
     assert.deepEqual(splitHostPort('db.example'), {host: 'db.example', port: 27017})
+  })
+})
+
+describe('the measured host (from the one discovery)', () => {
+  const topology = (kind: ClusterTopology['kind'], hosts: ClusterTopology['hosts'], setName?: string): ClusterTopology => ({
+    kind,
+    hosts,
+    ...(setName ? {setName} : {}),
+    sources: ['hello'],
+    warnings: [],
+    staleRouters: [],
+  })
+  it("takes a replica set's primary, whichever member the URI names", () => {
+    const rs = topology('replset', [{host: 'a:1', role: 'secondary'}, {host: 'b:2', role: 'primary'}, {host: 'c:3', role: 'secondary'}], 'rs0')
+    assert.deepEqual(chooseMeasuredHost(rs, ['a:1']), {host: 'b:2', role: 'primary', notes: []})
+  })
+  it('takes a member the URI names when the set has no primary, and says so', () => {
+    const rs = topology('replset', [{host: 'a:1', role: 'secondary'}, {host: 'c:3', role: 'secondary'}], 'rs0')
+    const chosen = chooseMeasuredHost(rs, ['c:3'])
+    assert.equal(chosen.host, 'c:3')
+    assert.match(chosen.notes[0]!, /^the replica set rs0 has no primary right now: measuring c:3 \(secondary\)$/)
+  })
+  it('takes the router the URI names (not another router or a shard), else the first router', () => {
+    const sharded = topology('sharded', [
+      {host: 'r1:1', role: 'mongos'},
+      {host: 'r2:2', role: 'mongos'},
+      {host: 's1:3', role: 'shard', shard: 'sh0', setName: 'sh0'},
+      {host: 'cfg:4', role: 'config', setName: 'cfg'},
+    ])
+    assert.equal(chooseMeasuredHost(sharded, ['r2:2']).host, 'r2:2')
+    assert.equal(chooseMeasuredHost(sharded, ['seed.example:27017']).host, 'r1:1')
+    assert.deepEqual(chooseMeasuredHost(sharded, ['s1:3']), {host: 's1:3', role: 'shard', notes: []}, 'entered through a shard member: that member')
+  })
+  it('takes the standalone, and refuses a topology without hosts', () => {
+    assert.equal(chooseMeasuredHost(topology('standalone', [{host: 'h:1', role: 'standalone'}]), ['h:1']).host, 'h:1')
+    assert.throws(() => chooseMeasuredHost(topology('replset', []), ['h:1']), /no host to measure/)
   })
 })
 
@@ -136,7 +178,8 @@ describe('auth reporter', () => {
     errors: {},
   })
   const result: AuthResult = {
-    target: {uri: 'mongodb://<credentials>@127.0.0.1:1/', simulated: true, host: '127.0.0.1:1', serverVersion: '7.0.14', maxWireVersion: 21},
+    target: {uri: 'mongodb://<credentials>@127.0.0.1:1/', source: 'embedded', simulated: true},
+    measuredHost: {host: '127.0.0.1:1', role: 'standalone', topology: 'standalone', serverVersion: '7.0.14', maxWireVersion: 21},
     config: {connections: 10, parallel: 5, pings: 100, mechanismsRequested: 'default'},
     mechanisms: [mechanism('none', 0), mechanism('SCRAM-SHA-1', 3300), mechanism('SCRAM-SHA-256', 4400)],
     pooledPingUs: {p50: 200, p99: 400, count: 100},
@@ -157,7 +200,13 @@ describe('auth reporter', () => {
     assert.match(text, /Headline: one new authenticated connection \(SCRAM-SHA-256\) costs as much as 15 pooled pings/)
     assert.match(text, /in a fresh process, where PBKDF2 is not cached yet, 40/)
     assert.match(text, /- a note/)
+    assert.match(text, /every connection went to 127\.0\.0\.1:1 \(the standalone\)/)
     assert.doesNotMatch(text, /\u001b\[/, 'no colour codes')
+  })
+  it('says so when Ctrl-C came before discovery named the host', () => {
+    const text = renderAuth({...result, measuredHost: null, mechanisms: [], interrupted: true})
+    assert.match(text, /interrupted before the host to measure was known/)
+    assert.match(text, /nothing was measured\./)
   })
   it('says why the server counters and the driver-free split are missing', () => {
     const text = renderAuth({
