@@ -1,9 +1,10 @@
 import {Flags} from '@oclif/core'
 
-import {DEFAULT_PARALLEL, toAuthConfig} from '../src/auth/config.js'
+import {toAuthConfig} from '../src/auth/config.js'
 import {measureAuth} from '../src/auth/run-auth.js'
 import {AUTH_MECHANISMS, type AuthResult} from '../src/auth/types.js'
 import {TargetCommand} from '../src/cli/base-command.js'
+import {AUTH_DEFAULTS} from '../src/defaults.js'
 import {renderAuth, renderAuthProgress} from '../src/reporters/auth.js'
 import {createProgress} from '../src/reporters/progress.js'
 
@@ -31,7 +32,7 @@ export default class Auth extends TargetCommand<typeof Auth> {
       helpGroup: 'AUTH',
     }),
     connections: Flags.integer({
-      default: 40,
+      default: AUTH_DEFAULTS.connections,
       min: 1,
       max: 100_000,
       summary: 'New connections per mechanism, per pass (one at a time, then in storms), per path (driver-free, driver).',
@@ -40,11 +41,11 @@ export default class Auth extends TargetCommand<typeof Auth> {
     parallel: Flags.integer({
       min: 1,
       max: 10_000,
-      summary: `Connections opened at once in a storm (at most --connections; default ${DEFAULT_PARALLEL}, or --connections when that is smaller).`,
+      summary: `Connections opened at once in a storm (at most --connections; default ${AUTH_DEFAULTS.parallel}, or --connections when that is smaller).`,
       helpGroup: 'AUTH',
     }),
     pings: Flags.integer({
-      default: 200,
+      default: AUTH_DEFAULTS.pings,
       min: 1,
       max: 1_000_000,
       summary: 'Pooled pings through one warm client: the unit of "one new connection costs K pooled pings".',

@@ -5,10 +5,12 @@ import {parseFailOn} from '../src/bench/fail-on.js'
 import {runBench} from '../src/bench/run-bench.js'
 import {type BenchResult, POOL_MODELS, WORKLOADS} from '../src/bench/types.js'
 import {TargetCommand} from '../src/cli/base-command.js'
-import {parseDurationMs} from '../src/cli/parse.js'
+import {durationFlag} from '../src/cli/flags.js'
+import {BENCH_DEFAULTS} from '../src/defaults.js'
 import {EXIT_CODES, PoolToolError} from '../src/errors.js'
 import {percentileUs} from '../src/metrics/histograms.js'
 import {checkOutputPath, writeJsonAtomically} from '../src/output.js'
+import {formatDuration} from '../src/parse/durations.js'
 import {renderBench, renderBenchTick} from '../src/reporters/bench.js'
 import {renderNamespaceNotes} from '../src/reporters/namespace.js'
 import {createProgress} from '../src/reporters/progress.js'
@@ -34,40 +36,40 @@ export default class Bench extends TargetCommand<typeof Bench> {
   ]
 
   static override flags = {
-    workload: Flags.string({default: 'find', summary: `Operation to drive: ${WORKLOADS.join(', ')}.`, helpGroup: 'WORKLOAD'}),
-    mix: Flags.string({summary: 'Weights for --workload mixed, adding up to 100 (default find=80,insert=20).', helpGroup: 'WORKLOAD'}),
-    'doc-size': Flags.integer({default: 256, min: 0, max: 16_000_000, summary: 'Payload bytes per document.', helpGroup: 'WORKLOAD'}),
-    'seed-docs': Flags.integer({default: 1000, min: 1, max: 10_000_000, summary: 'Documents seeded for find and update.', helpGroup: 'WORKLOAD'}),
+    workload: Flags.string({default: BENCH_DEFAULTS.workload, summary: `Operation to drive: ${WORKLOADS.join(', ')}.`, helpGroup: 'WORKLOAD'}),
+    mix: Flags.string({summary: `Weights for --workload mixed, adding up to 100 (default ${BENCH_DEFAULTS.mix}).`, helpGroup: 'WORKLOAD'}),
+    'doc-size': Flags.integer({default: BENCH_DEFAULTS.docSizeBytes, min: 0, max: 16_000_000, summary: 'Payload bytes per document.', helpGroup: 'WORKLOAD'}),
+    'seed-docs': Flags.integer({default: BENCH_DEFAULTS.seedDocs, min: 1, max: 10_000_000, summary: 'Documents seeded for find and update.', helpGroup: 'WORKLOAD'}),
     db: Flags.string({
-      default: 'pooltool_bench',
+      default: BENCH_DEFAULTS.db,
       summary: "pooltool's own database: absent, or created and marked by pooltool. A database holding anything else, admin, local and config are refused.",
       description: 'Each run writes only its own collections (bench_<runId>) and drops them afterwards; concurrent runs share the database and never touch each other\'s data.',
       helpGroup: 'WORKLOAD',
     }),
     keep: Flags.boolean({default: false, summary: "Keep this run's collections afterwards (the report says how to drop them).", helpGroup: 'WORKLOAD'}),
-    model: Flags.string({default: 'pool', summary: `Pool model(s), comma list: ${POOL_MODELS.join(', ')}.`, helpGroup: 'LOAD'}),
-    concurrency: Flags.string({default: '10', summary: 'Concurrent operations (closed loop) or the in-flight cap (open loop); comma list sweeps.', helpGroup: 'LOAD'}),
+    model: Flags.string({default: BENCH_DEFAULTS.model, summary: `Pool model(s), comma list: ${POOL_MODELS.join(', ')}.`, helpGroup: 'LOAD'}),
+    concurrency: Flags.string({default: String(BENCH_DEFAULTS.concurrency), summary: 'Concurrent operations (closed loop) or the in-flight cap (open loop); comma list sweeps.', helpGroup: 'LOAD'}),
     rate: Flags.integer({min: 1, summary: 'Open loop: scheduled operations per second.', helpGroup: 'LOAD'}),
-    duration: Flags.string({summary: 'Measured time per run (default 10s), e.g. 30s, 2m.', helpGroup: 'LOAD'}),
+    duration: durationFlag({summary: `Measured time per run, e.g. 30s, 2m (default ${formatDuration(BENCH_DEFAULTS.durationMS)}).`, helpGroup: 'LOAD'}),
     ops: Flags.integer({min: 1, summary: 'Measured operations per run (closed loop), instead of --duration.', helpGroup: 'LOAD'}),
-    warmup: Flags.string({default: '0s', summary: 'Unmeasured warm-up before each run, e.g. 2s.', helpGroup: 'LOAD'}),
+    warmup: durationFlag({default: BENCH_DEFAULTS.warmupMS, summary: 'Unmeasured warm-up before each run, e.g. 2s.', helpGroup: 'LOAD'}),
     'max-pool-size': Flags.string({summary: 'maxPoolSize (pool model) or N connections (fixed model); comma list sweeps. Default: the driver\'s 100 / fixed: the concurrency.', helpGroup: 'POOL'}),
     'min-pool-size': Flags.integer({min: 0, summary: 'minPoolSize.', helpGroup: 'POOL'}),
     'max-connecting': Flags.integer({min: 1, summary: 'maxConnecting: connections established at once per pool (driver default 2).', helpGroup: 'POOL'}),
     'max-idle-time-ms': Flags.integer({min: 0, summary: 'maxIdleTimeMS: close connections idle this long.', helpGroup: 'POOL'}),
     'wait-queue-timeout-ms': Flags.integer({min: 0, summary: 'waitQueueTimeoutMS: fail a checkout that waits this long.', helpGroup: 'POOL'}),
-    slo: Flags.string({summary: 'p99 bound for the knee, e.g. 20ms (default: 2x the lowest p99 seen).', helpGroup: 'REPORT'}),
+    slo: durationFlag({summary: 'p99 bound for the knee, e.g. 20ms (default: 2x the lowest p99 seen).', helpGroup: 'REPORT'}),
     'fail-on': Flags.string({summary: "Exit 8 when a threshold is crossed, e.g. 'p99>50ms,errors>0,checkoutWaitP99>10ms'.", helpGroup: 'REPORT'}),
     out: Flags.string({summary: 'Also write the JSON result to this file: absent or a regular file (checked before the load starts); written atomically after every run and on interrupt.', helpGroup: 'REPORT'}),
-    'sample-interval': Flags.string({default: '250ms', summary: 'How often serverStatus is polled on each host.', helpGroup: 'REPORT'}),
-    'sim-latency': Flags.string({summary: 'Embedded cluster only: per-operation service time, e.g. 2ms.', helpGroup: 'CONNECTION'}),
+    'sample-interval': durationFlag({default: BENCH_DEFAULTS.sampleIntervalMS, summary: 'How often serverStatus is polled on each host, e.g. 250ms, 1s.', helpGroup: 'REPORT'}),
+    'sim-latency': durationFlag({summary: 'Embedded cluster only: per-operation service time, e.g. 2ms.', helpGroup: 'CONNECTION'}),
   }
 
   async run(): Promise<BenchResult> {
     const {flags} = this
     const config = toBenchConfig(flags)
     const thresholds = flags['fail-on'] === undefined ? undefined : parseFailOn(flags['fail-on'])
-    const simLatencyMs = flags['sim-latency'] === undefined ? 0 : parseDurationMs(flags['sim-latency'], 'sim-latency', 'ms')
+    const simLatencyMs = flags['sim-latency'] ?? 0
     // Refuse a file we must not write before any load starts (and before the embedded cluster starts).
     if (flags.out !== undefined) await checkOutputPath(flags.out)
     const target = await this.openTarget({latencyMs: simLatencyMs})

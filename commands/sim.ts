@@ -1,12 +1,12 @@
 import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../src/cli/base-command.js'
-import {parseFaultSpec} from '../src/cli/fault-spec.js'
-import {parseDurationMs} from '../src/cli/parse.js'
+import {durationFlag} from '../src/cli/flags.js'
 import {usageError} from '../src/errors.js'
+import {parseFaultSpec} from '../src/parse/fault-spec.js'
 import {ndjsonFaultFired, ndjsonStarted, renderFaultFired, renderSimStarted, type SimStartedResult, toSimStartedResult} from '../src/reporters/sim.js'
 import {runSimUntilStopped} from '../src/run-sim.js'
-import {SIM_TOPOLOGIES, SIM_VERSION_PROFILES, type SimTopology, type SimVersionProfile} from '../src/sim/types.js'
+import {DEFAULT_SIM_OPTIONS, SIM_TOPOLOGIES, SIM_VERSION_PROFILES, type SimTopology, type SimVersionProfile} from '../src/sim/types.js'
 
 export default class Sim extends BaseCommand<typeof Sim> {
   protected override readonly stopWording = 'stopping the embedded cluster'
@@ -31,22 +31,22 @@ export default class Sim extends BaseCommand<typeof Sim> {
   ]
 
   static override flags = {
-    topology: Flags.string({options: [...SIM_TOPOLOGIES], default: 'standalone', summary: 'Shape of the cluster.'}),
-    'version-profile': Flags.string({options: [...SIM_VERSION_PROFILES], default: '7.0', summary: 'Server release to behave like (wire version, serverStatus fields, lock model).'}),
+    topology: Flags.string({options: [...SIM_TOPOLOGIES], default: DEFAULT_SIM_OPTIONS.topology, summary: 'Shape of the cluster.'}),
+    'version-profile': Flags.string({options: [...SIM_VERSION_PROFILES], default: DEFAULT_SIM_OPTIONS.versionProfile, summary: 'Server release to behave like (wire version, serverStatus fields, lock model).'}),
     auth: Flags.boolean({default: false, summary: 'Require SCRAM; the printed URI carries a root user with SCRAM-SHA-1 and SCRAM-SHA-256 credentials.'}),
-    port: Flags.integer({default: 0, min: 0, max: 65535, summary: 'First port to listen on; 0 picks free ports.'}),
-    members: Flags.integer({default: 3, min: 1, max: 7, summary: 'Replica-set members (replset topology).'}),
-    mongos: Flags.integer({default: 2, min: 1, max: 8, summary: 'Routers (sharded topology).'}),
-    shards: Flags.integer({default: 2, min: 1, max: 8, summary: 'Shards (sharded topology).'}),
-    latency: Flags.string({default: '0ms', summary: 'Service time added to every operation, e.g. 2ms.'}),
-    'setup-cost': Flags.string({default: '0ms', summary: 'Time added to every new connection before its first reply.'}),
-    'max-connections': Flags.integer({default: 65_536, min: 1, summary: 'net.maxIncomingConnections per process.'}),
-    'scram-iterations': Flags.integer({default: 10_000, min: 5000, summary: 'scramIterationCount (SCRAM-SHA-1) for the users created at start.'}),
-    'scram-sha256-iterations': Flags.integer({default: 15_000, min: 5000, summary: 'scramSHA256IterationCount for the users created at start.'}),
-    'time-scale': Flags.string({default: '1', summary: 'Multiply internal intervals (lock ping 30 s, expiry 15 min): 0.01 makes the expiry 9 s.'}),
+    port: Flags.integer({default: DEFAULT_SIM_OPTIONS.basePort, min: 0, max: 65535, summary: 'First port to listen on; 0 picks free ports.'}),
+    members: Flags.integer({default: DEFAULT_SIM_OPTIONS.members, min: 1, max: 7, summary: 'Replica-set members (replset topology).'}),
+    mongos: Flags.integer({default: DEFAULT_SIM_OPTIONS.mongos, min: 1, max: 8, summary: 'Routers (sharded topology).'}),
+    shards: Flags.integer({default: DEFAULT_SIM_OPTIONS.shards, min: 1, max: 8, summary: 'Shards (sharded topology).'}),
+    latency: durationFlag({default: DEFAULT_SIM_OPTIONS.latencyMs, summary: 'Service time added to every operation, e.g. 2ms.'}),
+    'setup-cost': durationFlag({default: DEFAULT_SIM_OPTIONS.setupCostMs, summary: 'Time added to every new connection before its first reply, e.g. 20ms.'}),
+    'max-connections': Flags.integer({default: DEFAULT_SIM_OPTIONS.maxIncomingConnections, min: 1, summary: 'net.maxIncomingConnections per process.'}),
+    'scram-iterations': Flags.integer({default: DEFAULT_SIM_OPTIONS.scramIterationCount, min: 5000, summary: 'scramIterationCount (SCRAM-SHA-1) for the users created at start.'}),
+    'scram-sha256-iterations': Flags.integer({default: DEFAULT_SIM_OPTIONS.scramSHA256IterationCount, min: 5000, summary: 'scramSHA256IterationCount for the users created at start.'}),
+    'time-scale': Flags.string({default: String(DEFAULT_SIM_OPTIONS.timeScale), summary: 'Multiply internal intervals (lock ping 30 s, expiry 15 min): 0.01 makes the expiry 9 s.'}),
     scenario: Flags.string({multiple: true, default: [], summary: 'Canned situation, e.g. dead-lock-holder (sharded).'}),
     fault: Flags.string({multiple: true, default: [], summary: 'Scheduled fault KIND[:VALUE]@AT, e.g. stall:1s@5s, drop-connections@10s, restart:2s@30s.'}),
-    duration: Flags.string({summary: 'Stop by itself after this long (e.g. 60s); default: run until Ctrl-C.'}),
+    duration: durationFlag({summary: 'Stop by itself after this long, e.g. 60s, 10m (default: run until Ctrl-C).'}),
     ndjson: Flags.boolean({default: false, exclusive: ['json'], summary: 'Stream JSON lines: the started document (type "started"), then one line per fired fault (type "fault").', helpGroup: 'OUTPUT'}),
   }
 
@@ -64,8 +64,8 @@ export default class Sim extends BaseCommand<typeof Sim> {
       members: flags.members,
       mongos: flags.mongos,
       shards: flags.shards,
-      latencyMs: parseDurationMs(flags.latency, 'latency', 'ms'),
-      setupCostMs: parseDurationMs(flags['setup-cost'], 'setup-cost', 'ms'),
+      latencyMs: flags.latency,
+      setupCostMs: flags['setup-cost'],
       maxIncomingConnections: flags['max-connections'],
       scramIterationCount: flags['scram-iterations'],
       scramSHA256IterationCount: flags['scram-sha256-iterations'],
@@ -73,7 +73,7 @@ export default class Sim extends BaseCommand<typeof Sim> {
       scenarios: flags.scenario,
       faultSchedule: flags.fault.map((spec) => parseFaultSpec(spec)),
     }
-    const durationMs = flags.duration === undefined ? undefined : parseDurationMs(flags.duration, 'duration')
+    const durationMs = flags.duration
     const mode = flags.ndjson ? 'ndjson' : this.jsonEnabled() ? 'json' : 'text'
     await runSimUntilStopped(options, {
       signal: this.interruptSignal,

@@ -14,6 +14,7 @@ import {accessSync, constants, statSync} from 'node:fs'
 
 import {ConnectionString} from 'mongodb-connection-string-url'
 
+import {CONNECTION_DEFAULTS} from './defaults.js'
 import {PoolToolError, usageError} from './errors.js'
 import {driverChannel} from './mongo/channel.js'
 import {checkDriverAcceptsUri, CLOSE_GRACE_MS, closeWithin, createClient, createHostClient, type ClientSettings, type PoolOptions} from './mongo/client.js'
@@ -33,7 +34,7 @@ export interface TargetConnection {
   timeoutMs: number
 }
 
-export const DEFAULT_CONNECTION: TargetConnection = {appName: 'pooltool', timeoutMs: 10_000}
+export const DEFAULT_CONNECTION: TargetConnection = {...CONNECTION_DEFAULTS}
 
 /** A reader over one connection, and how to let it go. */
 export interface OpenReader {

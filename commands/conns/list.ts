@@ -3,6 +3,7 @@ import {Flags} from '@oclif/core'
 import {TargetCommand} from '../../src/cli/base-command.js'
 import type {ConnsListResult} from '../../src/conns/types.js'
 import {listConnections} from '../../src/conns/watch.js'
+import {CONNS_DEFAULTS} from '../../src/defaults.js'
 import {renderList} from '../../src/reporters/conns.js'
 import {SIM_TOPOLOGIES, type SimTopology} from '../../src/sim/types.js'
 
@@ -21,7 +22,7 @@ export default class ConnsList extends TargetCommand<typeof ConnsList> {
 
   static override flags = {
     holders: Flags.boolean({default: true, allowNo: true, summary: 'Read who holds the connections ($currentOp with idle connections); --no-holders skips it.'}),
-    'sim-topology': Flags.string({options: [...SIM_TOPOLOGIES], default: 'sharded', summary: 'Embedded cluster only (no --uri): its shape.', helpGroup: 'CONNECTION'}),
+    'sim-topology': Flags.string({options: [...SIM_TOPOLOGIES], default: CONNS_DEFAULTS.simTopology, summary: 'Embedded cluster only (no --uri): its shape.', helpGroup: 'CONNECTION'}),
   }
 
   async run(): Promise<ConnsListResult> {

@@ -1,9 +1,11 @@
 import {Flags} from '@oclif/core'
 
 import {TargetCommand} from '../../src/cli/base-command.js'
+import {durationFlag} from '../../src/cli/flags.js'
 import {toWatchOptions} from '../../src/conns/options.js'
 import type {ConnsWatchResult} from '../../src/conns/types.js'
 import {watchConnections} from '../../src/conns/watch.js'
+import {CONNS_DEFAULTS} from '../../src/defaults.js'
 import {
   ConnsLiveView,
   describeTopology,
@@ -39,18 +41,18 @@ export default class ConnsWatch extends TargetCommand<typeof ConnsWatch> {
   ]
 
   static override flags = {
-    interval: Flags.string({default: '1s', summary: 'Time between poll rounds (at least 100ms), e.g. 500ms, 2s.', helpGroup: 'WATCH'}),
-    duration: Flags.string({summary: 'Stop after this long (a last round at the end), e.g. 30s, 10m. Default: until Ctrl-C or --count.', helpGroup: 'WATCH'}),
+    interval: durationFlag({default: CONNS_DEFAULTS.intervalMS, summary: `Time between poll rounds (at least ${CONNS_DEFAULTS.minIntervalMS}ms), e.g. 500ms, 2s.`, helpGroup: 'WATCH'}),
+    duration: durationFlag({summary: 'Stop after this long (a last round at the end), e.g. 30s, 10m. Default: until Ctrl-C or --count.', helpGroup: 'WATCH'}),
     count: Flags.integer({min: 1, summary: 'Stop after this many poll rounds.', helpGroup: 'WATCH'}),
     alert: Flags.string({
       summary: "Alert rules, e.g. 'rate>50/s,current>80%': rate (created/s or /m), current, available, active (count or % of current+available), rejected (since the previous poll).",
       helpGroup: 'WATCH',
     }),
-    'idle-window': Flags.string({default: '30s', summary: 'How long creation must stay at zero, with the count at its level, to flag a pool that never shrinks.', helpGroup: 'WATCH'}),
+    'idle-window': durationFlag({default: CONNS_DEFAULTS.idleWindowMS, summary: 'How long creation must stay at zero, with the count at its level, to flag a pool that never shrinks, e.g. 2m.', helpGroup: 'WATCH'}),
     holders: Flags.boolean({default: true, allowNo: true, summary: 'Read who holds the connections ($currentOp with idle connections) every round; --no-holders skips it.', helpGroup: 'WATCH'}),
     ndjson: Flags.boolean({default: false, exclusive: ['json'], summary: 'Stream one JSON sample per host per round (plus alert lines and the summary last), one per line.', helpGroup: 'OUTPUT'}),
     verbose: Flags.boolean({default: false, summary: "Print each poll round's duration on stderr.", helpGroup: 'OUTPUT'}),
-    'sim-topology': Flags.string({options: [...SIM_TOPOLOGIES], default: 'sharded', summary: 'Embedded cluster only (no --uri): its shape.', helpGroup: 'CONNECTION'}),
+    'sim-topology': Flags.string({options: [...SIM_TOPOLOGIES], default: CONNS_DEFAULTS.simTopology, summary: 'Embedded cluster only (no --uri): its shape.', helpGroup: 'CONNECTION'}),
   }
 
   /** Alerts and notes go to stderr even under --json: stdout keeps the JSON document. */

@@ -1,7 +1,8 @@
 import {TargetCommand} from '../../src/cli/base-command.js'
-import {expiryMsOf, lockExpiryFlag, lockFilterFlags, lockStateFlag, toLockFilter} from '../../src/cli/locks-flags.js'
+import {lockExpiryFlag, lockFilterFlags, lockStateFlag} from '../../src/cli/locks-flags.js'
 import {runLocksList} from '../../src/locks/list.js'
 import type {LocksListResult} from '../../src/locks/types.js'
+import {expiryMsOf, toLockFilter} from '../../src/parse/lock-filter.js'
 import {renderLocksList} from '../../src/reporters/locks.js'
 
 export default class LocksList extends TargetCommand<typeof LocksList> {

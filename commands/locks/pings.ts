@@ -1,7 +1,8 @@
 import {TargetCommand} from '../../src/cli/base-command.js'
-import {expiryMsOf, lockExpiryFlag} from '../../src/cli/locks-flags.js'
+import {lockExpiryFlag} from '../../src/cli/locks-flags.js'
 import {runLocksPings} from '../../src/locks/list.js'
 import type {LocksPingsResult} from '../../src/locks/types.js'
+import {expiryMsOf} from '../../src/parse/lock-filter.js'
 import {renderLocksPings} from '../../src/reporters/locks.js'
 
 export default class LocksPings extends TargetCommand<typeof LocksPings> {

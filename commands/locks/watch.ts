@@ -1,11 +1,11 @@
-import {Flags} from '@oclif/core'
-
 import {TargetCommand} from '../../src/cli/base-command.js'
-import {expiryMsOf, lockExpiryFlag, lockFilterFlags, toLockFilter} from '../../src/cli/locks-flags.js'
-import {parseDurationMs} from '../../src/cli/parse.js'
+import {durationFlag} from '../../src/cli/flags.js'
+import {lockExpiryFlag, lockFilterFlags} from '../../src/cli/locks-flags.js'
+import {LOCKS_DEFAULTS} from '../../src/defaults.js'
 import {EXIT_CODES, usageError} from '../../src/errors.js'
 import type {LockPollFailureReason, LocksWatchResult} from '../../src/locks/types.js'
 import {runLocksWatch} from '../../src/locks/watch.js'
+import {expiryMsOf, toLockFilter} from '../../src/parse/lock-filter.js'
 import {renderLockEvent, renderLockPollFailure, renderLocksWatch} from '../../src/reporters/locks.js'
 
 export default class LocksWatch extends TargetCommand<typeof LocksWatch> {
@@ -27,18 +27,18 @@ export default class LocksWatch extends TargetCommand<typeof LocksWatch> {
   ]
 
   static override flags = {
-    duration: Flags.string({summary: 'Stop after this long, e.g. 30s, 5m (default: until Ctrl-C).'}),
-    interval: Flags.string({default: '500ms', summary: 'Time between polls, e.g. 200ms, 1s.'}),
+    duration: durationFlag({summary: 'Stop after this long, e.g. 30s, 5m (default: until Ctrl-C).'}),
+    interval: durationFlag({default: LOCKS_DEFAULTS.intervalMS, summary: `Time between polls (at least ${LOCKS_DEFAULTS.minIntervalMS}ms), e.g. 200ms, 1s.`}),
     ...lockFilterFlags,
     ...lockExpiryFlag,
   }
 
   async run(): Promise<LocksWatchResult> {
     const {flags} = this
-    const intervalMs = parseDurationMs(flags.interval, 'interval', 'ms')
-    if (intervalMs < 10) throw usageError(`--interval ${flags.interval} is too short`, 'poll at most every 10ms')
-    const durationMs = flags.duration === undefined ? undefined : parseDurationMs(flags.duration, 'duration')
-    if (durationMs !== undefined && durationMs <= 0) throw usageError(`--duration ${flags.duration} must be above zero`, 'e.g. --duration 30s, or leave it out to watch until Ctrl-C')
+    const intervalMs = flags.interval
+    if (intervalMs < LOCKS_DEFAULTS.minIntervalMS) throw usageError(`--interval ${intervalMs}ms is too short`, `poll at most every ${LOCKS_DEFAULTS.minIntervalMS}ms`)
+    const durationMs = flags.duration
+    if (durationMs !== undefined && durationMs <= 0) throw usageError('--duration must be above zero', 'e.g. --duration 30s, or leave it out to watch until Ctrl-C')
     const filter = toLockFilter(flags)
     const expiryMS = expiryMsOf(flags)
     const target = await this.openTarget({topology: 'sharded'})

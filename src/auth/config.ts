@@ -1,4 +1,5 @@
 /** Flags of `pooltool auth` → a frozen AuthConfig; no I/O. */
+import {AUTH_DEFAULTS} from '../defaults.js'
 import {usageError} from '../errors.js'
 import {AUTH_MECHANISMS, type AuthConfig, type AuthMechanismName} from './types.js'
 
@@ -11,7 +12,7 @@ export interface AuthFlags {
 }
 
 /** Connections opened at once in a storm unless --parallel says otherwise (never above --connections). */
-export const DEFAULT_PARALLEL = 10
+export const DEFAULT_PARALLEL = AUTH_DEFAULTS.parallel
 
 /** `none,scram-sha-256` → canonical names, duplicates dropped; unknown names are a usage error. */
 export function parseMechanisms(text: string): AuthMechanismName[] {

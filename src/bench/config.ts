@@ -2,8 +2,9 @@
  * From `bench` flag values to a frozen BenchConfig, rejecting impossible
  * combinations with one-line usage errors.
  */
-import {parseChoiceList, parseDurationMs, parseIntegerList} from '../cli/parse.js'
+import {BENCH_DEFAULTS} from '../defaults.js'
 import {usageError} from '../errors.js'
+import {parseChoiceList, parseIntegerList} from '../parse/lists.js'
 import {checkBenchDatabaseName} from './namespace.js'
 import {type BenchConfig, MIXABLE_OPS, type MixableOp, POOL_MODELS, WORKLOADS, type WorkloadName} from './types.js'
 
@@ -22,11 +23,12 @@ export interface BenchFlagValues {
   'max-idle-time-ms'?: number
   'wait-queue-timeout-ms'?: number
   rate?: number
-  duration?: string
+  /** Durations in milliseconds (the CLI's duration flags parse `10s`, `250ms` …); absent: BENCH_DEFAULTS. */
+  duration?: number
   ops?: number
-  warmup: string
-  slo?: string
-  'sample-interval': string
+  warmup?: number
+  slo?: number
+  'sample-interval'?: number
 }
 
 export function parseMix(text: string): Partial<Record<MixableOp, number>> {
@@ -50,14 +52,14 @@ export function toBenchConfig(flags: BenchFlagValues): BenchConfig {
   const [workload] = parseChoiceList(flags.workload, 'workload', WORKLOADS) as [WorkloadName]
   if (flags.workload.includes(',')) throw usageError('--workload takes one workload', `choose one of ${WORKLOADS.join(', ')}`)
   if (flags.mix !== undefined && workload !== 'mixed') throw usageError('--mix needs --workload mixed', 'add --workload mixed, or drop --mix')
-  const mix = workload === 'mixed' ? parseMix(flags.mix ?? 'find=80,insert=20') : {}
+  const mix = workload === 'mixed' ? parseMix(flags.mix ?? BENCH_DEFAULTS.mix) : {}
   if (flags.rate !== undefined && flags.ops !== undefined) {
     throw usageError('--rate and --ops cannot be combined', 'an open-loop run (--rate) is bounded by --duration; use --ops only in closed loop')
   }
   if (flags.duration !== undefined && flags.ops !== undefined) {
     throw usageError('--duration and --ops cannot be combined', 'bound the run by time (--duration) or by count (--ops), not both')
   }
-  const durationMs = flags.ops === undefined ? parseDurationMs(flags.duration ?? '10s', 'duration') : undefined
+  const durationMs = flags.ops === undefined ? flags.duration ?? BENCH_DEFAULTS.durationMS : undefined
   if (durationMs !== undefined && durationMs <= 0) throw usageError('--duration must be above 0', 'e.g. --duration 10s')
   const maxPoolSizes = flags['max-pool-size'] === undefined ? [undefined] : parseIntegerList(flags['max-pool-size'], 'max-pool-size', 1, 100_000)
   const minPool = flags['min-pool-size']
@@ -79,14 +81,14 @@ export function toBenchConfig(flags: BenchFlagValues): BenchConfig {
     rate: flags.rate,
     durationMs,
     ops: flags.ops,
-    warmupMs: parseDurationMs(flags.warmup, 'warmup'),
+    warmupMs: flags.warmup ?? BENCH_DEFAULTS.warmupMS,
     pool: Object.freeze({
       minPoolSize: minPool,
       maxConnecting: flags['max-connecting'],
       maxIdleTimeMS: flags['max-idle-time-ms'],
       waitQueueTimeoutMS: flags['wait-queue-timeout-ms'],
     }),
-    sloUs: flags.slo === undefined ? undefined : parseDurationMs(flags.slo, 'slo', 'ms') * 1000,
-    sampleIntervalMs: parseDurationMs(flags['sample-interval'], 'sample-interval', 'ms'),
+    sloUs: flags.slo === undefined ? undefined : flags.slo * 1000,
+    sampleIntervalMs: flags['sample-interval'] ?? BENCH_DEFAULTS.sampleIntervalMS,
   })
 }

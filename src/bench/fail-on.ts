@@ -2,7 +2,7 @@
  * `--fail-on 'p99>50ms,errors>0,checkoutWaitP99>10ms'`: thresholds checked on
  * every run; a breach sets the exit code (the run itself is still reported).
  */
-import {type ComparisonOperator, holds, parseComparisons} from '../cli/comparisons.js'
+import {type ComparisonOperator, holds, parseComparisons} from '../parse/comparisons.js'
 import {usageError} from '../errors.js'
 import {p99Of} from './knee.js'
 import type {RunResult, ThresholdBreach} from './types.js'

@@ -7,12 +7,14 @@
  */
 import {Command, Errors, Flags, type Interfaces} from '@oclif/core'
 
+import {CONNECTION_DEFAULTS} from '../defaults.js'
 import {PoolToolError} from '../errors.js'
 import {toPoolToolError} from '../mongo/errors.js'
 import type {SimOptions} from '../sim/types.js'
 import {resolveTarget, type Target} from '../target.js'
 import {debugError} from './debug.js'
 import {failureJson, failureLine, fromOclifError, isOclifError} from './failures.js'
+import {FlagValueError} from './flags.js'
 import {StopSignals} from './stop-signals.js'
 
 export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<T['baseFlags'] & T['flags']>
@@ -85,6 +87,8 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
 
   protected toPoolToolError(error: unknown): PoolToolError {
     if (isOclifError(error)) return fromOclifError(error, this.id)
+    // A duration (or other pooltool-typed) flag that does not parse: its own line and hint, not oclif's rewrite of it.
+    if (error instanceof FlagValueError) return error.original
     return toPoolToolError(error, {
       target: this.target?.redactedUri ?? 'the target',
       secrets: this.target?.secrets ?? [],
@@ -132,13 +136,13 @@ export abstract class TargetCommand<T extends typeof Command> extends BaseComman
     }),
     'timeout-ms': Flags.integer({
       summary: 'Give up connecting after this many milliseconds (serverSelectionTimeoutMS and connectTimeoutMS unless the URI sets them).',
-      default: 10_000,
+      default: CONNECTION_DEFAULTS.timeoutMs,
       min: 1,
       helpGroup: 'CONNECTION',
     }),
     'app-name': Flags.string({
       summary: 'appName sent in the handshake, so the server (and `pooltool conns`) can tell our connections apart.',
-      default: 'pooltool',
+      default: CONNECTION_DEFAULTS.appName,
       helpGroup: 'CONNECTION',
     }),
   }

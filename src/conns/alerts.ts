@@ -8,7 +8,7 @@
  * - `current`, `available`, `active`: counts, or `%` of the connection limit (current + available);
  * - `rejected`: connections the server rejected since the previous poll (6.3+ servers).
  */
-import {type ComparisonOperator, holds, parseComparisons} from '../cli/comparisons.js'
+import {type ComparisonOperator, holds, parseComparisons} from '../parse/comparisons.js'
 import {usageError} from '../errors.js'
 import type {AlertMetric, ConnsAlert} from './types.js'
 

@@ -10,6 +10,7 @@
  * it answers again. The watch stops after `durationMS` (a last round at the
  * end), after `count` rounds, or when `signal` aborts (Ctrl-C).
  */
+import {CONNS_DEFAULTS} from '../defaults.js'
 import {discoverCluster} from '../probes/discovery.js'
 import type {Target} from '../target.js'
 import {AlertEvaluator, type AlertRule} from './alerts.js'
@@ -17,9 +18,9 @@ import {HostPoller} from './poller.js'
 import {HostTracker} from './summary.js'
 import type {ClusterTopology, ConnsAlert, ConnsListResult, ConnsTopologySummary, ConnsWatchResult, HostSample, NeverShrankDetail, RoundSample} from './types.js'
 
-export const MIN_INTERVAL_MS = 100
-export const DEFAULT_INTERVAL_MS = 1000
-export const DEFAULT_IDLE_WINDOW_MS = 30_000
+export const MIN_INTERVAL_MS = CONNS_DEFAULTS.minIntervalMS
+export const DEFAULT_INTERVAL_MS = CONNS_DEFAULTS.intervalMS
+export const DEFAULT_IDLE_WINDOW_MS = CONNS_DEFAULTS.idleWindowMS
 
 export interface WatchOptions {
   intervalMS: number

@@ -75,7 +75,7 @@ async function bareLoop(uri: string): Promise<Trial> {
 async function engineRun(target: Target, trialSeconds: number, onTick?: (elapsedMs: number) => void): Promise<Trial> {
   const config = toBenchConfig({
     workload: 'find', 'doc-size': 256, 'seed-docs': SEED_DOCS, db: DB, keep: true, model: 'pool',
-    concurrency: String(concurrency), duration: `${trialSeconds}s`, warmup: '0s', 'sample-interval': '250ms',
+    concurrency: String(concurrency), duration: trialSeconds * 1000, warmup: 0, 'sample-interval': 250,
   })
   let cpuStart: NodeJS.CpuUsage | undefined
   let cpu = 0

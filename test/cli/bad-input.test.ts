@@ -112,6 +112,15 @@ const cases: BadInput[] = [
   {name: 'sim: fault does not parse', command: ['sim'], args: ['--fault', 'nope'], ...USAGE, message: /--fault 'nope'/},
   {name: 'sim: latency not a duration', command: ['sim'], args: ['--latency', 'abc'], ...USAGE, message: /--latency/},
 
+  // A duration without a unit means nothing: `--interval 500` used to be 500 s in conns watch and 500 ms in locks watch.
+  {name: 'conns watch: --interval without a unit', command: ['conns', 'watch'], args: ['--interval', '500'], ...USAGE, message: /--interval 500 has no unit/},
+  {name: 'locks watch: --interval without a unit', command: ['locks', 'watch'], args: ['--interval', '500'], ...USAGE, message: /--interval 500 has no unit/},
+  {name: 'bench: --duration without a unit', command: ['bench'], args: ['--duration', '5'], ...USAGE, message: /--duration 5 has no unit/},
+  {name: 'bench: --sim-latency without a unit', command: ['bench'], args: ['--sim-latency', '2'], ...USAGE, message: /--sim-latency 2 has no unit/},
+  {name: 'locks pings: --lock-expiry without a unit', command: ['locks', 'pings'], args: ['--lock-expiry', '15'], ...USAGE, message: /--lock-expiry 15 has no unit/},
+  {name: 'sim: --latency without a unit', command: ['sim'], args: ['--latency', '2'], ...USAGE, message: /--latency 2 has no unit/},
+  {name: 'sim: a fault offset without a unit', command: ['sim'], args: ['--fault', 'stall:1s@5'], ...USAGE, message: /--fault 'stall:1s@5': '5' is not a duration with a unit/},
+
   // Explicit targets: an empty --uri never falls back to the embedded cluster.
   ...everyClusterCommand('empty --uri', ['--uri', ''], USAGE, /--uri is empty/),
   {name: 'bench: blank --uri', command: ['bench'], args: ['--uri', '   '], ...USAGE, message: /--uri is empty/},

@@ -53,19 +53,20 @@ describe('alert values and firing', () => {
 })
 
 describe('watch flags', () => {
-  const base = {interval: '1s', holders: true}
+  // Durations arrive in milliseconds: the CLI's duration flags parse them (test/unit/cli-flags.test.ts).
+  const base = {interval: 1000, holders: true}
   test('defaults and parsing', () => {
-    const o = toWatchOptions({...base, duration: '3s', alert: 'rate>5/s'})
+    const o = toWatchOptions({...base, duration: 3000, alert: 'rate>5/s'})
     assert.equal(o.intervalMS, 1000)
     assert.equal(o.durationMS, 3000)
     assert.equal(o.idleWindowMS, 30_000)
     assert.equal(o.alerts.length, 1)
   })
   test('interval below 100 ms, bad durations, idle window shorter than the interval', () => {
-    usage(() => toWatchOptions({...base, interval: '99ms'}))
-    usage(() => toWatchOptions({...base, interval: 'soon'}))
-    usage(() => toWatchOptions({...base, duration: '0s'}))
-    usage(() => toWatchOptions({...base, interval: '2s', 'idle-window': '1s'}))
-    assert.equal(toWatchOptions({...base, interval: '100ms'}).intervalMS, 100)
+    usage(() => toWatchOptions({...base, interval: 99}))
+    usage(() => toWatchOptions({...base, duration: 0}))
+    usage(() => toWatchOptions({...base, interval: 2000, 'idle-window': 1000}))
+    assert.equal(toWatchOptions({...base, interval: 100}).intervalMS, 100)
+    assert.equal(toWatchOptions({holders: true}).intervalMS, 1000, 'the default interval')
   })
 })

@@ -4,12 +4,13 @@ import {describe, it} from 'node:test'
 import {parseMix, toBenchConfig, type BenchFlagValues} from '../../src/bench/config.js'
 import {checkThresholds, parseFailOn} from '../../src/bench/fail-on.js'
 import type {RunResult} from '../../src/bench/types.js'
-import {parseFaultSpec} from '../../src/cli/fault-spec.js'
-import {parseDurationMs, parseIntegerList} from '../../src/cli/parse.js'
 import {PoolToolError} from '../../src/errors.js'
+import {formatDuration, parseDurationMs} from '../../src/parse/durations.js'
+import {parseFaultSpec} from '../../src/parse/fault-spec.js'
+import {parseIntegerList} from '../../src/parse/lists.js'
 
-const usage = (fn: () => unknown, pattern: RegExp) =>
-  assert.throws(fn, (error: unknown) => error instanceof PoolToolError && error.code === 'USAGE' && error.exitCode === 2 && pattern.test(error.message))
+const usage = (fn: () => unknown, pattern: RegExp, hint = /./) =>
+  assert.throws(fn, (error: unknown) => error instanceof PoolToolError && error.code === 'USAGE' && error.exitCode === 2 && pattern.test(error.message) && hint.test(error.hint))
 
 const baseFlags: BenchFlagValues = {
   workload: 'find',
@@ -19,19 +20,34 @@ const baseFlags: BenchFlagValues = {
   keep: false,
   model: 'pool',
   concurrency: '10',
-  warmup: '0s',
-  'sample-interval': '250ms',
+  // Durations arrive in milliseconds: the duration flags parse them (test/unit/cli-flags.test.ts).
+  warmup: 0,
+  'sample-interval': 250,
 }
 
 describe('durations and lists', () => {
-  it('reads units and defaults bare numbers to seconds', () => {
+  it('reads every unit into milliseconds', () => {
     assert.equal(parseDurationMs('10s', 'duration'), 10_000)
     assert.equal(parseDurationMs('250ms', 'duration'), 250)
     assert.equal(parseDurationMs('1.5m', 'duration'), 90_000)
-    assert.equal(parseDurationMs('3', 'duration'), 3000)
-    assert.equal(parseDurationMs('3', 'latency', 'ms'), 3)
-    usage(() => parseDurationMs('ten', 'duration'), /not a duration/)
+    assert.equal(parseDurationMs('2h', 'duration'), 7_200_000)
+    assert.equal(parseDurationMs(' 2S ', 'duration'), 2000, 'units in any case, blanks around')
+    assert.equal(parseDurationMs('0.5ms', 'latency'), 1, 'rounded to a whole millisecond')
+    usage(() => parseDurationMs('ten', 'duration'), /--duration 'ten' is not a duration/, /500ms, 10s, 2m or 1h/)
     usage(() => parseDurationMs('-1s', 'duration'), /not a duration/)
+    usage(() => parseDurationMs('5d', 'duration'), /not a duration/)
+  })
+  it('refuses a bare number, whatever the flag, and says which units exist', () => {
+    // `--interval 500` meant 500 s in conns watch and 500 ms in locks watch: now it means nothing.
+    for (const flag of ['interval', 'duration', 'latency', 'slo']) {
+      usage(() => parseDurationMs('500', flag), new RegExp(`^--${flag} 500 has no unit$`), /say 500ms or 500s; the units are ms, s, m and h/)
+    }
+    usage(() => parseDurationMs('1.5', 'warmup'), /--warmup 1.5 has no unit/, /1.5ms or 1.5s/)
+    assert.equal(parseDurationMs('0', 'warmup'), 0, 'zero is zero in every unit')
+  })
+  it('writes milliseconds back the way a user would', () => {
+    assert.deepEqual([0, 250, 1000, 1500, 30_000, 90_000, 900_000, 7_200_000].map(formatDuration), ['0s', '250ms', '1s', '1500ms', '30s', '90s', '15m', '2h'])
+    for (const ms of [1, 250, 1000, 1500, 90_000, 900_000]) assert.equal(parseDurationMs(formatDuration(ms), 'interval'), ms, `${ms} ms survives a round trip`)
   })
   it('reads comma lists within bounds', () => {
     assert.deepEqual(parseIntegerList('1,8, 64', 'concurrency', 1), [1, 8, 64])
@@ -49,7 +65,14 @@ describe('bench flags', () => {
     assert.deepEqual(config.concurrencies, [1, 8])
     assert.deepEqual(config.maxPoolSizes, [5, 20])
     assert.equal(config.durationMs, 10_000)
-    assert.ok(Object.isFrozen(config))
+    assert.ok(Object.isFrozen(config), 'the config is frozen')
+  })
+  it('takes durations in milliseconds and applies the defaults the flags show', () => {
+    const config = toBenchConfig({...baseFlags, duration: 3000, warmup: 500, slo: 20, 'sample-interval': 100})
+    assert.deepEqual([config.durationMs, config.warmupMs, config.sloUs, config.sampleIntervalMs], [3000, 500, 20_000, 100])
+    const defaults = toBenchConfig({workload: 'find', 'doc-size': 256, 'seed-docs': 1000, db: 'pooltool_bench', keep: false, model: 'pool', concurrency: '10'})
+    assert.deepEqual([defaults.durationMs, defaults.warmupMs, defaults.sloUs, defaults.sampleIntervalMs], [10_000, 0, undefined, 250])
+    usage(() => toBenchConfig({...baseFlags, duration: 0}), /--duration must be above 0/)
   })
   it('rejects impossible combinations', () => {
     usage(() => toBenchConfig({...baseFlags, concurrency: '0'}), /concurrency 0 is out of range/)
@@ -107,7 +130,12 @@ describe('--fault', () => {
     assert.deepEqual(parseFaultSpec('stall:1s@5s'), {atMs: 5000, fault: {kind: 'stall', ms: 1000}})
     assert.deepEqual(parseFaultSpec('drop-connections@10s'), {atMs: 10_000, fault: {kind: 'drop-connections'}})
     assert.deepEqual(parseFaultSpec('restart:2s@0'), {atMs: 0, fault: {kind: 'restart', downMs: 2000}})
+    assert.deepEqual(parseFaultSpec('latency:5ms@1.5m'), {atMs: 90_000, fault: {kind: 'latency', ms: 5}})
     usage(() => parseFaultSpec('explode@1s'), /unknown fault/)
     usage(() => parseFaultSpec('stall@1s'), /needs a value/)
+  })
+  it('wants a unit on its durations, as every duration flag does', () => {
+    usage(() => parseFaultSpec('stall:1s@5'), /--fault 'stall:1s@5': '5' is not a duration with a unit/, /stall:1s@5s/)
+    usage(() => parseFaultSpec('latency:5@0s'), /--fault 'latency:5@0s': '5' is not a duration with a unit/)
   })
 })

@@ -12,7 +12,7 @@ import {type EngineHooks, type EngineMeasurement, type EnginePlan, runEngine, ST
 import {checkThresholds, NO_OPERATIONS_MEASURED, parseFailOn} from '../../src/bench/fail-on.js'
 import {achievedRatePerSec, rateShortfallOf} from '../../src/bench/rate-shortfall.js'
 import type {BenchResult, RunResult} from '../../src/bench/types.js'
-import {MAX_DURATION_MS, parseDurationMs} from '../../src/cli/parse.js'
+import {MAX_DURATION_MS, parseDurationMs} from '../../src/parse/durations.js'
 import {PoolToolError} from '../../src/errors.js'
 import {createHistogram, percentileUs, recordMs, summarize} from '../../src/metrics/histograms.js'
 import {renderBench} from '../../src/reporters/bench.js'

@@ -2,10 +2,10 @@
 import assert from 'node:assert/strict'
 import {describe, it} from 'node:test'
 
-import {expiryMsOf, toLockFilter} from '../../src/cli/locks-flags.js'
 import {PoolToolError} from '../../src/errors.js'
 import {classifyPollFailure} from '../../src/locks/poll-failure.js'
 import type {LocksWatchResult} from '../../src/locks/types.js'
+import {expiryMsOf, toLockFilter} from '../../src/parse/lock-filter.js'
 import {renderLockPollFailure, renderLocksWatch} from '../../src/reporters/locks.js'
 
 const context = {target: 'mongodb://<credentials>@r1:27017/', secrets: ['s3cret'], timeoutMs: 800, timedOut: false}
@@ -69,7 +69,7 @@ describe('locks flags that are user mistakes', () => {
     assert.throws(() => toLockFilter({ns: 'orders'}), usage(/not a namespace/))
     assert.throws(() => toLockFilter({ns: 'orders.'}), usage(/not a namespace/))
     assert.throws(() => toLockFilter({db: 'a/b'}), usage(/not a database name/))
-    assert.throws(() => expiryMsOf({'lock-expiry': '0s'}), usage(/above zero/))
+    assert.throws(() => expiryMsOf({'lock-expiry': 0}), usage(/above zero/))
     assert.deepEqual(toLockFilter({db: 'orders', ns: 'orders.items'}), {db: 'orders', ns: 'orders.items'})
   })
 })

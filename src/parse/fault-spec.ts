@@ -1,11 +1,12 @@
 /**
  * `--fault` values of `pooltool sim`: KIND[:VALUE]@AT, e.g. `stall:1s@5s`,
  * `drop-connections@10s`, `restart:2s@30s`, `latency:5ms@0s`,
- * `max-connections:50@0s`. AT is the offset after start-up.
+ * `max-connections:50@0s`. AT is the offset after start-up. Durations need a
+ * unit, as on every duration flag (src/parse/durations.ts).
  */
 import {usageError} from '../errors.js'
 import type {ScheduledFault, SimFault} from '../sim/types.js'
-import {parseDurationMs} from './parse.js'
+import {parseDurationMs} from './durations.js'
 
 const HINT = 'write KIND[:VALUE]@AT, e.g. stall:1s@5s, drop-connections@10s, restart:2s@30s, latency:5ms@0s, setup-cost:20ms@0s, max-connections:50@0s'
 
@@ -14,14 +15,14 @@ export function parseFaultSpec(spec: string): ScheduledFault {
   if (!match) throw usageError(`--fault '${spec}' does not parse`, HINT)
   const [, kind, value, at] = match as unknown as [string, string, string | undefined, string]
   // Errors name the whole spec: with several --fault flags, the value alone does not say which one.
-  const duration = (text: string, bareUnit: 'ms' | 's'): number => {
+  const duration = (text: string): number => {
     try {
-      return parseDurationMs(text, 'fault', bareUnit)
+      return parseDurationMs(text, 'fault')
     } catch {
-      throw usageError(`--fault '${spec}': '${text}' is not a duration (500ms, 10s, 2m, 1h; at most 596h)`, HINT)
+      throw usageError(`--fault '${spec}': '${text}' is not a duration with a unit (500ms, 10s, 2m, 1h; at most 596h)`, HINT)
     }
   }
-  const atMs = duration(at, 's')
+  const atMs = duration(at)
   const needValue = (): string => {
     if (value === undefined) throw usageError(`--fault '${spec}': ${kind} needs a value`, HINT)
     return value
@@ -31,10 +32,10 @@ export function parseFaultSpec(spec: string): ScheduledFault {
     case 'latency':
     case 'stall':
     case 'setup-cost':
-      fault = {kind, ms: duration(needValue(), 'ms')}
+      fault = {kind, ms: duration(needValue())}
       break
     case 'restart':
-      fault = {kind, downMs: duration(needValue(), 'ms')}
+      fault = {kind, downMs: duration(needValue())}
       break
     case 'drop-connections':
       fault = {kind}

@@ -1,0 +1,59 @@
+/**
+ * pooltool's defaults, in one place: the command flags show and apply them,
+ * and the library applies the same values when a caller leaves an option out.
+ * Durations are milliseconds (names end in MS, as in the JSON).
+ *
+ * Not here: facts about the server (the 15 min lock expiry and the 30 s lock
+ * ping live with their parsers in src/locks/parse.ts), and the embedded
+ * cluster's shape, whose defaults are DEFAULT_SIM_OPTIONS in src/sim/types.ts
+ * (the sim is its own layer and runs in its own process).
+ */
+
+/** Every command that talks to a cluster: `--app-name`, `--timeout-ms`. */
+export const CONNECTION_DEFAULTS = {
+  /** Handshake appName; clients for one purpose add a suffix (`pooltool-admin`, `pooltool-conns`). */
+  appName: 'pooltool',
+  /** serverSelectionTimeoutMS and connectTimeoutMS, unless the URI sets them. */
+  timeoutMs: 10_000,
+} as const
+
+/** `pooltool bench`. */
+export const BENCH_DEFAULTS = {
+  workload: 'find',
+  /** `--workload mixed` without `--mix`. */
+  mix: 'find=80,insert=20',
+  model: 'pool',
+  concurrency: 10,
+  docSizeBytes: 256,
+  seedDocs: 1000,
+  db: 'pooltool_bench',
+  /** Measured time per run unless `--ops` bounds it instead. */
+  durationMS: 10_000,
+  warmupMS: 0,
+  /** How often serverStatus is read on each host during a run. */
+  sampleIntervalMS: 250,
+} as const
+
+/** `pooltool conns watch | list`. */
+export const CONNS_DEFAULTS = {
+  intervalMS: 1000,
+  /** Polling more often than ten times a second measures pooltool's own load. */
+  minIntervalMS: 100,
+  idleWindowMS: 30_000,
+  /** The embedded cluster's shape when no URI is given: conns is about many hosts. */
+  simTopology: 'sharded',
+} as const
+
+/** `pooltool locks watch`. */
+export const LOCKS_DEFAULTS = {
+  intervalMS: 500,
+  minIntervalMS: 10,
+} as const
+
+/** `pooltool auth`. */
+export const AUTH_DEFAULTS = {
+  connections: 40,
+  /** Connections opened at once in a storm, lowered to `connections` when that is smaller. */
+  parallel: 10,
+  pings: 200,
+} as const
