@@ -89,8 +89,6 @@ export default class Bench extends TargetCommand<typeof Bench> {
     let result: BenchResult
     try {
       result = await runBench(target, config, {
-        appName: flags['app-name'],
-        timeoutMs: flags['timeout-ms'],
         signal: this.interruptSignal,
         forceSignal: this.forceSignal,
         thresholds,

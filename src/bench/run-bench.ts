@@ -4,11 +4,13 @@
  * client and server telemetry, find the knee, check thresholds, and drop the
  * namespace again (also after Ctrl-C or a failure).
  */
-import {encodeHistogram, summarize} from '../metrics/histograms.js'
+import {encodeHistogram, type Histogram, summarize} from '../metrics/histograms.js'
 import {type ClientSettings, createClient} from '../mongo/client.js'
 import {errorClass} from '../mongo/errors.js'
 import {PoolTelemetry, type PoolTelemetrySnapshot} from '../mongo/pool-telemetry.js'
-import {type EntryTopology, readEntryTopology, readServerVersion} from '../probes/topology.js'
+import {discoverCluster} from '../probes/discovery.js'
+import {type ClusterTopology, readServerVersion} from '../probes/topology.js'
+import {targetSummary} from '../result.js'
 import type {Target} from '../target.js'
 import {type EngineMeasurement, type EngineTick, runEngine} from './engine.js'
 import {checkThresholds, type Threshold} from './fail-on.js'
@@ -17,14 +19,13 @@ import {createClientModel, effectiveMaxPoolSize} from './models.js'
 import {LockObserver} from './lock-observer.js'
 import {achievedRatePerSec, rateShortfallOf} from './rate-shortfall.js'
 import {newRunId, OwnedNamespace} from './namespace.js'
-import {ServerSampler} from './server-sampler.js'
+import {SAMPLER_PURPOSE, ServerSampler} from './server-sampler.js'
 import {StopBudget} from './stop-budget.js'
 import type {BenchConfig, BenchResult, PoolModel, RunResult, ServerHostResult} from './types.js'
 import {collectionsOf, createWorkload} from './workloads.js'
 
+/** What the caller controls besides the target (which carries appName and timeoutMs) and the config. */
 export interface BenchHooks {
-  appName: string
-  timeoutMs: number
   /** A stop request (first signal): measuring stops, what was measured is reported, the namespace dropped. */
   signal: AbortSignal
   /** A second stop request: cleanup is skipped and the result returned at once. */
@@ -63,42 +64,40 @@ export function matrixOf(config: BenchConfig): BenchCell[] {
 const TICK_INTERVAL_MS = 1000
 
 export async function runBench(target: Target, config: BenchConfig, hooks: BenchHooks): Promise<BenchResult> {
-  const settings: ClientSettings = {
-    uri: target.uri,
-    appName: hooks.appName,
-    timeoutMs: hooks.timeoutMs,
-    pool: config.pool,
-  }
+  // The load clients: the target's appName as it is (the sampler's and the admin client's are suffixed).
+  const settings = target.clientSettings(undefined, config.pool)
   // This run's own collections: bench_<runId> in pooltool's database (see namespace.ts).
   const runId = newRunId()
   const runConfig: BenchConfig = Object.freeze({...config, collection: `bench_${runId}`})
   const budget = new StopBudget(hooks.signal, hooks.forceSignal)
-  const admin = createClient({...settings, appName: `${hooks.appName}-admin`, pool: {maxPoolSize: 2}})
+  // bench's own data (its namespace) goes through a driver client; server state through the read layer.
+  const admin = createClient(target.clientSettings('admin', {maxPoolSize: 2}))
   const result: BenchResult = {
-    target: {uri: target.redactedUri, simulated: target.simulated, topology: 'unknown', serverVersion: 'unknown'},
+    target: targetSummary(target),
+    cluster: {topology: 'unknown', serverVersion: 'unknown', hosts: []},
     config: {
       workload: config.workload,
       mix: config.workload === 'mixed' ? {...config.mix} : undefined,
       docSizeBytes: config.docSizeBytes,
       db: config.db,
-      warmupMs: config.warmupMs,
-      durationMs: config.durationMs,
+      warmupMS: config.warmupMs,
+      durationMS: config.durationMs,
       ops: config.ops,
+      sampleIntervalMS: config.sampleIntervalMs,
     },
     runs: [],
     knee: null,
     failOn: hooks.thresholds ? {expressions: hooks.thresholds.map((t) => t.expression), breaches: []} : null,
-    interrupted: false,
     cleanedUp: false,
     namespace: null,
     abandoned: budget.abandoned,
+    notes: [],
+    interrupted: false,
   }
   let namespace: OwnedNamespace | undefined
   try {
     await admin.connect()
-    const topology = await readEntryTopology(admin, target.seedHosts)
-    result.target.topology = topology.kind
-    result.target.serverVersion = await readServerVersion(admin)
+    const topology = await readCluster(target, result, hooks.signal)
     const db = admin.db(config.db)
     namespace = await OwnedNamespace.claim(db, {runId, collections: collectionsOf(runConfig), keep: config.keep})
     namespace.startHeartbeat()
@@ -126,11 +125,38 @@ export async function runBench(target: Target, config: BenchConfig, hooks: Bench
     result.interrupted ||= hooks.signal.aborted
     finalize(result, config, hooks)
     return result
+  } catch (error) {
+    // A stop request while bench was still setting up (discovery, seeding): report what there is, as for any stop.
+    if (!hooks.signal.aborted) throw error
+    result.interrupted = true
+    return result
   } finally {
     result.interrupted ||= hooks.signal.aborted
     if (namespace && result.namespace) await releaseNamespace(namespace, result, budget)
     await budget.step('closing the admin client', () => admin.close(), undefined)
   }
+}
+
+/**
+ * The one discovery (every host, as conns, locks and auth see them) and the
+ * server version, both through the read layer; what discovery could not read
+ * becomes a note.
+ */
+async function readCluster(target: Target, result: BenchResult, signal: AbortSignal): Promise<ClusterTopology> {
+  const topology = await discoverCluster(target, {purpose: SAMPLER_PURPOSE, signal})
+  result.cluster.topology = topology.kind
+  result.cluster.hosts = topology.hosts
+  result.notes.push(...topology.warnings.map((warning) => `discovery: ${warning}`))
+  for (const router of topology.staleRouters) {
+    result.notes.push(`router ${router.host} has not pinged the config server since ${router.lastPing ?? 'ever'}: listed in config.mongos, not sampled`)
+  }
+  const {reader, close} = target.openReader(undefined, SAMPLER_PURPOSE)
+  try {
+    result.cluster.serverVersion = await readServerVersion(reader, {signal})
+  } finally {
+    await close()
+  }
+  return topology
 }
 
 /** Drop what this run created (unless --keep), within the stop budget; say what stays behind and why. */
@@ -167,7 +193,7 @@ interface BenchContext {
   settings: ClientSettings
   config: BenchConfig
   hooks: BenchHooks
-  topology: EntryTopology
+  topology: ClusterTopology
   budget: StopBudget
 }
 
@@ -182,7 +208,7 @@ async function runCell({target, settings, config, hooks, topology, budget}: Benc
     telemetry,
   })
   const workload = createWorkload(config)
-  const sampler = await ServerSampler.open(settings, topology.hosts.map((h) => h.host), target.secrets)
+  const sampler = await ServerSampler.open(target, topology.hosts)
   let measureStartSample: Promise<void> | undefined
   const startMeasuring = (): void => {
     telemetry.resetCounters()
@@ -204,7 +230,7 @@ async function runCell({target, settings, config, hooks, topology, budget}: Benc
         durationMs: config.durationMs,
         ops: config.ops,
         warmupMs: config.warmupMs,
-        drainTimeoutMs: Math.max(5000, hooks.timeoutMs),
+        drainTimeoutMs: Math.max(5000, target.connection.timeoutMs),
         tickIntervalMs: TICK_INTERVAL_MS,
       },
       {
@@ -245,8 +271,10 @@ function toRunResult(parts: {
   locks: RunResult['locks'] | undefined
 }): RunResult {
   const {cell, config, measurement, telemetry, pool, clients, server, locks} = parts
-  const setup = summarize(telemetry.setupUs)
-  const checkout = summarize(telemetry.checkoutWaitUs)
+  const bounds = (histogram: Histogram) => {
+    const {p50, p99, max} = summarize(histogram)
+    return {p50, p99, max}
+  }
   return {
     model: cell.model,
     workload: config.workload,
@@ -266,7 +294,8 @@ function toRunResult(parts: {
     latencyUs: summarize(measurement.latencyUs),
     latencyCorrectedUs: measurement.latencyCorrectedUs ? summarize(measurement.latencyCorrectedUs) : null,
     scheduleLagUs: measurement.scheduleLagUs ? summarize(measurement.scheduleLagUs) : null,
-    checkoutWaitUs: {p50: checkout.p50, p99: checkout.p99, max: checkout.max},
+    checkoutWaitUs: bounds(telemetry.checkoutWaitUs),
+    checkoutWaitDriverMS: bounds(telemetry.checkoutWaitDriverMS),
     pool: {
       created: pool.created,
       closed: pool.closed,
@@ -275,7 +304,8 @@ function toRunResult(parts: {
       checkOutFailed: pool.checkOutFailed,
       cleared: pool.cleared,
       clients,
-      setupUs: {p50: setup.p50, p99: setup.p99, max: setup.max},
+      setupUs: bounds(telemetry.setupUs),
+      setupDriverMS: bounds(telemetry.setupDriverMS),
     },
     server,
     errorsByClass: {...measurement.errorsByClass},

@@ -1,23 +1,35 @@
 /**
- * Polls `serverStatus` on every host of the target over its own direct
- * connection while a bench run goes on: connections before / peak / at end /
+ * Polls `serverStatus` (its connections and locks sections only) on every
+ * host of the cluster, each over its own direct connection through the read
+ * layer, while a bench run goes on: connections before / peak / at end /
  * after, totalCreated growth and lock waits over the measured interval.
- * A host that refuses (no privilege) or fails is reported with the reason,
- * never fails the run.
+ * The hosts are the one discovery's (src/probes/discovery.ts), so bench names
+ * the same hosts as conns, locks and auth. A host that refuses (no privilege)
+ * or fails is reported with the reason, never fails the run.
  */
-import {createHostClient, type ClientSettings, type MongoClient} from '../mongo/client.js'
-import type {Document} from '../mongo/driver.js'
 import {toPoolToolError} from '../mongo/errors.js'
-import {diffLockWaits, type LockWaitTotals, parseConnections, parseLockWaits} from '../probes/server-status.js'
+import type {Reading, ServerReader} from '../probes/reader.js'
+import {type ConnectionsStatus, diffLockWaits, type LockWaitTotals, parseConnections, parseLockWaits, type ServerStatusSection} from '../probes/server-status.js'
+import type {ClusterHost} from '../probes/topology.js'
+import type {OpenReader, Target} from '../target.js'
 import type {ServerHostResult} from './types.js'
 
+/** The serverStatus sections the sampler parses, and nothing else. */
+export const SAMPLED_SECTIONS: readonly ServerStatusSection[] = ['connections', 'locks']
+
+/** What one serverStatus reading of a host says, parsed once. */
+interface HostSample {
+  connections?: ConnectionsStatus
+  locks?: LockWaitTotals
+}
+
 interface HostSamples {
-  host: string
-  client: MongoClient
-  before?: Document
-  measureStart?: Document
-  atEnd?: Document
-  after?: Document
+  host: ClusterHost
+  connection: OpenReader
+  before?: HostSample
+  measureStart?: HostSample
+  atEnd?: HostSample
+  after?: HostSample
   peakCurrent?: number
   /** Permanent: the host will not answer serverStatus for us. */
   unavailable?: string
@@ -25,55 +37,65 @@ interface HostSamples {
   lastError?: string
 }
 
+type Slot = 'before' | 'measureStart' | 'atEnd' | 'after'
+
+/** The appName suffix of the sampler's connections (`pooltool-probe`), so they can be told from the load. */
+export const SAMPLER_PURPOSE = 'probe'
+
+/** The server notices closed sockets asynchronously: how long to let it before the "after" sample. */
+const AFTER_CLOSE_SETTLE_MS = 150
+
 export class ServerSampler {
   private timer?: NodeJS.Timeout
   private polling?: Promise<void>
 
   private constructor(private readonly hosts: HostSamples[], private readonly secrets: readonly string[]) {}
 
-  /** Connect to every host and take the "before" sample. */
-  static async open(settings: Omit<ClientSettings, 'pool'>, hosts: readonly string[], secrets: readonly string[]): Promise<ServerSampler> {
+  /** Open a reader on every host and take the "before" sample. */
+  static async open(target: Target, hosts: readonly ClusterHost[]): Promise<ServerSampler> {
     const sampler = new ServerSampler(
-      hosts.map((host) => ({host, client: createHostClient({...settings, appName: `${settings.appName}-probe`}, host)})),
-      secrets,
+      hosts.map((host) => ({host, connection: target.openReader(host.host, SAMPLER_PURPOSE)})),
+      target.secrets,
     )
     await sampler.sampleAll('before')
     return sampler
   }
 
-  private async sample(entry: HostSamples): Promise<Document | undefined> {
+  private async sample(entry: HostSamples): Promise<HostSample | undefined> {
     if (entry.unavailable) return undefined
+    let reading: Reading<unknown>
     try {
-      const status = await entry.client.db('admin').command({serverStatus: 1, repl: 0, metrics: 0, wiredTiger: 0})
-      const current = parseConnections(status)?.current
-      if (current !== undefined && (entry.peakCurrent === undefined || current > entry.peakCurrent)) entry.peakCurrent = current
-      return status
+      reading = await readStatus(entry.connection.reader)
     } catch (error) {
-      const failure = toPoolToolError(error, {target: entry.host, secrets: this.secrets})
+      const failure = toPoolToolError(error, {target: entry.host.host, secrets: this.secrets})
       // Missing privileges will not change during the run: stop asking. A
       // network error (host restarting) only costs this sample.
       if (failure.code === 'UNAUTHORIZED' || failure.code === 'AUTH_FAILED') entry.unavailable = failure.message
       else entry.lastError = failure.message
       return undefined
     }
+    const sample = reading.value as HostSample
+    const current = sample.connections?.current
+    if (current !== undefined && (entry.peakCurrent === undefined || current > entry.peakCurrent)) entry.peakCurrent = current
+    return sample
   }
 
-  private async sampleAll(slot?: 'before' | 'measureStart' | 'atEnd' | 'after'): Promise<void> {
+  private async sampleAll(slot?: Slot): Promise<void> {
     await Promise.all(
       this.hosts.map(async (entry) => {
-        const status = await this.sample(entry)
-        if (slot && status) entry[slot] = status
+        const sample = await this.sample(entry)
+        if (slot && sample) entry[slot] = sample
       }),
     )
   }
 
-  /** Poll every `intervalMs` for the peak until `markEnd`. */
-  startPolling(intervalMs: number): void {
+  /** Poll every `intervalMS` for the peak until `markEnd`. */
+  startPolling(intervalMS: number): void {
     this.timer = setInterval(() => {
       this.polling ??= this.sampleAll().finally(() => {
         this.polling = undefined
       })
-    }, intervalMs)
+    }, intervalMS)
   }
 
   async markMeasureStart(): Promise<void> {
@@ -88,8 +110,7 @@ export class ServerSampler {
 
   /** Take the "after" sample, once pooltool's load clients are closed. */
   async sampleAfter(): Promise<void> {
-    // The server notices closed sockets asynchronously; give it a moment.
-    await new Promise((resolve) => setTimeout(resolve, 150))
+    await new Promise((resolve) => setTimeout(resolve, AFTER_CLOSE_SETTLE_MS))
     await this.sampleAll('after')
   }
 
@@ -100,24 +121,32 @@ export class ServerSampler {
 
   async close(): Promise<void> {
     clearInterval(this.timer)
-    await Promise.allSettled(this.hosts.map((entry) => entry.client.close()))
+    await Promise.allSettled(this.hosts.map((entry) => entry.connection.close()))
   }
 }
 
+/** serverStatus with the sampled sections, parsed. */
+async function readStatus(reader: ServerReader): Promise<Reading<HostSample>> {
+  const reading = await reader.serverStatus(SAMPLED_SECTIONS)
+  return {...reading, value: {connections: parseConnections(reading.value), locks: parseLockWaits(reading.value)}}
+}
+
 function toHostResult(entry: HostSamples): ServerHostResult {
-  const conns = (doc?: Document) => (doc ? parseConnections(doc) : undefined)
-  const start = conns(entry.measureStart)
-  const end = conns(entry.atEnd)
+  const start = entry.measureStart?.connections
+  const end = entry.atEnd?.connections
   const result: ServerHostResult = {
-    host: entry.host,
-    connectionsBefore: conns(entry.before)?.current,
+    host: entry.host.host,
+    role: entry.host.role,
+    ...(entry.host.setName === undefined ? {} : {setName: entry.host.setName}),
+    ...(entry.host.shard === undefined ? {} : {shard: entry.host.shard}),
+    connectionsBefore: entry.before?.connections?.current,
     connectionsPeak: entry.peakCurrent,
     connectionsAtEnd: end?.current,
-    connectionsAfter: conns(entry.after)?.current,
+    connectionsAfter: entry.after?.connections?.current,
     totalCreatedDelta: start && end ? end.totalCreated - start.totalCreated : undefined,
   }
-  const locksStart: LockWaitTotals | undefined = entry.measureStart ? parseLockWaits(entry.measureStart) : undefined
-  const locksEnd: LockWaitTotals | undefined = entry.atEnd ? parseLockWaits(entry.atEnd) : undefined
+  const locksStart = entry.measureStart?.locks
+  const locksEnd = entry.atEnd?.locks
   if (locksStart && locksEnd) result.lockWaits = diffLockWaits(locksStart, locksEnd)
   if (entry.unavailable) result.unavailable = entry.unavailable
   else if (result.totalCreatedDelta === undefined && entry.lastError) result.unavailable = entry.lastError

@@ -6,6 +6,8 @@ import type {LatencySummaryUs} from '../metrics/histograms.js'
 import type {LockObservation} from './lock-observer.js'
 import type {NamespaceReport} from './namespace.js'
 import type {PoolOptions} from '../mongo/client.js'
+import type {ClusterHost} from '../probes/topology.js'
+import type {ResultEnvelope} from '../result.js'
 
 export const POOL_MODELS = ['pool', 'single', 'per-op', 'fixed'] as const
 export type PoolModel = (typeof POOL_MODELS)[number]
@@ -43,8 +45,12 @@ export interface BenchConfig {
   readonly sampleIntervalMs: number
 }
 
+/** One host of the cluster (as the one discovery found it) over one run. */
 export interface ServerHostResult {
   host: string
+  role: ClusterHost['role']
+  setName?: string
+  shard?: string
   /** Before pooltool's load clients connected. */
   connectionsBefore?: number
   connectionsPeak?: number
@@ -69,8 +75,10 @@ export interface PoolResult {
   cleared: number
   /** Driver clients opened in this run (per-op opens one per operation). */
   clients: number
-  /** Connection set-up (connectionCreated → connectionReady.durationMS). */
+  /** Connection set-up, connectionCreated → connectionReady, on pooltool's own monotonic clock (µs). */
   setupUs: {p50: number; p99: number; max: number}
+  /** The same connections' connectionReady.durationMS: the driver's whole milliseconds (both ends floored). */
+  setupDriverMS: {p50: number; p99: number; max: number}
 }
 
 export interface RunResult {
@@ -121,7 +129,10 @@ export interface RunResult {
   latencyCorrectedUs: LatencySummaryUs | null
   /** Open loop only: how late operations started against their schedule. */
   scheduleLagUs: LatencySummaryUs | null
+  /** Successful checkouts, connectionCheckOutStarted → connectionCheckedOut, on pooltool's own monotonic clock (µs). */
   checkoutWaitUs: {p50: number; p99: number; max: number}
+  /** The same checkouts' connectionCheckedOut.durationMS: the driver's whole milliseconds (a 0 is anything below ~1 ms). */
+  checkoutWaitDriverMS: {p50: number; p99: number; max: number}
   pool: PoolResult
   server: ServerHostResult[]
   errorsByClass: Record<string, number>
@@ -162,22 +173,30 @@ export interface ThresholdBreach {
   unit: 'us' | ''
 }
 
-export interface BenchResult {
-  target: {uri: string; simulated: boolean; topology: string; serverVersion: string}
+/** What bench found behind the target: the one discovery's hosts (the ones sampled), and the server version. */
+export interface BenchCluster {
+  /** standalone, replset or sharded; `unknown` when the run stopped before discovery answered. */
+  topology: string
+  serverVersion: string
+  hosts: ClusterHost[]
+}
+
+/** The `--json` result: the shared envelope ({target, notes, interrupted}, src/result.ts) plus bench's own fields. */
+export interface BenchResult extends ResultEnvelope {
+  cluster: BenchCluster
   config: {
     workload: WorkloadName
     mix?: Partial<Record<MixableOp, number>>
     docSizeBytes: number
     db: string
-    warmupMs: number
-    durationMs?: number
+    warmupMS: number
+    durationMS?: number
     ops?: number
+    sampleIntervalMS: number
   }
   runs: RunResult[]
   knee: KneeResult | null
   failOn: {expressions: string[]; breaches: ThresholdBreach[]} | null
-  /** Ctrl-C stopped the matrix early; `runs` holds what was measured. */
-  interrupted: boolean
   /** Whether everything this bench created was dropped after the run. */
   cleanedUp: boolean
   /** bench's owned namespace: where it wrote, what it dropped, what it left behind and why. */

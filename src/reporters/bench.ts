@@ -2,7 +2,7 @@
 import Table from 'cli-table3'
 
 import {NO_OPERATIONS_MEASURED, runLabel} from '../bench/fail-on.js'
-import type {BenchResult, RunResult} from '../bench/types.js'
+import type {BenchResult, RunResult, ServerHostResult} from '../bench/types.js'
 import {formatCount, formatRecord, formatUs, TABLE_STYLE} from './format.js'
 import {renderLockObservation} from './locks.js'
 
@@ -54,20 +54,31 @@ function poolTable(runs: readonly RunResult[]): string {
   return table.toString()
 }
 
+/** "shard (rs0)", "config (cfg)", "mongos", "primary (rs0)" … */
+function roleOf(host: ServerHostResult): string {
+  const set = host.shard ?? host.setName
+  return set === undefined ? host.role : `${host.role} (${set})`
+}
+
+function notesOf(result: BenchResult): string[] {
+  return result.notes.length === 0 ? [] : ['', 'Notes', ...result.notes.map((note) => `  ${note}`)]
+}
+
 function serverTable(runs: readonly RunResult[]): string {
   const table = new Table({
-    head: ['run', 'host', 'conns before', 'peak', 'at end', 'after', 'totalCreated Δ', 'lock waits', 'lock wait time'],
+    head: ['run', 'host', 'role', 'conns before', 'peak', 'at end', 'after', 'totalCreated Δ', 'lock waits', 'lock wait time'],
     style: TABLE_STYLE,
   })
   for (const run of runs) {
     for (const host of run.server) {
       if (host.unavailable && host.connectionsBefore === undefined) {
-        table.push([runLabel(run), host.host, {colSpan: 7, content: `unavailable: ${host.unavailable}`}])
+        table.push([runLabel(run), host.host, roleOf(host), {colSpan: 7, content: `unavailable: ${host.unavailable}`}])
         continue
       }
       table.push([
         runLabel(run),
         host.host,
+        roleOf(host),
         formatCount(host.connectionsBefore),
         formatCount(host.connectionsPeak),
         formatCount(host.connectionsAtEnd),
@@ -82,20 +93,20 @@ function serverTable(runs: readonly RunResult[]): string {
 }
 
 export function renderBench(result: BenchResult): string {
-  const {target, config} = result
-  const bound = config.ops !== undefined ? `${formatCount(config.ops)} ops` : `${(config.durationMs ?? 0) / 1000}s`
+  const {target, cluster, config} = result
+  const bound = config.ops !== undefined ? `${formatCount(config.ops)} ops` : `${(config.durationMS ?? 0) / 1000}s`
   const mix = config.mix ? ` (${Object.entries(config.mix).map(([op, w]) => `${op}=${w}`).join(',')})` : ''
   const lines = [
-    `pooltool bench · ${config.workload}${mix} · ${bound} per run${config.warmupMs > 0 ? ` after ${config.warmupMs / 1000}s warm-up` : ''}`,
-    `target ${target.uri} (${target.simulated ? 'embedded simulated ' : ''}${target.topology}, MongoDB ${target.serverVersion})`,
+    `pooltool bench · ${config.workload}${mix} · ${bound} per run${config.warmupMS > 0 ? ` after ${config.warmupMS / 1000}s warm-up` : ''}`,
+    `target ${target.uri} (${target.simulated ? 'embedded simulated ' : ''}${cluster.topology}, MongoDB ${cluster.serverVersion}, ${cluster.hosts.length} ${cluster.hosts.length === 1 ? 'host' : 'hosts'} sampled)`,
   ]
   if (result.runs.length === 0) {
-    lines.push('', 'no run finished.')
+    lines.push('', 'no run finished.', ...notesOf(result))
     return lines.join('\n')
   }
   lines.push('', 'Latency and throughput (closed loop: send → reply; open loop: uncorrected, with the corrected p99 from the schedule)')
   lines.push(runsTable(result))
-  lines.push('', 'Client pool (from the driver\'s CMAP events)')
+  lines.push('', 'Client pool (the driver\'s CMAP events; checkout wait and set-up timed on pooltool\'s own clock)')
   lines.push(poolTable(result.runs))
   lines.push('', 'Server side, per host (serverStatus.connections and .locks; totalCreated Δ and lock waits over the measured interval)')
   lines.push(serverTable(result.runs))
@@ -129,6 +140,7 @@ export function renderBench(result: BenchResult): string {
       else lines.push(`threshold breached: ${breach.expression} in ${breach.run} (actual ${formatCount(breach.actual)}${breach.unit === 'us' ? 'µs' : ''})`)
     }
   }
+  lines.push(...notesOf(result))
   if (result.interrupted) lines.push('', 'interrupted: the figures above cover what was measured before Ctrl-C')
   lines.push(result.cleanedUp ? `namespace ${config.db} dropped` : `namespace ${config.db} kept`)
   return lines.join('\n')

@@ -80,8 +80,6 @@ async function engineRun(target: Target, trialSeconds: number, onTick?: (elapsed
   let cpuStart: NodeJS.CpuUsage | undefined
   let cpu = 0
   const result = await runBench(target, config, {
-    appName: 'pooltool-overhead',
-    timeoutMs: 10_000,
     signal: new AbortController().signal,
     onRunStart: () => { cpuStart = process.cpuUsage() },
     onTick: (_cell, tick) => onTick?.(tick.elapsedMs),
@@ -107,7 +105,7 @@ function pin(pid: number, core: number): boolean {
 const sim = await startSimCluster({})
 // Ask before pinning: availableParallelism() follows this process's own affinity.
 const pinned = availableParallelism() >= 2 && pin(process.pid, 0) && pin(sim.info.pid, 1)
-const target = await resolveTarget({flagUri: sim.info.uri})
+const target = await resolveTarget({flagUri: sim.info.uri, connection: {appName: 'pooltool-overhead', timeoutMs: 10_000}})
 try {
   // Seed once; both sides read the same documents.
   const seeder = new MongoClient(sim.info.uri)

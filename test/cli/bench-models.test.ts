@@ -4,25 +4,19 @@
  * up to maxPoolSize, per-op opens a connection per operation.
  */
 import assert from 'node:assert/strict'
-import {after, before, describe, it} from 'node:test'
+import {describe, it} from 'node:test'
 
-import {startSimCluster, type SimCluster} from '../../src/sim/host.js'
 import {parseJson, runCli} from '../helpers/cli.js'
+import {useCluster} from '../helpers/cluster.js'
 
 const LATENCY_MS = 5
 
 describe('bench pool models against the embedded cluster', () => {
-  let sim: SimCluster
-  before(async () => {
-    sim = await startSimCluster({latencyMs: LATENCY_MS})
-  })
-  after(async () => {
-    await sim?.stop()
-  })
+  const cluster = useCluster({latencyMs: LATENCY_MS})
 
   it('single is capped near 1/latency; pool scales with maxPoolSize', async () => {
     const run = await runCli(
-      ['bench', '--uri', sim.info.uri, '--workload', 'ping', '--model', 'single,pool', '--concurrency', '8', '--max-pool-size', '2,8', '--duration', '1500ms', '--json'],
+      ['bench', '--uri', cluster.uri, '--workload', 'ping', '--model', 'single,pool', '--concurrency', '8', '--max-pool-size', '2,8', '--duration', '1500ms', '--json'],
       {timeoutMs: 60_000},
     )
     assert.equal(run.code, 0, run.stderr)
@@ -34,17 +28,20 @@ describe('bench pool models against the embedded cluster', () => {
     assert.ok(single && pool2 && pool8, JSON.stringify([...byLabel.keys()]))
     // One connection, one operation at a time, 5 ms each: at most ~200 ops/s.
     assert.ok(single.opsPerSec <= 1000 / LATENCY_MS + 10, `single ${single.opsPerSec} ops/s`)
-    assert.equal(single.pool.peakTotal, 1)
+    assert.equal(single.pool.peakTotal, 1, 'single rides one connection')
     assert.ok(pool8.opsPerSec > 3 * single.opsPerSec, `pool(8) ${pool8.opsPerSec} vs single ${single.opsPerSec}`)
     assert.ok(pool2.opsPerSec < 0.6 * pool8.opsPerSec, `pool(2) ${pool2.opsPerSec} vs pool(8) ${pool8.opsPerSec}`)
-    assert.ok(pool2.pool.peakTotal <= 2 && pool8.pool.peakTotal <= 8)
-    // Waiting for one of 2 connections shows in the checkout wait.
+    assert.ok(pool2.pool.peakTotal <= 2 && pool8.pool.peakTotal <= 8, `peak totals ${pool2.pool.peakTotal} / ${pool8.pool.peakTotal} within maxPoolSize`)
+    // Waiting for one of 2 connections shows in the checkout wait: 8 workers on 2 connections of a
+    // 5 ms server wait about 3 operations' time for one; on pooltool's clock, not rounded to a millisecond.
     assert.ok(pool2.checkoutWaitUs.p50 > pool8.checkoutWaitUs.p50, `checkout p50 ${pool2.checkoutWaitUs.p50} vs ${pool8.checkoutWaitUs.p50}`)
+    assert.ok(pool2.checkoutWaitUs.p50 >= LATENCY_MS * 1000, `pool(2) waits at least one operation for a connection: ${pool2.checkoutWaitUs.p50} µs`)
+    assert.ok(Math.abs(pool2.checkoutWaitUs.max / 1000 - pool2.checkoutWaitDriverMS.max) <= 1, `own ${pool2.checkoutWaitUs.max} µs vs driver ${pool2.checkoutWaitDriverMS.max} ms`)
     assert.ok(result.knee, 'a matrix names its knee')
   })
 
   it('per-op opens one pooled connection per operation, and the server counts it', async () => {
-    const run = await runCli(['bench', '--uri', sim.info.uri, '--workload', 'ping', '--model', 'per-op', '--ops', '60', '--concurrency', '3', '--json'], {timeoutMs: 60_000})
+    const run = await runCli(['bench', '--uri', cluster.uri, '--workload', 'ping', '--model', 'per-op', '--ops', '60', '--concurrency', '3', '--json'], {timeoutMs: 60_000})
     assert.equal(run.code, 0, run.stderr)
     const [r] = parseJson(run).runs
     assert.equal(r.ops, 60)
@@ -56,7 +53,7 @@ describe('bench pool models against the embedded cluster', () => {
   })
 
   it('fixed spreads over N dedicated connections', async () => {
-    const run = await runCli(['bench', '--uri', sim.info.uri, '--workload', 'find', '--model', 'fixed', '--max-pool-size', '3', '--concurrency', '6', '--ops', '120', '--json'], {timeoutMs: 60_000})
+    const run = await runCli(['bench', '--uri', cluster.uri, '--workload', 'find', '--model', 'fixed', '--max-pool-size', '3', '--concurrency', '6', '--ops', '120', '--json'], {timeoutMs: 60_000})
     assert.equal(run.code, 0, run.stderr)
     const [r] = parseJson(run).runs
     assert.equal(r.maxPoolSize, 3)

@@ -12,9 +12,10 @@ import {after, before, describe, it} from 'node:test'
 
 import type {MongoClient} from 'mongodb'
 
-import {startSimCluster, type SimCluster} from '../../src/sim/host.js'
+import type {SimCluster} from '../../src/sim/host.js'
 import type {SimFault} from '../../src/sim/types.js'
 import {parseJson, type CliRun} from '../helpers/cli.js'
+import {useCluster} from '../helpers/cluster.js'
 import {observer, runWithFault, serverFigureGrew, sum, waitUntilUp, withUser} from '../helpers/faults.js'
 
 const LOOPS = {
@@ -48,18 +49,16 @@ function honestRun(run: CliRun, loop: Loop): BenchRun {
 }
 
 describe('fault matrix: bench', {timeout: 150_000}, () => {
-  let sim: SimCluster
+  const cluster = useCluster({auth: true})
   let admin: MongoClient
   const args = (loop: Loop, uri: string) => ['bench', '--uri', uri, '--workload', 'find', '--seed-docs', '50', '--duration', '1500ms', '--timeout-ms', '800', ...LOOPS[loop], '--json']
   const measuring = () => serverFigureGrew(admin, finds, 100)
 
-  before(async () => {
-    sim = await startSimCluster({auth: true})
-    admin = observer(sim.info.uri)
+  before(() => {
+    admin = observer(cluster.uri)
   })
   after(async () => {
     await admin?.close()
-    await sim?.stop()
   })
 
   const ridden: Array<[string, SimFault | ((sim: SimCluster) => Promise<void>)]> = [
@@ -78,8 +77,8 @@ describe('fault matrix: bench', {timeout: 150_000}, () => {
   for (const loop of Object.keys(LOOPS) as Loop[]) {
     for (const [name, fault] of ridden) {
       it(`${loop}, ${name}: ends at --duration with honest counts, exit 0`, async () => {
-        const {run} = await runWithFault(sim, args(loop, sim.info.uri), measuring(), typeof fault === 'function' ? () => fault(sim) : fault)
-        if (name === 'connection limit') await sim.control({kind: 'max-connections', max: 65_536})
+        const {run} = await runWithFault(cluster.sim, args(loop, cluster.uri), measuring(), typeof fault === 'function' ? () => fault(cluster.sim) : fault)
+        if (name === 'connection limit') await cluster.sim.control({kind: 'max-connections', max: 65_536})
         assert.equal(run.code, 0, run.stderr)
         honestRun(run, loop)
       })
@@ -90,7 +89,7 @@ describe('fault matrix: bench', {timeout: 150_000}, () => {
     it(`${loop}, user dropped: operations fail as unauthorized and are counted; the run ends with its report`, async () => {
       const user = `bench-${loop.split(' ')[0]}`
       await admin.db('admin').command({createUser: user, pwd: `${user}-pw`, roles: [{role: 'readWrite', db: 'pooltool_bench'}]})
-      const {run} = await runWithFault(sim, args(loop, withUser(sim.info.uri, user, `${user}-pw`)), measuring(), async () => {
+      const {run} = await runWithFault(cluster.sim, args(loop, withUser(cluster.uri, user, `${user}-pw`)), measuring(), async () => {
         await admin.db('admin').command({dropUser: user})
       })
       assert.equal(run.code, USER_DROPPED_EXIT, run.stderr)
@@ -104,8 +103,8 @@ describe('fault matrix: bench', {timeout: 150_000}, () => {
   // The host goes down for longer than what is left of the run (--duration 1.5 s plus --timeout-ms), then comes back for the next case.
   for (const loop of Object.keys(LOOPS) as Loop[]) {
     it(`${loop}, host lost: operations fail and are counted; the run ends on its own with its report`, async () => {
-      const {run} = await runWithFault(sim, args(loop, sim.info.uri), measuring(), {kind: 'restart', downMs: 4000})
-      await waitUntilUp(sim.info.uri)
+      const {run} = await runWithFault(cluster.sim, args(loop, cluster.uri), measuring(), {kind: 'restart', downMs: 4000})
+      await waitUntilUp(cluster.uri)
       assert.equal(run.code, HOST_LOST_EXIT, run.stderr)
       const r = honestRun(run, loop)
       assert.ok(r.errors > 0, JSON.stringify(r.errorsByClass))

@@ -205,7 +205,8 @@ const runFixture = (overrides: Partial<RunResult>): RunResult =>
     latencyCorrectedUs: null,
     scheduleLagUs: null,
     checkoutWaitUs: {p50: 0, p99: 0, max: 0},
-    pool: {created: 0, closed: {}, peakTotal: 0, peakInUse: 0, checkOutFailed: {}, cleared: 0, clients: 1, setupUs: {p50: 0, p99: 0, max: 0}},
+    checkoutWaitDriverMS: {p50: 0, p99: 0, max: 0},
+    pool: {created: 0, closed: {}, peakTotal: 0, peakInUse: 0, checkOutFailed: {}, cleared: 0, clients: 1, setupUs: {p50: 0, p99: 0, max: 0}, setupDriverMS: {p50: 0, p99: 0, max: 0}},
     server: [],
     errorsByClass: {},
     histograms: {latencyUs: '', latencyCorrectedUs: null},
@@ -264,15 +265,19 @@ describe('rate shortfall', () => {
       latencyCorrectedUs: {p50: 1, p90: 1, p99: 1, p999: 1, max: 1, mean: 1, count: 30_000},
       rateShortfall: rateShortfallOf(counts, 3000, 10),
     })
-    const result = {
-      target: {uri: 'mongodb://127.0.0.1:1', simulated: true, topology: 'standalone', serverVersion: '7.0.0'},
-      config: {workload: 'ping', docSizeBytes: 0, db: 'pooltool_bench', warmupMs: 0, durationMs: 10_000},
+    const result: BenchResult = {
+      target: {uri: 'mongodb://127.0.0.1:1', source: 'embedded', simulated: true},
+      cluster: {topology: 'standalone', serverVersion: '7.0.0', hosts: [{host: '127.0.0.1:1', role: 'standalone'}]},
+      config: {workload: 'ping', docSizeBytes: 0, db: 'pooltool_bench', warmupMS: 0, durationMS: 10_000, sampleIntervalMS: 250},
       runs: [run],
       knee: null,
       failOn: null,
-      interrupted: false,
       cleanedUp: true,
-    } as unknown as BenchResult
+      namespace: null,
+      abandoned: [],
+      notes: [],
+      interrupted: false,
+    }
     const text = renderBench(result)
     assert.match(text, /scheduled 30,000 = 26,060 ops \+ 0 errors \+ 3,940 missed \(in-flight cap full 3,940\)/)
     assert.match(text, /warning: achieved 2,606 of 3,000 ops\/s: the in-flight cap --concurrency 10 was full; raise it/)

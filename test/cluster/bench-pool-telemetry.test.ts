@@ -1,0 +1,48 @@
+/**
+ * bench's client-pool telemetry on the real driver's CMAP events against the
+ * embedded cluster: every checkout and every new connection is timed on
+ * pooltool's own clock, each paired with the start the driver's own
+ * whole-millisecond durationMS agrees with (within its 1 ms of flooring).
+ */
+import assert from 'node:assert/strict'
+import {describe, it} from 'node:test'
+
+import {createClient} from '../../src/mongo/client.js'
+import {PoolTelemetry} from '../../src/mongo/pool-telemetry.js'
+import {summarize} from '../../src/metrics/histograms.js'
+import {useCluster} from '../helpers/cluster.js'
+
+const LATENCY_MS = 3
+
+describe('pool telemetry on the driver', () => {
+  const cluster = useCluster({latencyMs: LATENCY_MS, setupCostMs: 2})
+
+  it('a pool of 2 under 12 concurrent operations: every checkout paired, the own figures within the driver\'s millisecond', async () => {
+    const telemetry = new PoolTelemetry()
+    const client = createClient({uri: cluster.uri, appName: 'pooltool-test', timeoutMs: 10_000, pool: {maxPoolSize: 2}})
+    const detach = telemetry.attach(client)
+    try {
+      await client.connect()
+      for (let round = 0; round < 5; round++) {
+        await Promise.all(Array.from({length: 12}, () => client.db('admin').command({ping: 1})))
+      }
+    } finally {
+      await client.close()
+      detach()
+    }
+    const checkouts = telemetry.checkoutWaitUs.totalCount
+    assert.ok(checkouts >= 60, `every operation checked a connection out: ${checkouts}`)
+    assert.equal(telemetry.checkoutWaitDriverMS.totalCount, checkouts, 'the driver figure is kept for every checkout')
+    assert.equal(telemetry.unmatchedCheckouts, 0, 'every checkout end paired with a start the driver agrees with')
+    const own = summarize(telemetry.checkoutWaitUs)
+    const driver = summarize(telemetry.checkoutWaitDriverMS)
+    // 12 operations on 2 connections of a 3 ms server: most of them wait for one.
+    assert.ok(own.max >= LATENCY_MS * 1000, `the longest wait spans at least one operation: ${own.max} µs`)
+    assert.ok(Math.abs(own.max / 1000 - driver.max) <= 1, `own max ${own.max} µs vs the driver's ${driver.max} ms`)
+    assert.equal(telemetry.setupUs.totalCount, telemetry.created, 'every new connection timed')
+    assert.equal(telemetry.setupDriverMS.totalCount, telemetry.created)
+    const setup = summarize(telemetry.setupUs)
+    assert.ok(setup.p50 >= 2000, `set-up includes the server's 2 ms set-up cost: ${setup.p50} µs`)
+    assert.ok(Math.abs(setup.max / 1000 - summarize(telemetry.setupDriverMS).max) <= 1, 'set-up agrees with the driver within its millisecond')
+  })
+})

@@ -1,0 +1,123 @@
+/**
+ * pooltool's own clock on the CMAP events (src/mongo/cmap-clock.ts): event
+ * sequences as the driver's pool emits them, with timestamps chosen by the
+ * test, and the driver's whole-millisecond durationMS beside them.
+ */
+import assert from 'node:assert/strict'
+import {EventEmitter} from 'node:events'
+import {describe, it} from 'node:test'
+
+import {CmapClock} from '../../src/mongo/cmap-clock.js'
+import type {MongoClient} from '../../src/mongo/driver.js'
+import {PoolTelemetry} from '../../src/mongo/pool-telemetry.js'
+
+const A = 'h1:27017'
+/** The driver's durationMS for an interval: both ends floored to whole milliseconds. */
+const driverMS = (from: number, to: number) => Math.floor(to) - Math.floor(from)
+const close = (actual: number | undefined, expected: number) =>
+  assert.ok(actual !== undefined && Math.abs(actual - expected) < 1e-9, `expected ${expected} ms, got ${actual}`)
+
+describe('CmapClock: connection set-up', () => {
+  it('times connectionCreated → connectionReady per connection id, below a millisecond', () => {
+    const clock = new CmapClock()
+    clock.connectionCreated(A, 1, 10.2)
+    clock.connectionCreated(A, 2, 10.3)
+    close(clock.connectionReady(A, 2, 10.75), 0.45)
+    close(clock.connectionReady(A, 1, 11.9), 1.7)
+  })
+
+  it('keeps pools apart: the same id on another address is another connection', () => {
+    const clock = new CmapClock()
+    clock.connectionCreated(A, 1, 5)
+    clock.connectionCreated('h2:27017', 1, 7)
+    close(clock.connectionReady('h2:27017', 1, 7.5), 0.5)
+    close(clock.connectionReady(A, 1, 9), 4)
+  })
+
+  it('does not guess a set-up whose start it did not see', () => {
+    assert.equal(new CmapClock().connectionReady(A, 9, 3), undefined)
+  })
+})
+
+describe('CmapClock: checkout wait', () => {
+  it('an idle connection: the wait is sub-millisecond where the driver says 0', () => {
+    const clock = new CmapClock()
+    clock.checkOutStarted(A, 100.1)
+    const wait = clock.checkedOut(A, 1, driverMS(100.1, 100.4), 100.4)
+    close(wait, 0.3)
+    assert.equal(clock.pendingCheckouts, 0)
+    assert.equal(clock.unmatched, 0)
+  })
+
+  it('waiters on a busy pool are served oldest first', () => {
+    const clock = new CmapClock()
+    clock.checkOutStarted(A, 1.0)
+    clock.checkOutStarted(A, 2.5)
+    clock.checkOutStarted(A, 4.2)
+    close(clock.checkedOut(A, 7, driverMS(1.0, 9.1), 9.1), 8.1)
+    close(clock.checkedOut(A, 8, driverMS(2.5, 9.3), 9.3), 6.8)
+    close(clock.checkedOut(A, 7, driverMS(4.2, 12.0), 12.0), 7.8)
+    assert.equal(clock.pendingCheckouts, 0)
+    assert.equal(clock.unmatched, 0)
+  })
+
+  it('a waiter the pool creates a connection for gets that connection, even when an older connection frees up for the next waiter first', () => {
+    const clock = new CmapClock()
+    clock.checkOutStarted(A, 1.0) // waiter 1: the pool starts connection 5 for it
+    clock.connectionCreated(A, 5, 1.1)
+    clock.checkOutStarted(A, 1.6) // waiter 2: waits for whatever comes first
+    // Connection 3 is checked in and served to waiter 2 (the front of the queue) before 5 is ready.
+    close(clock.checkedOut(A, 3, driverMS(1.6, 2.4), 2.4), 0.8)
+    close(clock.connectionReady(A, 5, 6.0), 4.9)
+    close(clock.checkedOut(A, 5, driverMS(1.0, 6.0), 6.0), 5.0)
+    assert.equal(clock.unmatched, 0)
+  })
+
+  it('a failed connection creation fails the checkout of its own waiter', () => {
+    const clock = new CmapClock()
+    clock.checkOutStarted(A, 1.0)
+    clock.connectionCreated(A, 5, 1.0)
+    clock.checkOutStarted(A, 3.0)
+    clock.connectionClosed(A, 5, 'error')
+    close(clock.checkOutFailed(A, driverMS(1.0, 4.5), 4.5), 3.5)
+    close(clock.checkedOut(A, 2, driverMS(3.0, 4.7), 4.7), 1.7)
+    assert.equal(clock.unmatched, 0)
+  })
+
+  it('a waiter that times out is told from the one in front of it by the driver\'s durationMS', () => {
+    const clock = new CmapClock()
+    clock.checkOutStarted(A, 1.0)
+    clock.checkOutStarted(A, 40.0)
+    // The second waiter gives up after 20 ms (its own timeout) while the first still waits.
+    close(clock.checkOutFailed(A, driverMS(40.0, 60.2), 60.2), 20.2)
+    close(clock.checkedOut(A, 1, driverMS(1.0, 70.0), 70.0), 69.0)
+    assert.equal(clock.unmatched, 0)
+  })
+
+  it('counts an end it cannot pair, and does not invent a start', () => {
+    const clock = new CmapClock()
+    assert.equal(clock.checkedOut(A, 1, 0, 5), undefined)
+    assert.equal(clock.unmatched, 1)
+  })
+})
+
+/** A stand-in for MongoClient: PoolTelemetry only uses on/off. */
+const fakeClient = () => new EventEmitter() as unknown as MongoClient & EventEmitter
+
+describe('PoolTelemetry', () => {
+  it('records the own clock and the driver figure side by side; a driver 0 stays 0, not 1 µs', () => {
+    const telemetry = new PoolTelemetry()
+    const client = fakeClient()
+    const detach = telemetry.attach(client)
+    client.emit('connectionCheckOutStarted', {address: A})
+    client.emit('connectionCheckedOut', {address: A, connectionId: 1, durationMS: 0})
+    assert.equal(telemetry.checkoutWaitDriverMS.totalCount, 1)
+    assert.equal(telemetry.checkoutWaitDriverMS.maxValue, 0, 'the driver said 0 ms')
+    assert.equal(telemetry.checkoutWaitUs.totalCount, 1)
+    assert.ok(telemetry.checkoutWaitUs.maxValue < 1000, `own clock: a synchronous checkout waited ${telemetry.checkoutWaitUs.maxValue} µs`)
+    assert.equal(telemetry.inUse, 1)
+    detach()
+    assert.equal(client.listenerCount('connectionCheckedOut'), 0, 'detach removes every listener')
+    assert.equal(telemetry.unmatchedCheckouts, 0)
+  })
+})
