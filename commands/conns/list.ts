@@ -2,7 +2,7 @@ import {Flags} from '@oclif/core'
 
 import {TargetCommand} from '../../src/cli/base-command.js'
 import type {ConnsListResult} from '../../src/conns/types.js'
-import {listConnections} from '../../src/conns/watch.js'
+import {runConnsList} from '../../src/conns/watch.js'
 import {CONNS_DEFAULTS} from '../../src/defaults.js'
 import {renderList} from '../../src/reporters/conns.js'
 import {SIM_TOPOLOGIES, type SimTopology} from '../../src/sim/types.js'
@@ -28,7 +28,7 @@ export default class ConnsList extends TargetCommand<typeof ConnsList> {
   async run(): Promise<ConnsListResult> {
     const {flags} = this
     const target = await this.openTarget({topology: flags['sim-topology'] as SimTopology})
-    const result = await listConnections(target, {holders: flags.holders}, {appName: flags['app-name'], timeoutMs: flags['timeout-ms']})
+    const result = await runConnsList(target, {holders: flags.holders})
     this.log(renderList(result))
     return result
   }

@@ -4,7 +4,7 @@ import {TargetCommand} from '../../src/cli/base-command.js'
 import {durationFlag} from '../../src/cli/flags.js'
 import {toWatchOptions} from '../../src/conns/options.js'
 import type {ConnsWatchResult} from '../../src/conns/types.js'
-import {watchConnections} from '../../src/conns/watch.js'
+import {runConnsWatch} from '../../src/conns/watch.js'
 import {CONNS_DEFAULTS} from '../../src/defaults.js'
 import {
   ConnsLiveView,
@@ -16,6 +16,7 @@ import {
   renderTopology,
   renderWatchSummary,
 } from '../../src/reporters/conns.js'
+import {targetSummary} from '../../src/result.js'
 import {SIM_TOPOLOGIES, type SimTopology} from '../../src/sim/types.js'
 
 export default class ConnsWatch extends TargetCommand<typeof ConnsWatch> {
@@ -66,14 +67,13 @@ export default class ConnsWatch extends TargetCommand<typeof ConnsWatch> {
     const target = await this.openTarget({topology: flags['sim-topology'] as SimTopology})
     const mode = flags.ndjson ? 'ndjson' : this.jsonEnabled() ? 'json' : process.stdout.isTTY ? 'live' : 'plain'
     let view: ConnsLiveView | undefined
-    const result = await watchConnections(
+    const result = await runConnsWatch(
       target,
       options,
-      {appName: flags['app-name'], timeoutMs: flags['timeout-ms']},
       {
         signal: this.interruptSignal,
         onTopology: (topology) => {
-          if (mode === 'ndjson') this.log(JSON.stringify({type: 'topology', target: target.redactedUri, ...topology}))
+          if (mode === 'ndjson') this.log(JSON.stringify({type: 'topology', target: targetSummary(target), ...topology}))
           else if (mode === 'plain') this.stderr(renderTopology(topology))
           else if (mode === 'live') view = new ConnsLiveView(`pooltool conns watch ${target.redactedUri} · ${describeTopology(topology, topology.hosts.length)} · every ${options.intervalMS} ms`)
         },

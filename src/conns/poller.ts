@@ -1,8 +1,7 @@
 /**
- * One host, polled over its own direct connection (a pool of one, reused every
- * round; monitoring in `poll` mode so pooltool adds two connections per host,
- * not three): `serverStatus` reduced to `connections` and `repl`, plus
- * `connPoolStats` on a mongos and the holders from `$currentOp`.
+ * One host, polled through the read layer over its own direct connection
+ * (src/conns/host-reader.ts): `serverStatus` with the `connections` and `repl`
+ * sections, plus `connPoolStats` on a mongos and the holders from `$currentOp`.
  *
  * A poll that has not answered by the round's deadline is reported as no
  * answer and keeps running; the next round waits for it instead of piling up
@@ -10,30 +9,18 @@
  * remembered and not asked again; a failing `serverStatus` makes the host
  * unreachable (or unauthorized) for that round only.
  */
-import {CLOSE_GRACE_MS, closeWithin} from '../mongo/client.js'
-import {createHostClient, type MongoClient} from '../mongo/client.js'
 import type {Document} from '../mongo/driver.js'
 import {toPoolToolError} from '../mongo/errors.js'
+import type {ServerReader} from '../probes/reader.js'
 import {type ConnectionsStatus, parseConnections} from '../probes/server-status.js'
-import {groupHolders, holdersPipeline} from './holders.js'
+import type {OpenReader} from '../target.js'
+import {holdersCurrentOp, holdersFromGroups} from './holders.js'
 import {parseConnPoolStats} from './pool-stats.js'
 import type {ClusterHost, ConnPoolStatsSummary, Holder, HostSample} from './types.js'
 
-/** serverStatus with only what we read: everything heavy switched off (unknown names are ignored by the server). */
-export const SERVER_STATUS_CONNECTIONS: Document = {
-  serverStatus: 1,
-  asserts: 0, extra_info: 0, globalLock: 0, locks: 0, logicalSessionRecordCache: 0, mem: 0, metrics: 0, network: 0,
-  opLatencies: 0, opcounters: 0, opcountersRepl: 0, security: 0, storageEngine: 0, tcmalloc: 0, transactions: 0,
-  wiredTiger: 0, flowControl: 0, electionMetrics: 0, twoPhaseCommitCoordinator: 0, catalogStats: 0, indexBuilds: 0,
-  sharding: 0, shardingStatistics: 0, oplogTruncation: 0, health: 0, tenantMigrations: 0, queryAnalyzers: 0, batchedDeletes: 0,
-}
-
 export interface PollerSettings {
-  uri: string
   /** appName of the polling connections (so holders can mark them as ours). */
   appName: string
-  /** serverSelectionTimeoutMS / connectTimeoutMS of the host clients. */
-  hostTimeoutMs: number
   holders: boolean
   secrets: readonly string[]
 }
@@ -63,20 +50,18 @@ function memberStateOf(status: Document): HostSample['memberState'] {
 const DENIED = new Set(['UNAUTHORIZED', 'AUTH_FAILED'])
 
 export class HostPoller {
-  private readonly client: MongoClient
+  private readonly reader: ServerReader
   private inflight?: Promise<PollAnswer>
   private holdersDenied?: string
   private poolsDenied?: string
 
   constructor(
     readonly entry: ClusterHost,
+    private readonly connection: OpenReader,
     private readonly settings: PollerSettings,
     private readonly topology: readonly ClusterHost[],
   ) {
-    this.client = createHostClient(
-      {uri: settings.uri, appName: settings.appName, timeoutMs: settings.hostTimeoutMs, extra: {serverMonitoringMode: 'poll'}},
-      entry.host,
-    )
+    this.reader = connection.reader
   }
 
   private describe(error: unknown) {
@@ -84,10 +69,9 @@ export class HostPoller {
   }
 
   private async fetch(): Promise<PollAnswer> {
-    const admin = this.client.db('admin')
     let status: Document
     try {
-      status = await admin.command(SERVER_STATUS_CONNECTIONS)
+      status = (await this.reader.serverStatus(['connections', 'repl'])).value
     } catch (error) {
       const failure = this.describe(error)
       return {ok: false, state: DENIED.has(failure.code) ? 'unauthorized' : 'unreachable', error: failure.message}
@@ -102,7 +86,7 @@ export class HostPoller {
       if (this.poolsDenied) answer.poolsUnavailable = this.poolsDenied
       else {
         try {
-          const pools = parseConnPoolStats(await admin.command({connPoolStats: 1}), this.topology)
+          const pools = parseConnPoolStats((await this.reader.connPoolStats()).value, this.topology)
           if (pools) answer.pools = pools
         } catch (error) {
           const failure = this.describe(error)
@@ -115,8 +99,8 @@ export class HostPoller {
       if (this.holdersDenied) answer.holdersUnavailable = this.holdersDenied
       else {
         try {
-          const docs = await admin.aggregate(holdersPipeline(isMongos)).toArray()
-          answer.holders = groupHolders(docs, this.settings.appName)
+          const groups = (await this.reader.currentOp(holdersCurrentOp(isMongos))).value
+          answer.holders = holdersFromGroups(groups, this.settings.appName)
         } catch (error) {
           const failure = this.describe(error)
           if (DENIED.has(failure.code) || failure.code === 'SERVER_ERROR') this.holdersDenied = failure.message
@@ -146,6 +130,6 @@ export class HostPoller {
 
   /** Bounded: against a stalled host the driver's close waits for the stall (its endSessions and monitor). */
   async close(): Promise<void> {
-    await closeWithin(this.client, CLOSE_GRACE_MS)
+    await this.connection.close()
   }
 }

@@ -5,20 +5,13 @@
  * / last current, max and mean creation rate, rejections, the never-shrank
  * detector and the last holders and pools.
  */
-import {CONNECTION_OPTIONAL_FIELDS, type ConnectionsStatus} from '../probes/server-status.js'
+import type {ConnectionsStatus} from '../probes/server-status.js'
 import type {AlertInputs} from './alerts.js'
 import {NeverShrankDetector} from './never-shrank.js'
 import type {PollAnswer} from './poller.js'
 import type {ClusterHost, ConnPoolStatsSummary, ConnsHostSummary, Holder, HostSample, HostState, NeverShrankDetail} from './types.js'
 
 const round2 = (n: number) => Math.round(n * 100) / 100
-
-/** The sample fields from serverStatus.connections, absent ones left out. */
-function connectionFields(c: ConnectionsStatus): Partial<ConnectionsStatus> {
-  const out: Partial<ConnectionsStatus> = {current: c.current, available: c.available, totalCreated: c.totalCreated}
-  for (const field of CONNECTION_OPTIONAL_FIELDS) if (c[field] !== undefined) out[field] = c[field]
-  return out
-}
 
 export class HostTracker {
   private samples = 0
@@ -77,8 +70,9 @@ export class HostTracker {
     let neverShrankStarted = false
     const c = answer.connections
     if (c) {
-      Object.assign(sample, connectionFields(c))
-      this.lastFields = connectionFields(c)
+      // parseConnections keeps exactly the fields this server sent: samples and the summary carry them as they are.
+      Object.assign(sample, c)
+      this.lastFields = {...c}
       this.currentMin = Math.min(this.currentMin ?? c.current, c.current)
       this.currentMax = Math.max(this.currentMax ?? c.current, c.current)
       this.currentLast = c.current

@@ -6,6 +6,7 @@
  * does not report stays absent (undefined, omitted from JSON), never 0.
  */
 import type {ConnectionsStatus} from '../probes/server-status.js'
+import type {ResultEnvelope} from '../result.js'
 import type {ClusterHost, ClusterTopology, HostRole, TopologyKind} from '../probes/topology.js'
 
 export type {ClusterHost, ClusterTopology, HostRole, TopologyKind}
@@ -154,9 +155,8 @@ export interface ConnsTopologySummary {
   staleRouters: Array<{host: string; lastPing?: string}>
 }
 
-export interface ConnsWatchResult {
-  /** The target, credentials redacted. */
-  target: string
+/** `conns watch --json` (and the `--ndjson` summary): the shared envelope (target, notes, interrupted) and the watch's figures. */
+export interface ConnsWatchResult extends ResultEnvelope {
   topology: ConnsTopologySummary
   intervalMS: number
   idleWindowMS: number
@@ -165,16 +165,14 @@ export interface ConnsWatchResult {
   rounds: number
   /** Poll round duration: the cost of one round over every host. */
   roundMS: {max?: number; mean?: number}
-  /** Stopped by Ctrl-C. */
-  interrupted: boolean
   hosts: ConnsHostSummary[]
   alerts: ConnsAlert[]
   /** Firings per rule. */
   alertCounts: Record<string, number>
 }
 
-export interface ConnsListResult {
-  target: string
+/** `conns list --json`: the shared envelope and one round over every host. */
+export interface ConnsListResult extends ResultEnvelope {
   topology: ConnsTopologySummary
   at: string
   roundMS: number

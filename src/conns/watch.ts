@@ -12,8 +12,11 @@
  */
 import {CONNS_DEFAULTS} from '../defaults.js'
 import {discoverCluster} from '../probes/discovery.js'
+import {targetSummary} from '../result.js'
 import type {Target} from '../target.js'
 import {AlertEvaluator, type AlertRule} from './alerts.js'
+import {CONNS_PURPOSE, connsAppName, openHostReader} from './host-reader.js'
+import {connsNotes} from './notes.js'
 import {HostPoller} from './poller.js'
 import {HostTracker} from './summary.js'
 import type {ClusterTopology, ConnsAlert, ConnsListResult, ConnsTopologySummary, ConnsWatchResult, HostSample, NeverShrankDetail, RoundSample} from './types.js'
@@ -33,13 +36,6 @@ export interface WatchOptions {
   holders: boolean
 }
 
-export interface ConnsSettings {
-  /** Handshake appName; the polling connections use `<appName>-conns`. */
-  appName: string
-  /** Bounds connecting to the entry point (and each host, capped by the interval). */
-  timeoutMs: number
-}
-
 export interface WatchHooks {
   signal?: AbortSignal
   onTopology?(topology: ClusterTopology): void
@@ -53,12 +49,10 @@ function topologySummary(t: ClusterTopology): ConnsTopologySummary {
   return {kind: t.kind, ...(t.setName === undefined ? {} : {setName: t.setName}), sources: t.sources, warnings: t.warnings, staleRouters: t.staleRouters}
 }
 
-/** The polling and discovery connections' appName suffix: `pooltool-conns`, marked as ours among the holders. */
-export const CONNS_PURPOSE = 'conns'
-
-function openPollers(target: Target, topology: ClusterTopology, settings: ConnsSettings, hostTimeoutMs: number, holders: boolean): HostPoller[] {
-  const pollerSettings = {uri: target.uri, appName: `${settings.appName}-conns`, hostTimeoutMs, holders, secrets: target.secrets}
-  return topology.hosts.map((entry) => new HostPoller(entry, pollerSettings, topology.hosts))
+/** One poller per discovered host; `hostTimeoutMs` bounds connecting to each (the target's timeout bounds discovery). */
+function openPollers(target: Target, topology: ClusterTopology, hostTimeoutMs: number, holders: boolean): HostPoller[] {
+  const pollerSettings = {appName: connsAppName(target), holders, secrets: target.secrets}
+  return topology.hosts.map((entry) => new HostPoller(entry, openHostReader(target, entry.host, hostTimeoutMs), pollerSettings, topology.hosts))
 }
 
 /** Resolves after ms, or at once when the signal aborts. */
@@ -79,12 +73,12 @@ export function roundDeadlineMs(intervalMS: number): number {
   return Math.max(intervalMS, 500)
 }
 
-export async function watchConnections(target: Target, options: WatchOptions, settings: ConnsSettings, hooks: WatchHooks = {}): Promise<ConnsWatchResult> {
+export async function runConnsWatch(target: Target, options: WatchOptions, hooks: WatchHooks = {}): Promise<ConnsWatchResult> {
   const topology = await discoverCluster(target, {purpose: CONNS_PURPOSE})
   hooks.onTopology?.(topology)
   const deadlineMS = roundDeadlineMs(options.intervalMS)
-  const hostTimeoutMs = Math.min(settings.timeoutMs, Math.max(1000, 2 * options.intervalMS))
-  const pollers = openPollers(target, topology, settings, hostTimeoutMs, options.holders)
+  const hostTimeoutMs = Math.min(target.connection.timeoutMs, Math.max(1000, 2 * options.intervalMS))
+  const pollers = openPollers(target, topology, hostTimeoutMs, options.holders)
   const trackers = topology.hosts.map((entry) => new HostTracker(entry, options.idleWindowMS))
   const evaluator = new AlertEvaluator(options.alerts)
   const alerts: ConnsAlert[] = []
@@ -131,8 +125,9 @@ export async function watchConnections(target: Target, options: WatchOptions, se
   } finally {
     await Promise.all(pollers.map((p) => p.close()))
   }
+  const hosts = trackers.map((t) => t.summary())
   return {
-    target: target.redactedUri,
+    target: targetSummary(target),
     topology: topologySummary(topology),
     intervalMS: options.intervalMS,
     idleWindowMS: options.idleWindowMS,
@@ -140,18 +135,19 @@ export async function watchConnections(target: Target, options: WatchOptions, se
     durationMS: Math.round(performance.now() - start),
     rounds,
     roundMS: {max: roundMSMax, mean: rounds > 0 ? Math.round((roundMSSum / rounds) * 10) / 10 : undefined},
-    interrupted: hooks.signal?.aborted === true,
-    hosts: trackers.map((t) => t.summary()),
+    hosts,
     alerts,
     alertCounts,
+    notes: connsNotes(topology, hosts),
+    interrupted: hooks.signal?.aborted === true,
   }
 }
 
 /** `conns list`: one round over every host (no rates: they need two polls). */
-export async function listConnections(target: Target, options: {holders: boolean}, settings: ConnsSettings): Promise<ConnsListResult> {
+export async function runConnsList(target: Target, options: {holders: boolean}): Promise<ConnsListResult> {
   const topology = await discoverCluster(target, {purpose: CONNS_PURPOSE})
-  const hostTimeoutMs = Math.min(settings.timeoutMs, 5000)
-  const pollers = openPollers(target, topology, settings, hostTimeoutMs, options.holders)
+  const hostTimeoutMs = Math.min(target.connection.timeoutMs, 5000)
+  const pollers = openPollers(target, topology, hostTimeoutMs, options.holders)
   const at = new Date().toISOString()
   const start = performance.now()
   try {
@@ -162,8 +158,12 @@ export async function listConnections(target: Target, options: {holders: boolean
       delete sample.neverShrank
       return sample
     })
-    return {target: target.redactedUri, topology: topologySummary(topology), at, roundMS, hosts}
+    return {target: targetSummary(target), topology: topologySummary(topology), at, roundMS, hosts, notes: connsNotes(topology, hosts), interrupted: false}
   } finally {
     await Promise.all(pollers.map((p) => p.close()))
   }
 }
+
+/** Earlier names of the entry points (src/index.ts exports them). */
+export const watchConnections = runConnsWatch
+export const listConnections = runConnsList

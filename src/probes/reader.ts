@@ -93,6 +93,8 @@ export interface CurrentOpOptions {
   idleConnections?: boolean
   /** On a mongos: only the router's own operations. */
   localOps?: boolean
+  /** Idle sessions are not connections: a reader counting connections switches them off. Server default: true. */
+  idleSessions?: boolean
   /** Stages after `$currentOp` ($match, $group …), run on the server. */
   pipeline?: Document[]
 }
@@ -190,6 +192,7 @@ export class ServerReader {
     if (!aggregate) return Promise.reject(new Error(`${this.host}: this connection cannot run $currentOp`))
     const stage: Document = {allUsers: opts.allUsers ?? true, idleConnections: opts.idleConnections ?? false}
     if (opts.localOps !== undefined) stage.localOps = opts.localOps
+    if (opts.idleSessions !== undefined) stage.idleSessions = opts.idleSessions
     const pipeline = [{$currentOp: stage}, ...(opts.pipeline ?? [])]
     return this.read('$currentOp', {aggregate: 1, pipeline}, () => aggregate.call(this.channel, 'admin', pipeline, options), (raw) => raw as Document[])
   }

@@ -178,11 +178,11 @@ function hostsTable(hosts: readonly ConnsHostSummary[]): string {
   return table.toString()
 }
 
-function holdersSection(hosts: ReadonlyArray<{host: string; holders?: Holder[]; holdersUnavailable?: string}>, top = 5): string[] {
+/** Hosts whose holders could not be read are named once, grouped by reason, in the result's notes. */
+function holdersSection(hosts: ReadonlyArray<{host: string; holders?: Holder[]}>, top = 5): string[] {
   const lines: string[] = []
   for (const h of hosts) {
-    if (h.holdersUnavailable) lines.push(`  ${h.host}: holders unavailable: ${h.holdersUnavailable}`)
-    else if (h.holders && h.holders.length > 0) {
+    if (h.holders && h.holders.length > 0) {
       const more = h.holders.length > top ? ` (+${h.holders.length - top} more)` : ''
       lines.push(`  ${h.host}: ${h.holders.slice(0, top).map(holderLabel).join(', ')}${more}`)
     }
@@ -192,7 +192,7 @@ function holdersSection(hosts: ReadonlyArray<{host: string; holders?: Holder[]; 
 
 export function renderWatchSummary(result: ConnsWatchResult): string {
   const lines = [
-    `conns watch ${result.target}: ${describeTopology(result.topology, result.hosts.length)}`,
+    `conns watch ${result.target.uri}: ${describeTopology(result.topology, result.hosts.length)}`,
     `${result.rounds} rounds every ${result.intervalMS} ms over ${seconds(result.durationMS)}${result.interrupted ? ' (stopped by Ctrl-C)' : ''}; poll round ${result.roundMS.mean ?? '–'} ms mean, ${result.roundMS.max ?? '–'} ms max`,
     hostsTable(result.hosts),
   ]
@@ -201,7 +201,7 @@ export function renderWatchSummary(result: ConnsWatchResult): string {
   lines.push(...holdersSection(result.hosts))
   const rules = Object.entries(result.alertCounts)
   if (rules.length > 0) lines.push(`alerts: ${rules.map(([rule, n]) => `${rule} fired ${n}×`).join(', ')}`)
-  for (const w of result.topology.warnings) lines.push(`warning: ${w}`)
+  for (const note of result.notes) lines.push(`note: ${note}`)
   return lines.join('\n')
 }
 
@@ -215,11 +215,11 @@ export function renderList(result: ConnsListResult): string {
     }
     table.push([h.host, roleLabel(h), h.state, dash(h.current), dash(h.available), dash(h.totalCreated), ...optional.map((f) => dash(h[f]))])
   }
-  const lines = [`conns list ${result.target}: ${describeTopology(result.topology, result.hosts.length)} at ${result.at} (poll ${result.roundMS} ms)`, table.toString()]
+  const lines = [`conns list ${result.target.uri}: ${describeTopology(result.topology, result.hosts.length)} at ${result.at} (poll ${result.roundMS} ms)`, table.toString()]
   for (const h of result.hosts) if (h.pools) lines.push(`${h.host} ${poolsLine(h.pools)}`)
   lines.push(...holdersSection(result.hosts, 10))
   for (const s of result.topology.staleRouters) lines.push(`stale router ${s.host} (last ping ${s.lastPing ?? 'never'}): not polled`)
-  for (const w of result.topology.warnings) lines.push(`warning: ${w}`)
+  for (const note of result.notes) lines.push(`note: ${note}`)
   return lines.join('\n')
 }
 

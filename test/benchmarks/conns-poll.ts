@@ -10,10 +10,11 @@
  */
 import {parseArgs} from 'node:util'
 
-import {watchConnections} from '../../src/conns/watch.js'
+import {runConnsWatch} from '../../src/conns/watch.js'
 import {MongoClient} from '../../src/mongo/driver.js'
 import {startSimCluster} from '../../src/sim/host.js'
 import {resolveTarget} from '../../src/target.js'
+import {waitForState} from '../helpers/sim.js'
 
 const {values} = parseArgs({
   options: {
@@ -29,21 +30,24 @@ const idlePerHost = Number(values['idle-per-host'])
 
 const sim = await startSimCluster({topology: 'sharded', mongos: 4, shards: 15})
 const clients: MongoClient[] = []
+/** Connections each idle client has made ready (CMAP connectionReady). */
+const ready: number[] = []
 try {
   const hosts = sim.info.processes.map((p) => p.host)
   for (const host of hosts) {
     const client = new MongoClient(`mongodb://${host}/?directConnection=true`, {minPoolSize: idlePerHost, maxPoolSize: idlePerHost, appName: 'idle-app'})
+    const index = clients.push(client) - 1
+    ready[index] = 0
+    client.on('connectionReady', () => (ready[index]! += 1))
     await client.connect()
-    clients.push(client)
   }
-  // Let the minPoolSize fillers finish.
-  await new Promise((resolve) => setTimeout(resolve, 1500))
-  const target = await resolveTarget({flagUri: sim.info.uri})
+  // The minPoolSize fillers run in the background: measure once every idle pool is full.
+  await waitForState('every idle pool filled', async () => [...ready], (counts) => counts.every((n) => n >= idlePerHost))
+  const target = await resolveTarget({flagUri: sim.info.uri, connection: {appName: 'pooltool-bench', timeoutMs: 10_000}})
   const roundTimes: number[] = []
-  const result = await watchConnections(
+  const result = await runConnsWatch(
     target,
     {intervalMS, count: rounds, idleWindowMS: 30_000, alerts: [], holders: !values['no-holders']},
-    {appName: 'pooltool-bench', timeoutMs: 10_000},
     {onRound: (round) => roundTimes.push(round.roundMS)},
   )
   const sorted = [...roundTimes].sort((a, b) => a - b)

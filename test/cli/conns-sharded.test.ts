@@ -4,16 +4,17 @@
  * while `pooltool bench --model per-op` runs, the routers' creation rate rises
  * and a rate alert fires; a router pool held open after its load stops is
  * flagged neverShrank and one with maxIdleTimeMS is not; mongos pools come
- * from connPoolStats.
+ * from connPoolStats. The watch is open-ended: the load starts once it has
+ * printed its second round and it is stopped (Ctrl-C) once the held pool is
+ * flagged and one more round is in.
  */
 import assert from 'node:assert/strict'
-import {after, before, describe, it} from 'node:test'
+import {describe, it} from 'node:test'
 
 import {MongoClient} from '../../src/mongo/driver.js'
-import {startSimCluster, type SimCluster} from '../../src/sim/host.js'
 import {parseJson, runCli} from '../helpers/cli.js'
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+import {useCluster} from '../helpers/cluster.js'
+import {CliOutput} from '../helpers/output.js'
 
 async function poolLoad(client: MongoClient, concurrency: number, forMs: number): Promise<void> {
   const until = Date.now() + forMs
@@ -29,6 +30,7 @@ interface HostJson {
   role: string
   shard?: string
   samples: number
+  unreachableRounds: number
   current: {min: number; max: number; last: number}
   totalCreatedRate: {max: number; mean: number}
   neverShrank: boolean
@@ -37,22 +39,18 @@ interface HostJson {
 }
 
 describe('conns watch against the embedded sharded cluster', () => {
-  let sim: SimCluster
-  before(async () => {
-    sim = await startSimCluster({topology: 'sharded', mongos: 2, shards: 2})
-  })
-  after(async () => {
-    await sim?.stop()
-  })
+  const cluster = useCluster({topology: 'sharded', mongos: 2, shards: 2})
 
   it('finds every listener; per-op load raises the routers\' rate and fires the alert; held pools never shrink', async () => {
+    const {sim} = cluster
     const routers = sim.info.processes.filter((p) => p.role === 'mongos').map((p) => p.host)
     const [heldRouter, reapedRouter] = routers as [string, string]
+    const out = new CliOutput()
     const watching = runCli(
-      ['conns', 'watch', '--uri', sim.info.uri, '--duration', '10s', '--interval', '500ms', '--alert', 'rate>5/s', '--idle-window', '2s', '--json'],
-      {timeoutMs: 60_000},
+      ['conns', 'watch', '--uri', sim.info.uri, '--interval', '500ms', '--alert', 'rate>5/s', '--idle-window', '2s', '--json', '--verbose'],
+      {timeoutMs: 90_000, onSpawn: out.attach},
     )
-    await sleep(1500)
+    await out.until(/round 2: /)
     const bench = await runCli(['bench', '--uri', sim.info.uri, '--model', 'per-op', '--workload', 'ping', '--concurrency', '4', '--duration', '2s', '--json'], {timeoutMs: 40_000})
     assert.equal(bench.code, 0, bench.stderr)
 
@@ -62,9 +60,12 @@ describe('conns watch against the embedded sharded cluster', () => {
     try {
       await Promise.all([poolLoad(held, 15, 1500), poolLoad(reaped, 15, 1500)])
       await sim.control({kind: 'latency', ms: 0, hosts: routers})
+      await out.until(new RegExp(`NEVER-SHRANK ${heldRouter.replaceAll('.', '\\.')}: `))
+      await out.until(/round \d+: /, out.mark())
+      out.signal()
       const run = await watching
       assert.equal(run.code, 0, run.stderr)
-      const result = parseJson<{topology: {kind: string; sources: string[]}; hosts: HostJson[]; alerts: Array<{host: string; rule: string; value: number}>; alertCounts: Record<string, number>}>(run)
+      const result = parseJson<{topology: {kind: string; sources: string[]}; rounds: number; interrupted: boolean; hosts: HostJson[]; alerts: Array<{host: string; rule: string; value: number}>; alertCounts: Record<string, number>}>(run)
 
       // Every mongos, shard and config listener, with its role (and shard id).
       assert.equal(result.topology.kind, 'sharded')
@@ -75,14 +76,16 @@ describe('conns watch against the embedded sharded cluster', () => {
       for (const p of sim.info.processes.filter((x) => x.role === 'shard')) {
         assert.equal(result.hosts.find((h) => h.host === p.host)!.shard, p.setName)
       }
-      for (const h of result.hosts) assert.ok(h.samples >= 15, `${h.host} samples ${h.samples}`)
+      assert.equal(result.interrupted, true)
+      for (const h of result.hosts) assert.equal(h.samples + h.unreachableRounds, result.rounds, `${h.host}: every round is a sample or a marked round`)
+      for (const h of result.hosts) assert.ok(h.samples >= 2, `${h.host} samples ${h.samples} of ${result.rounds}`)
 
       // The storm shows on the routers and fires the alert there.
       const routerHosts = result.hosts.filter((h) => h.role === 'mongos')
       assert.ok(routerHosts.some((h) => h.totalCreatedRate.max > 5), JSON.stringify(routerHosts.map((h) => h.totalCreatedRate)))
       const fired = result.alerts.filter((a) => a.rule === 'rate>5/s' && routers.includes(a.host))
       assert.ok(fired.length >= 1, JSON.stringify(result.alerts))
-      assert.ok(result.alertCounts['rate>5/s']! >= 1)
+      assert.ok(result.alertCounts['rate>5/s']! >= 1, JSON.stringify(result.alertCounts))
 
       // mongos: connPoolStats totals and per-shard pools.
       for (const h of routerHosts) {
@@ -97,21 +100,22 @@ describe('conns watch against the embedded sharded cluster', () => {
       assert.equal(h.neverShrank, true, JSON.stringify(h))
       assert.ok(h.holders.some((x) => x.appName === 'held-pool' && x.count >= 5), JSON.stringify(h.holders))
       assert.equal(r.neverShrank, false, JSON.stringify(r))
-      assert.ok(r.current.last < r.current.max)
+      assert.ok(r.current.last < r.current.max, `reaped pool shrank: ${JSON.stringify(r.current)}`)
 
       // The config server's holders are the routers' internal pools.
       const config = result.hosts.find((x) => x.role === 'config')!
-      assert.ok(config.holders.length >= 1)
+      assert.ok(config.holders.length >= 1, 'the config server has holders')
     } finally {
       await Promise.all([held.close(), reaped.close()])
     }
   })
 
   it('list: one snapshot of every host with mongos pools', async () => {
+    const {sim} = cluster
     const run = await runCli(['conns', 'list', '--uri', sim.info.uri, '--json'])
     assert.equal(run.code, 0, run.stderr)
     const result = parseJson(run)
     assert.equal(result.hosts.length, sim.info.processes.length)
-    for (const h of result.hosts.filter((x: {role: string}) => x.role === 'mongos')) assert.ok(h.pools)
+    for (const h of result.hosts.filter((x: {role: string}) => x.role === 'mongos')) assert.ok(h.pools, `${h.host} has pools`)
   })
 })

@@ -9,9 +9,11 @@ import {
   routersFromConfigMongos,
   shardsFromDocuments,
 } from '../../src/probes/discovery.js'
-import {clientHost, groupHolders, holdersPipeline} from '../../src/conns/holders.js'
+import {clientHost, holdersCurrentOp, holdersFromGroups} from '../../src/conns/holders.js'
 import {parseConnPoolStats} from '../../src/conns/pool-stats.js'
-import {parseConnections, parseShardingStatus} from '../../src/probes/server-status.js'
+import type {Document} from '../../src/mongo/driver.js'
+import {parseShardingStatus} from '../../src/probes/server-status.js'
+import {runPipeline} from '../../src/sim/storage/aggregate.js'
 import {
   configMongos,
   configMongosNow,
@@ -22,39 +24,7 @@ import {
   listShards,
   mongosServerStatusSharding,
 } from '../fixtures/conns-documents.js'
-import {serverStatus34, serverStatus44, serverStatus60, serverStatus70} from '../fixtures/server-status.js'
-
-describe('serverStatus.connections per version (absent stays absent)', () => {
-  test('3.4: only current, available, totalCreated', () => {
-    const c = parseConnections(serverStatus34)!
-    assert.deepEqual(c, {current: 12, available: 838848, totalCreated: 347})
-    assert.equal('active' in c, false)
-  })
-  test('4.4: active, exhaustIsMaster, awaitingTopologyChanges; no threaded, rejected', () => {
-    const c = parseConnections(serverStatus44)!
-    assert.equal(c.active, 3)
-    assert.equal(c.exhaustIsMaster, 2)
-    assert.equal(c.threaded, undefined)
-    assert.equal(c.rejected, undefined)
-  })
-  test('6.0: threaded, exhaustHello, loadBalanced; no rejected', () => {
-    const c = parseConnections(serverStatus60)!
-    assert.equal(c.threaded, 31)
-    assert.equal(c.exhaustHello, 3)
-    assert.equal(c.loadBalanced, 0)
-    assert.equal(c.rejected, undefined)
-  })
-  test('7.0: rejected; limitExempt only when the override is configured', () => {
-    assert.equal(parseConnections(serverStatus70)!.rejected, 17)
-    assert.equal(parseConnections(serverStatus70)!.limitExempt, undefined)
-    const withOverride = {connections: {...serverStatus70.connections, limitExempt: 2}}
-    assert.equal(parseConnections(withOverride)!.limitExempt, 2)
-  })
-  test('serverStatus.sharding gives the config server', () => {
-    assert.equal(parseShardingStatus(mongosServerStatusSharding)?.configsvrConnectionString, 'csRS/cfg1.example.net:27019,cfg2.example.net:27019,cfg3.example.net:27019')
-    assert.equal(parseShardingStatus(serverStatus70), undefined)
-  })
-})
+import {serverStatus70} from '../fixtures/server-status.js'
 
 describe('connPoolStats', () => {
   const topology = assembleShardedTopology({
@@ -118,6 +88,11 @@ describe('sharded discovery from documents', () => {
     assert.equal(r.stale[0]!.host, 'mongos-old.example.net:27017')
   })
 
+  test('serverStatus.sharding gives the config server (absent on a plain replica set)', () => {
+    assert.equal(parseShardingStatus(mongosServerStatusSharding)?.configsvrConnectionString, 'csRS/cfg1.example.net:27019,cfg2.example.net:27019,cfg3.example.net:27019')
+    assert.equal(parseShardingStatus(serverStatus70), undefined)
+  })
+
   test('getShardMap gives the config server when serverStatus.sharding does not', () => {
     assert.equal(configStringFromShardMap(getShardMap), 'csRS/cfg1.example.net:27019,cfg2.example.net:27019,cfg3.example.net:27019')
     assert.equal(configStringFromShardMap({ok: 1}), undefined)
@@ -158,9 +133,14 @@ describe('sharded discovery from documents', () => {
 })
 
 describe('holders from $currentOp', () => {
-  test('pipeline: idle connections, all users; localOps only on mongos', () => {
-    assert.deepEqual(holdersPipeline(false)[0], {$currentOp: {idleConnections: true, allUsers: true, idleSessions: false}})
-    assert.equal((holdersPipeline(true)[0]!.$currentOp as {localOps?: boolean}).localOps, true)
+  /** What the server answers: the holders' stages run over the $currentOp documents (the embedded cluster's pipeline engine). */
+  const groupsOf = (docs: Document[], isMongos = false) => runPipeline(docs, holdersCurrentOp(isMongos).pipeline ?? [])
+
+  test('the read: idle connections, all users, no idle sessions; localOps only on mongos', () => {
+    const {pipeline, ...stage} = holdersCurrentOp(false)
+    assert.deepEqual(stage, {idleConnections: true, allUsers: true, idleSessions: false})
+    assert.equal(holdersCurrentOp(true).localOps, true)
+    assert.ok(pipeline?.some((s) => '$group' in s), 'the grouping runs on the server')
   })
 
   test('client host without the port, IPv6 too', () => {
@@ -170,11 +150,19 @@ describe('holders from $currentOp', () => {
   })
 
   test('grouped by appName, client host and driver; internal threads skipped; ours marked', () => {
-    const holders = groupHolders(currentOpDocs, 'pooltool-conns')
+    const holders = holdersFromGroups(groupsOf(currentOpDocs), 'pooltool-conns')
     assert.deepEqual(holders[0], {appName: 'orders-api', client: '10.0.0.5', driver: 'nodejs', count: 2})
     assert.equal(holders.length, 5)
     assert.deepEqual(holders.find((h) => h.driver === 'mongo-go-driver'), {appName: '(none)', client: '10.0.0.7', driver: 'mongo-go-driver', count: 1})
     assert.equal(holders.find((h) => h.appName === 'pooltool-conns')!.own, true)
     assert.equal(holders.reduce((n, h) => n + h.count, 0), 6)
+  })
+
+  test('appName from the handshake metadata when the top-level one is empty; client_s on mongos', () => {
+    const docs = [
+      {type: 'op', client_s: '10.0.0.8:4000', appName: '', clientMetadata: {application: {name: 'billing'}, driver: {name: 'pymongo'}}},
+      {type: 'op', client_s: '10.0.0.8:4001', clientMetadata: {application: {name: 'billing'}, driver: {name: 'pymongo'}}},
+    ]
+    assert.deepEqual(holdersFromGroups(groupsOf(docs, true)), [{appName: 'billing', client: '10.0.0.8', driver: 'pymongo', count: 2}])
   })
 })

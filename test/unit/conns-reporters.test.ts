@@ -2,9 +2,13 @@
 import assert from 'node:assert/strict'
 import {describe, test} from 'node:test'
 
+import {connsNotes} from '../../src/conns/notes.js'
+import {HostTracker} from '../../src/conns/summary.js'
 import type {RoundSample} from '../../src/conns/types.js'
+import {parseConnections} from '../../src/probes/server-status.js'
 import {ConnsLiveView, ndjsonSamples, renderPlainRound} from '../../src/reporters/conns.js'
 import {sparkline} from '../../src/reporters/sparkline.js'
+import {serverStatusByVersion} from '../fixtures/server-status.js'
 
 const round = (n: number, current: number | undefined): RoundSample => ({
   round: n,
@@ -45,7 +49,7 @@ describe('renderers', () => {
     view.push(round(3, 30))
     view.note('ALERT x')
     const second = view.frame()
-    assert.ok(second.startsWith(`\u001B[${first.split('\n').length}F\u001B[0J`))
+    assert.ok(second.startsWith(`\u001B[${first.split('\n').length}F\u001B[0J`), 'the second frame starts by erasing the first')
     assert.match(second, /▁ █/)
     assert.match(second, /alerts \(1\):/)
   })
@@ -57,5 +61,39 @@ describe('renderers', () => {
     assert.equal(sample.round, 1)
     assert.equal(sample.current, 20)
     assert.equal('rejected' in JSON.parse(lines[1]!), false)
+  })
+})
+
+describe('serverStatus.connections fields reach every output (one parser drives them)', () => {
+  for (const [version, status] of Object.entries(serverStatusByVersion)) {
+    test(`${version}: the sample, the plain line, the ndjson line and the summary carry every field the server sent, and no other`, () => {
+      const fields = Object.keys(status.connections)
+      const tracker = new HostTracker({host: 'a:1', role: 'standalone'}, 30_000)
+      const {sample} = tracker.record({ok: true, atMS: 0, connections: parseConnections(status)!})
+      const round: RoundSample = {round: 1, at: '2024-05-01T12:00:01.000Z', elapsedMS: 0, roundMS: 1, hosts: [sample]}
+      const ndjson = JSON.parse(ndjsonSamples(round)[0]!)
+      const plain = renderPlainRound(round)
+      for (const field of fields) {
+        assert.equal(ndjson[field], Number(status.connections[field as keyof typeof status.connections]), `ndjson ${field}`)
+        assert.match(plain, new RegExp(` ${field}=\\d+`), `plain line has ${field}: ${plain}`)
+      }
+      assert.deepEqual(Object.keys(tracker.summary().last ?? {}).sort(), [...fields].sort())
+    })
+  }
+})
+
+describe('result notes', () => {
+  test('discovery warnings, then one line per reason naming every host it concerns', () => {
+    const notes = connsNotes({warnings: ['config.mongos unreadable']}, [
+      {host: 'a:1', state: 'ok', holdersUnavailable: 'not authorized on admin to execute command { aggregate: 1 }'},
+      {host: 'b:2', state: 'ok', holdersUnavailable: 'not authorized on admin to execute command { aggregate: 1 }'},
+      {host: 'c:3', state: 'unreachable'},
+      {host: 'd:4', state: 'ok'},
+    ])
+    assert.deepEqual(notes, [
+      'discovery: config.mongos unreadable',
+      'unreachable at the end: c:3',
+      'holders not read on a:1, b:2: not authorized on admin to execute command { aggregate: 1 }',
+    ])
   })
 })
