@@ -31,7 +31,7 @@ export default class LocksList extends TargetCommand<typeof LocksList> {
     const filter = toLockFilter(flags)
     const expiryMS = expiryMsOf(flags)
     const target = await this.openTarget({topology: 'sharded'})
-    const result = await runLocksList(target, {appName: flags['app-name'], timeoutMs: flags['timeout-ms'], expiryMS}, filter)
+    const result = await runLocksList(target, {filter, expiryMS})
     this.log(renderLocksList(result))
     return result
   }

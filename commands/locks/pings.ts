@@ -26,7 +26,7 @@ export default class LocksPings extends TargetCommand<typeof LocksPings> {
     // Checked before the embedded cluster starts.
     const expiryMS = expiryMsOf(flags)
     const target = await this.openTarget({topology: 'sharded'})
-    const result = await runLocksPings(target, {appName: flags['app-name'], timeoutMs: flags['timeout-ms'], expiryMS})
+    const result = await runLocksPings(target, {expiryMS})
     this.log(renderLocksPings(result))
     return result
   }

@@ -45,8 +45,7 @@ export default class LocksWatch extends TargetCommand<typeof LocksWatch> {
     const json = this.jsonEnabled()
     const result = await runLocksWatch(
       target,
-      {appName: flags['app-name'], timeoutMs: flags['timeout-ms'], expiryMS},
-      {durationMs, intervalMs, filter},
+      {durationMS: durationMs, intervalMS: intervalMs, filter, expiryMS},
       {
         signal: this.interruptSignal,
         onStart: (info) => {

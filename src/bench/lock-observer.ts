@@ -4,8 +4,8 @@
  * summarise how long each acquisition held its lock, beside the LockBusy /
  * ConflictingOperationInProgress errors the workload met.
  */
-import {openLocksSession, readConfigSnapshot, readInMemoryView, type LocksSession} from '../locks/read.js'
 import {filterLocks, toLockRows} from '../locks/parse.js'
+import {openLocksSession, readConfigSnapshot, readDdlOps, type LocksSession} from '../locks/read.js'
 import type {LockHoldSummary, LockModel} from '../locks/types.js'
 import {DdlOpTracker, LockTransitionTracker} from '../locks/watch.js'
 import {summarize} from '../metrics/histograms.js'
@@ -40,14 +40,20 @@ export class LockObserver {
     private readonly session: LocksSession,
     private readonly db: string,
     private readonly intervalMs: number,
-    private readonly timeoutMs: number,
   ) {}
 
-  /** Null when the target has no lock model to watch (unsupported version) or cannot be read. */
-  static async start(target: Target, settings: ClientSettings, db: string, intervalMs = LOCK_POLL_INTERVAL_MS): Promise<LockObserver | null> {
+  /**
+   * Null when the target has no lock model to watch (unsupported version) or cannot be read.
+   * Connections are the target's (appName `<--app-name>-locks`, its --timeout-ms per poll).
+   * The `(target, settings, db)` form is the older call; `settings` is no longer read.
+   */
+  static async start(target: Target, db: string, intervalMs?: number): Promise<LockObserver | null>
+  static async start(target: Target, settings: ClientSettings, db: string, intervalMs?: number): Promise<LockObserver | null>
+  static async start(target: Target, ...rest: [string, number?] | [ClientSettings, string, number?]): Promise<LockObserver | null> {
+    const [db, intervalMs = LOCK_POLL_INTERVAL_MS] = (typeof rest[0] === 'string' ? rest : rest.slice(1)) as [string, number?]
     let session: LocksSession
     try {
-      session = await openLocksSession(target, {appName: `${settings.appName}-locks`, timeoutMs: settings.timeoutMs})
+      session = await openLocksSession(target, {purpose: 'locks'})
     } catch {
       return null
     }
@@ -55,7 +61,7 @@ export class LockObserver {
       await session.close()
       return null
     }
-    const observer = new LockObserver(session, db, intervalMs, settings.timeoutMs)
+    const observer = new LockObserver(session, db, intervalMs)
     observer.loop = observer.run()
     return observer
   }
@@ -63,12 +69,12 @@ export class LockObserver {
   private async pollOnce(): Promise<void> {
     const at = Date.now()
     // Each poll is bounded: a stalled router must not hold the observer (and so bench's end).
-    const signal = AbortSignal.timeout(this.timeoutMs)
+    const signal = AbortSignal.timeout(this.session.target.connection.timeoutMs)
     if (this.session.model === 'in-memory') {
-      const view = await readInMemoryView(this.session, {serverStatus: false, signal})
-      this.ddl.observe(view.ddlOps.filter((o) => o.ns === this.db || (o.ns ?? '').startsWith(`${this.db}.`)), at)
+      const ops = await readDdlOps(this.session.reader, {signal})
+      this.ddl.observe(ops.filter((o) => o.ns === this.db || (o.ns ?? '').startsWith(`${this.db}.`)), at)
     } else {
-      const snap = await readConfigSnapshot(this.session, {signal})
+      const snap = await readConfigSnapshot(this.session.reader, {signal})
       const rows = filterLocks(toLockRows({...snap, nowMs: snap.now.getTime(), timing: this.session.timing}), {db: this.db})
       this.locks.observe(rows, snap.now.getTime())
     }

@@ -1,11 +1,22 @@
 /** `pooltool locks list` and `locks pings`: one snapshot of the lock state, joined and judged; every read bounded by --timeout-ms. */
+import {targetSummary} from '../result.js'
 import type {Target} from '../target.js'
-import {filterLocks, toLockRows, toPingRows, type LockFilter} from './parse.js'
-import {openLocksSession, readConfigSnapshot, readInMemoryView, withinTimeout, type LocksClientSettings, type LocksSession} from './read.js'
+import {filterLocks, toLockRows, toPingRows, type JoinInput, type LockFilter} from './parse.js'
+import {openLocksSession, readConfigSnapshot, readInMemoryView, timingNotes, withinTimeout, type LocksSession} from './read.js'
 import type {LocksListResult, LocksPingsResult} from './types.js'
 
-async function withSession<T>(target: Target, settings: LocksClientSettings, work: (s: LocksSession) => Promise<T>): Promise<T> {
-  const session = await openLocksSession(target, settings)
+export interface LocksListConfig {
+  filter?: LockFilter
+  /** --lock-expiry: overrides the 15 min behind `stale`. */
+  expiryMS?: number
+}
+
+export interface LocksPingsConfig {
+  expiryMS?: number
+}
+
+async function withSession<T>(target: Target, expiryMS: number | undefined, work: (s: LocksSession) => Promise<T>): Promise<T> {
+  const session = await openLocksSession(target, {expiryMS})
   try {
     return await work(session)
   } finally {
@@ -13,35 +24,52 @@ async function withSession<T>(target: Target, settings: LocksClientSettings, wor
   }
 }
 
-export async function listLocks(session: LocksSession, filter: LockFilter = {}): Promise<LocksListResult> {
-  const base = {target: session.target.redactedUri, serverVersion: session.serverVersion, model: session.model, message: session.message, expiryMS: session.timing.expiryMS}
-  const snapshot = await withinTimeout(session.target, session.settings.timeoutMs, (bounds) => readConfigSnapshot(session, bounds))
-  const input = {...snapshot, nowMs: snapshot.now.getTime(), timing: session.timing}
-  const result: LocksListResult = {
-    ...base,
-    now: snapshot.now.toISOString(),
-    locks: filterLocks(toLockRows(input), filter),
-    pings: toPingRows(input).map(({process, ping, ageMS, alive, holds, role, host}) => ({process, ping, ageMS, alive, holds, role, host})),
+async function snapshotInput(session: LocksSession): Promise<JoinInput & {now: Date}> {
+  const snapshot = await withinTimeout(session.target, (bounds) => readConfigSnapshot(session.reader, bounds))
+  return {...snapshot, nowMs: snapshot.now.getTime(), timing: session.timing}
+}
+
+async function listLocks(session: LocksSession, config: LocksListConfig): Promise<LocksListResult> {
+  const input = await snapshotInput(session)
+  const notes = timingNotes(session, config.expiryMS !== undefined)
+  let inMemory: LocksListResult['inMemory']
+  if (session.model === 'in-memory') {
+    const read = await withinTimeout(session.target, (bounds) => readInMemoryView(session, bounds))
+    inMemory = read.view
+    notes.push(...read.notes)
   }
-  if (session.model === 'in-memory') result.inMemory = await withinTimeout(session.target, session.settings.timeoutMs, (bounds) => readInMemoryView(session, bounds))
-  return result
+  return {
+    target: targetSummary(session.target),
+    serverVersion: session.serverVersion,
+    model: session.model,
+    message: session.message,
+    now: input.now.toISOString(),
+    expiryMS: session.timing.expiryMS,
+    locks: filterLocks(toLockRows(input), config.filter ?? {}),
+    pings: toPingRows(input).map(({process, ping, ageMS, alive, holds, role, host}) => ({process, ping, ageMS, alive, holds, role, host})),
+    ...(inMemory ? {inMemory} : {}),
+    notes,
+    interrupted: false,
+  }
 }
 
-export function runLocksList(target: Target, settings: LocksClientSettings, filter: LockFilter = {}): Promise<LocksListResult> {
-  return withSession(target, settings, (s) => listLocks(s, filter))
+export function runLocksList(target: Target, config: LocksListConfig = {}): Promise<LocksListResult> {
+  return withSession(target, config.expiryMS, (session) => listLocks(session, config))
 }
 
-export function runLocksPings(target: Target, settings: LocksClientSettings): Promise<LocksPingsResult> {
-  return withSession(target, settings, async (session) => {
-    const snapshot = await withinTimeout(session.target, session.settings.timeoutMs, (bounds) => readConfigSnapshot(session, bounds))
+export function runLocksPings(target: Target, config: LocksPingsConfig = {}): Promise<LocksPingsResult> {
+  return withSession(target, config.expiryMS, async (session) => {
+    const input = await snapshotInput(session)
     return {
-      target: session.target.redactedUri,
+      target: targetSummary(session.target),
       serverVersion: session.serverVersion,
       model: session.model,
       message: session.message,
-      now: snapshot.now.toISOString(),
+      now: input.now.toISOString(),
       pingIntervalMS: session.timing.pingIntervalMS,
-      pings: toPingRows({...snapshot, nowMs: snapshot.now.getTime(), timing: session.timing}),
+      pings: toPingRows(input),
+      notes: timingNotes(session, config.expiryMS !== undefined),
+      interrupted: false,
     }
   })
 }

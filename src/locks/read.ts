@@ -1,47 +1,63 @@
 /**
- * Readers for `pooltool locks`: one small driver client on the target (a mongos), which
- * decides the lock model and then reads `config.locks`, `config.lockpings`,
- * `config.mongos` and `config.shards` with plain finds — or, on 6.1+, what replaced them
- * (`$currentOp` DDL operations, serverStatus.locks DDL entries on each shard). Read only.
+ * Reads for `pooltool locks` and bench's lock observer, all through the read layer
+ * (src/probes/reader.ts): one reader over the target (a mongos) decides the lock model;
+ * each snapshot then reads `config.locks`, `config.lockpings`, `config.mongos` and
+ * `config.shards` beside a `hello` whose `localTime` is the clock every age is judged on —
+ * or, on 6.1+, what replaced them: DDL operations from `$currentOp` through the router,
+ * and `serverStatus.locks` on each shard the one discovery (src/probes/discovery.ts)
+ * finds. Read only.
  */
 import {PoolToolError} from '../errors.js'
-import {CLOSE_GRACE_MS, closeWithin, createClient, createHostClient, type MongoClient} from '../mongo/client.js'
 import type {Document} from '../mongo/driver.js'
 import {toPoolToolError} from '../mongo/errors.js'
+import {discoverCluster} from '../probes/discovery.js'
+import type {ServerReader} from '../probes/reader.js'
 import type {Target} from '../target.js'
-import {lockTiming, parseShardDoc, versionAtLeast, versionParts} from './parse.js'
-import type {DdlOpRow, InMemoryView, LockModel, LockTiming} from './types.js'
-
-export interface LocksClientSettings {
-  appName: string
-  timeoutMs: number
-  /** Overrides the 15 min expiry (e.g. a cluster with a patched setDistLockTimeout). */
-  expiryMS?: number
-}
-
-export interface LocksSession {
-  client: MongoClient
-  target: Target
-  settings: LocksClientSettings
-  serverVersion: string
-  model: LockModel
-  message: string
-  timing: LockTiming
-  close(): Promise<void>
-}
+import {ddlLockEntries, ddlOpsFrom} from './in-memory.js'
+import {modelFor, modelMessage} from './model.js'
+import {lockTiming} from './parse.js'
+import type {DdlOpRow, InMemoryView, LockModel, LockTiming, ShardDdlLocks} from './types.js'
 
 /**
- * Bounds one read with the driver's per-operation AbortSignal: it cancels server
- * selection, the checkout and the socket read, and the driver closes that connection,
- * so a stalled server cannot keep a pooled connection busy for the next read. (Driver 7
- * ignores timeoutMS, and maxTimeMS only bounds server-side work, which a stalled server
- * never starts.) Callers combine Ctrl-C with AbortSignal.timeout(--timeout-ms).
+ * Bounds one read with the driver's per-operation AbortSignal (the reader's
+ * `ReadOptions.signal`): it cancels server selection, the checkout and the socket read,
+ * and the driver closes that connection, so a stalled server cannot keep a pooled
+ * connection busy for the next read. (Driver 7 ignores timeoutMS, and maxTimeMS only
+ * bounds server-side work, which a stalled server never starts.) Callers combine Ctrl-C
+ * with AbortSignal.timeout(--timeout-ms).
  */
 export interface ReadBounds {
   signal?: AbortSignal
 }
 
+/** What the router says about the cluster's locks, read once per session. */
+export interface RouterFacts {
+  serverVersion: string
+  model: LockModel
+  message: string
+  timing: LockTiming
+  /** The embedded cluster's time scale (hostInfo `extra.timeScale`); 1 on a real server. */
+  timeScale: number
+}
+
+export interface LocksSession extends RouterFacts {
+  target: Target
+  /** Over the whole deployment (every router the URI lists). */
+  reader: ServerReader
+  /** appName suffix of the session's connections (`locks`: bench's observer, `pooltool-locks`). */
+  purpose?: string
+  close(): Promise<void>
+}
+
+export interface OpenLocksOptions {
+  purpose?: string
+  /** Overrides the 15 min expiry (--lock-expiry; e.g. a cluster with a patched setDistLockTimeout). */
+  expiryMS?: number
+}
+
+/** One snapshot of the config collections, and the router's clock when it was taken. */
 export interface ConfigSnapshot {
+  /** hello's `localTime` from the same round (the machine's clock only when the reply has none). */
   now: Date
   locks: Document[]
   pings: Document[]
@@ -54,33 +70,13 @@ function topologyName(hello: Document): string {
   return 'a standalone mongod'
 }
 
-/** The one-line explanation of each model. */
-export function modelMessage(model: LockModel, version: string, collectionsPresent: boolean): string {
-  if (model === 'in-memory') {
-    return (
-      `MongoDB ${version} keeps DDL locks in memory on the coordinating shard (distributed locks left config.locks / ` +
-      `config.lockpings in 6.1${collectionsPresent ? '; the leftover documents here are from before the FCV upgrade' : ''}): ` +
-      'showing DDL operations from $currentOp and DDL lock entries of serverStatus.locks instead'
-    )
-  }
-  if (model === 'unsupported') return `MongoDB ${version}: pooltool reads the config.locks shapes of 3.4 – 6.0 only`
-  return versionAtLeast(version, 5, 0)
-    ? `MongoDB ${version}: config.locks written by shard primaries (process = shard name, fixed lock session ids) and the config server ("config")`
-    : `MongoDB ${version}: config.locks written by the config server ("ConfigServer"), shards and routers (host:port:epoch:random)`
-}
-
-export function modelFor(version: string): LockModel {
-  const [major = 0] = versionParts(version)
-  if (major === 0 || !versionAtLeast(version, 3, 4)) return 'unsupported'
-  return versionAtLeast(version, 6, 1) ? 'in-memory' : 'config.locks'
-}
-
 /**
- * `read` with its reads bounded by --timeout-ms (ReadBounds); running out of it is
- * UNREACHABLE (exit 4: the README's "cannot be reached within --timeout-ms"), not a
+ * `read` with its reads bounded by the target's --timeout-ms (ReadBounds); running out of
+ * it is UNREACHABLE (exit 4: the README's "cannot be reached within --timeout-ms"), not a
  * driver error nobody classified. For the one-shot reads (opening a session, list, pings).
  */
-export async function withinTimeout<T>(target: Target, timeoutMs: number, read: (bounds: ReadBounds) => Promise<T>): Promise<T> {
+export async function withinTimeout<T>(target: Target, read: (bounds: ReadBounds) => Promise<T>): Promise<T> {
+  const timeoutMs = target.connection.timeoutMs
   const timeout = AbortSignal.timeout(timeoutMs)
   try {
     return await read({signal: timeout})
@@ -96,151 +92,123 @@ export async function withinTimeout<T>(target: Target, timeoutMs: number, read: 
 }
 
 /** Opens the session; a replica set or standalone is WRONG_TOPOLOGY (exit 7). Bounded by --timeout-ms. */
-export async function openLocksSession(target: Target, settings: LocksClientSettings): Promise<LocksSession> {
-  const client = createClient({uri: target.uri, appName: settings.appName, timeoutMs: settings.timeoutMs, pool: {maxPoolSize: 2}})
+export async function openLocksSession(target: Target, options: OpenLocksOptions = {}): Promise<LocksSession> {
+  const {reader, close} = target.openReader(undefined, options.purpose)
   try {
-    return await withinTimeout(target, settings.timeoutMs, (bounds) => describeSession(client, target, settings, bounds))
+    const facts = await withinTimeout(target, (bounds) => readRouterFacts(reader, target.redactedUri, options.expiryMS, bounds))
+    return {target, reader, ...(options.purpose === undefined ? {} : {purpose: options.purpose}), ...facts, close}
   } catch (error) {
-    await closeWithin(client, CLOSE_GRACE_MS)
+    await close()
     throw error
   }
 }
 
-/** What the router says about itself: topology (mongos or not), version, lock model, the sim's time scale. */
-async function describeSession(client: MongoClient, target: Target, settings: LocksClientSettings, bounds: ReadBounds): Promise<LocksSession> {
-  const admin = client.db('admin')
-  const hello = await admin.command({hello: 1}, bounds)
-  if (hello.msg !== 'isdbgrid') {
+/** What the router says about itself: mongos or not, version, lock model, the embedded cluster's time scale. */
+export async function readRouterFacts(reader: ServerReader, targetName: string, expiryMS: number | undefined, bounds: ReadBounds = {}): Promise<RouterFacts> {
+  const hello = await reader.hello(bounds)
+  if (hello.value.msg !== 'isdbgrid') {
     throw new PoolToolError(
       'WRONG_TOPOLOGY',
-      `locks need a sharded cluster: ${target.redactedUri} is ${topologyName(hello)}`,
+      `locks need a sharded cluster: ${targetName} is ${topologyName(hello.value)}`,
       'distributed locks live on the config servers of a sharded cluster: point --uri at a mongos (mongodb://mongos-host:27017)',
     )
   }
-  const info = await admin.command({buildInfo: 1}, bounds)
-  const serverVersion = String(info.version ?? 'unknown')
-  let timeScale = 1
-  try {
-    // The embedded cluster says how much it shrinks its intervals; a real server has no such field.
-    const host = await admin.command({hostInfo: 1}, bounds)
-    const scale = host?.extra?.timeScale
-    if (typeof scale === 'number' && scale > 0) timeScale = scale
-  } catch {
-    // hostInfo needs clusterMonitor; the real-server default applies.
-  }
-  const names = await client
-    .db('config')
-    .listCollections({name: {$in: ['locks', 'lockpings']}}, {nameOnly: true, ...bounds})
-    .toArray()
+  const [info, timeScale, lockCollections] = await Promise.all([
+    reader.buildInfo(bounds),
+    simulatedTimeScale(reader, bounds),
+    reader.listCollections('config', {name: {$in: ['locks', 'lockpings']}}, bounds),
+  ])
+  const serverVersion = String(info.value.version ?? 'unknown')
   const model = modelFor(serverVersion)
   return {
-    client,
-    target,
-    settings,
     serverVersion,
     model,
-    message: modelMessage(model, serverVersion, names.length > 0),
-    timing: lockTiming(timeScale, settings.expiryMS),
-    close: () => closeWithin(client, CLOSE_GRACE_MS),
+    message: modelMessage(model, serverVersion, lockCollections.value.length > 0),
+    timing: lockTiming(timeScale, expiryMS),
+    timeScale,
   }
 }
 
-export async function readConfigSnapshot(session: LocksSession, bounds: ReadBounds = {}): Promise<ConfigSnapshot> {
-  const config = session.client.db('config')
+/** For a result's notes: the embedded cluster's shrunk intervals, which every age and verdict follows. */
+export function timingNotes(session: RouterFacts, expiryGiven: boolean): string[] {
+  if (session.timeScale === 1) return []
+  const expiry = expiryGiven ? '' : `, expiry ${session.timing.expiryMS} ms`
+  return [`the embedded cluster runs at time scale ${session.timeScale}: ping interval ${session.timing.pingIntervalMS} ms${expiry}`]
+}
+
+/** The embedded cluster says how much it shrinks its intervals (hostInfo `extra.timeScale`); a real server has no such field. */
+async function simulatedTimeScale(reader: ServerReader, bounds: ReadBounds): Promise<number> {
+  try {
+    const scale = (await reader.hostInfo(bounds)).value.extra?.timeScale
+    return typeof scale === 'number' && scale > 0 ? scale : 1
+  } catch {
+    // hostInfo needs clusterMonitor; the real-server default applies.
+    return 1
+  }
+}
+
+/** One round of the config collections, with hello in the same round for the router's clock. */
+export async function readConfigSnapshot(reader: ServerReader, bounds: ReadBounds = {}): Promise<ConfigSnapshot> {
   const [hello, locks, pings, mongos, shards] = await Promise.all([
-    session.client.db('admin').command({hello: 1}, bounds),
-    config.collection('locks').find({}, bounds).toArray(),
-    config.collection('lockpings').find({}, bounds).toArray(),
-    config.collection('mongos').find({}, bounds).toArray(),
-    config.collection('shards').find({}, bounds).toArray(),
+    reader.hello(bounds),
+    reader.config('locks', {}, bounds),
+    reader.config('lockpings', {}, bounds),
+    reader.config('mongos', {}, bounds),
+    reader.config('shards', {}, bounds),
   ])
-  const now = hello.localTime instanceof Date ? hello.localTime : new Date()
-  return {now, locks, pings, mongos, shards}
+  return {now: hello.serverTime ?? hello.receivedAt, locks: locks.value, pings: pings.value, mongos: mongos.value, shards: shards.value}
 }
 
-const USER_DDL = new Set(['create', 'drop', 'dropDatabase', 'shardCollection', 'movePrimary', 'renameCollection', 'collMod', 'reshardCollection', 'refineCollectionShardKey', 'createDatabase', 'enableSharding'])
-
-function nsOf(command: Document, db: unknown): string | null {
-  const [name] = Object.keys(command)
-  const v = command[name]
-  if (typeof v === 'string' && v.length > 0) return v.includes('.') || typeof db !== 'string' ? v : `${db}.${v}`
-  return typeof db === 'string' ? db : null
+/** 6.1+: the DDL operations running in the cluster, from `$currentOp` through the router. */
+export async function readDdlOps(reader: ServerReader, bounds: ReadBounds = {}): Promise<DdlOpRow[]> {
+  const ops = await reader.currentOp({allUsers: true, idleConnections: false}, bounds)
+  return ddlOpsFrom(ops.value)
 }
 
-/** DDL operations (user commands and the internal _shardsvr* / _configsvr* coordinators) from $currentOp documents. */
-export function ddlOpsFrom(docs: Document[]): DdlOpRow[] {
-  const out: DdlOpRow[] = []
-  for (const d of docs) {
-    const command = d.command && typeof d.command === 'object' ? (d.command as Document) : undefined
-    if (!command) continue
-    const [name = ''] = Object.keys(command)
-    const ddl = USER_DDL.has(name) || name.startsWith('_shardsvr') || name.startsWith('_configsvr') || d.desc === 'ShardingDDLCoordinator'
-    if (!ddl) continue
-    const micros = d.microsecs_running
-    const runningMS = micros === undefined ? 0 : Math.round(Number(typeof micros === 'object' && micros !== null && 'toNumber' in micros ? (micros as {toNumber(): number}).toNumber() : micros) / 1000)
-    out.push({
-      shard: typeof d.shard === 'string' ? d.shard : null,
-      host: typeof d.host === 'string' ? d.host : null,
-      opid: String(d.opid ?? ''),
-      command: name,
-      ns: nsOf(command, command.$db),
-      runningMS,
-      waitingForLock: d.waitingForLock === true,
-    })
+/** The shards to read serverStatus.locks on: one host each (the first the cluster names), and what discovery could not read. */
+interface ShardsToRead {
+  shards: Array<{shard: string; host: string}>
+  warnings: string[]
+}
+
+/** From the one discovery every command uses, so `locks` reads the shards `conns` and `bench` report. */
+async function shardsToRead(session: LocksSession, bounds: ReadBounds): Promise<ShardsToRead> {
+  const topology = await discoverCluster(session.target, {...(session.purpose === undefined ? {} : {purpose: session.purpose}), ...bounds})
+  const firstHostOf = new Map<string, string>()
+  for (const host of topology.hosts) if (host.role === 'shard' && host.shard !== undefined && !firstHostOf.has(host.shard)) firstHostOf.set(host.shard, host.host)
+  return {shards: [...firstHostOf].map(([shard, host]) => ({shard, host})), warnings: topology.warnings.map((warning) => `discovery: ${warning}`)}
+}
+
+/** One shard's serverStatus.locks DDL entries over a direct connection; a failure is noted on the row, not thrown. */
+async function readShardDdlLocks(session: LocksSession, shard: string, host: string, bounds: ReadBounds): Promise<ShardDdlLocks> {
+  const {reader, close} = session.target.openReader(host, session.purpose)
+  try {
+    const status = await reader.serverStatus(['locks'], bounds)
+    return {shard, host, resources: ddlLockEntries(status.value.locks as Document | undefined)}
+  } catch (error) {
+    const unavailable = toPoolToolError(error, {target: host, secrets: session.target.secrets}).message
+    return {shard, host, resources: {}, unavailable}
+  } finally {
+    await close()
   }
-  return out.sort((a, b) => b.runningMS - a.runningMS)
 }
 
-/** serverStatus.locks entries that are DDL locks (DDLDatabase / DDLCollection, 7.1+). */
-export function ddlLockEntries(locks: Document | undefined): Record<string, {acquireCount: number; acquireWaitCount: number; timeAcquiringMicros: number}> {
-  const out: Record<string, {acquireCount: number; acquireWaitCount: number; timeAcquiringMicros: number}> = {}
-  const sum = (v: unknown): number => {
-    if (!v || typeof v !== 'object') return 0
-    let n = 0
-    for (const x of Object.values(v as Document)) n += typeof x === 'number' ? x : Number((x as {toNumber?: () => number})?.toNumber?.() ?? 0)
-    return n
-  }
-  for (const [resource, entry] of Object.entries(locks ?? {})) {
-    if (!/^DDL/.test(resource) || !entry || typeof entry !== 'object') continue
-    const e = entry as Document
-    out[resource] = {acquireCount: sum(e.acquireCount), acquireWaitCount: sum(e.acquireWaitCount), timeAcquiringMicros: sum(e.timeAcquiringMicros)}
-  }
-  return out
-}
-
-/** The 6.1+ replacement: DDL ops from $currentOp through the router, and each shard's serverStatus.locks DDL entries. */
-export async function readInMemoryView(session: LocksSession, options: {serverStatus?: boolean} & ReadBounds = {}): Promise<InMemoryView> {
-  const admin = session.client.db('admin')
-  const bounds: ReadBounds = {signal: options.signal}
-  // Db.aggregate's type omits `signal`, but its cursor honours it like every other cursor (driver 7).
-  const aggregateOptions = {signal: bounds.signal} as Parameters<typeof admin.aggregate>[1]
-  const ops = await admin.aggregate([{$currentOp: {allUsers: true, idleConnections: false}}], aggregateOptions).toArray()
-  const shards = (await session.client.db('config').collection('shards').find({}, bounds).toArray()).map(parseShardDoc)
-  // One round over every shard at once: each read needs its own direct connection (handshake included).
-  const shardsToRead = options.serverStatus === false ? [] : shards.filter((shard) => shard.hosts[0] !== undefined)
-  const serverStatusLocks: InMemoryView['serverStatusLocks'] = await Promise.all(
-    shardsToRead.map(async (shard) => {
-      const host = shard.hosts[0]!
-      const client = createHostClient({uri: session.target.uri, appName: session.settings.appName, timeoutMs: session.settings.timeoutMs}, host)
-      try {
-        const status = await client.db('admin').command({serverStatus: 1, repl: 0, metrics: 0, opcounters: 0, connections: 0}, bounds)
-        return {shard: shard.name, host, resources: ddlLockEntries(status.locks)}
-      } catch (error) {
-        const unavailable = toPoolToolError(error, {target: host, secrets: session.target.secrets}).message
-        return {shard: shard.name, host, resources: {}, unavailable}
-      } finally {
-        await closeWithin(client, CLOSE_GRACE_MS)
-      }
-    }),
-  )
-  const ddlOps = ddlOpsFrom(ops)
+/**
+ * The 6.1+ replacement, for `locks list`: DDL ops from `$currentOp` through the router, and
+ * each shard's serverStatus.locks DDL entries (one direct connection per shard, all at
+ * once). `notes`: what finding the shards could not read.
+ */
+export async function readInMemoryView(session: LocksSession, bounds: ReadBounds = {}): Promise<{view: InMemoryView; notes: string[]}> {
+  const [ddlOps, found] = await Promise.all([readDdlOps(session.reader, bounds), shardsToRead(session, bounds)])
+  const serverStatusLocks = await Promise.all(found.shards.map(({shard, host}) => readShardDdlLocks(session, shard, host, bounds)))
   const lockTypes = serverStatusLocks.some((s) => Object.keys(s.resources).length > 0)
   const waiting = ddlOps.filter((o) => o.waitingForLock).length
-  return {
+  const view: InMemoryView = {
     note:
       `${ddlOps.length} DDL operation(s) running, ${waiting} waiting for a lock; ` +
       (lockTypes ? 'serverStatus.locks has DDL lock entries' : 'serverStatus.locks has no DDLDatabase/DDLCollection entries (they appear from 7.1)'),
     ddlOps,
     serverStatusLocks,
   }
+  return {view, notes: found.warnings}
 }

@@ -1,6 +1,8 @@
 /**
  * `pooltool locks`: the result contracts (names fixed by the issue; units in field names).
+ * Every result shares the envelope of src/result.ts: `target`, `notes`, `interrupted`.
  */
+import type {ResultEnvelope} from '../result.js'
 
 /** Where a cluster keeps its DDL locks (facts §1.2, §1.5). */
 export type LockModel = 'config.locks' | 'in-memory' | 'unsupported'
@@ -55,12 +57,28 @@ export interface PingRow {
   processStarted?: string
 }
 
+/** One DDL lock resource of serverStatus.locks, its modes summed. */
+export interface DdlLockEntry {
+  acquireCount: number
+  acquireWaitCount: number
+  timeAcquiringMicros: number
+}
+
+/** One shard's serverStatus.locks DDL entries (read from the first host discovery lists for it). */
+export interface ShardDdlLocks {
+  shard: string
+  host: string
+  resources: Record<string, DdlLockEntry>
+  /** Why serverStatus could not be read there (credentials redacted). */
+  unavailable?: string
+}
+
 /** What replaced config.locks on 6.1+: DDL operations and serverStatus.locks DDL entries. */
 export interface InMemoryView {
   /** One line for humans. */
   note: string
   ddlOps: DdlOpRow[]
-  serverStatusLocks: Array<{shard: string; host: string; resources: Record<string, {acquireCount: number; acquireWaitCount: number; timeAcquiringMicros: number}>; unavailable?: string}>
+  serverStatusLocks: ShardDdlLocks[]
 }
 
 export interface DdlOpRow {
@@ -80,12 +98,12 @@ export interface LockTiming {
   pingIntervalMS: number
 }
 
-export interface LocksListResult {
-  target: string
+export interface LocksListResult extends ResultEnvelope {
   serverVersion: string
   model: LockModel
   /** One line explaining the model (always set for in-memory / unsupported). */
   message: string
+  /** The router's clock (hello.localTime) at the snapshot: every age is measured on it. */
   now: string
   expiryMS: number
   locks: LockRow[]
@@ -93,11 +111,11 @@ export interface LocksListResult {
   inMemory?: InMemoryView
 }
 
-export interface LocksPingsResult {
-  target: string
+export interface LocksPingsResult extends ResultEnvelope {
   serverVersion: string
   model: LockModel
   message: string
+  /** The router's clock (hello.localTime) at the snapshot: every age is measured on it. */
   now: string
   pingIntervalMS: number
   pings: PingRow[]
@@ -146,8 +164,7 @@ export interface LockPollFailure {
   error: string
 }
 
-export interface LocksWatchResult {
-  target: string
+export interface LocksWatchResult extends ResultEnvelope {
   serverVersion: string
   model: LockModel
   message: string
@@ -163,7 +180,6 @@ export interface LocksWatchResult {
   pollTimeoutMS: number
   events: LockEvent[]
   locks: LockHoldSummary[]
-  interrupted: boolean
 }
 
 export type WhyKind =

@@ -5,10 +5,11 @@
  * model) the DDL operations of `$currentOp` stand in for locks, keyed by namespace.
  */
 import {createHistogram, type Histogram, mergeHistograms, recordMs, summarize} from '../metrics/histograms.js'
+import {targetSummary} from '../result.js'
 import type {Target} from '../target.js'
 import {filterLocks, toLockRows, type LockFilter} from './parse.js'
 import {classifyPollFailure} from './poll-failure.js'
-import {openLocksSession, readConfigSnapshot, readInMemoryView, type LocksClientSettings, type LocksSession, type ReadBounds} from './read.js'
+import {openLocksSession, readConfigSnapshot, readDdlOps, timingNotes, type LocksSession, type ReadBounds} from './read.js'
 import {LOCK_POLL_FAILURE_REASONS, type DdlOpRow, type LockEvent, type LockHoldSummary, type LockPollFailure, type LockPollFailureReason, type LockRow, type LocksWatchResult} from './types.js'
 
 interface Seen {
@@ -164,10 +165,13 @@ export class DdlOpTracker {
   }
 }
 
-export interface WatchOptions {
-  durationMs?: number
-  intervalMs: number
+export interface LocksWatchConfig {
+  /** Stop after this long (default: until the signal). */
+  durationMS?: number
+  intervalMS: number
   filter: LockFilter
+  /** --lock-expiry: overrides the 15 min behind `stale`. */
+  expiryMS?: number
 }
 
 export interface WatchHooks {
@@ -194,15 +198,19 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
 const noFailures = (): Record<LockPollFailureReason, number> =>
   Object.fromEntries(LOCK_POLL_FAILURE_REASONS.map((reason) => [reason, 0])) as Record<LockPollFailureReason, number>
 
+/** Said in the result's notes when a poll failed. */
+export const FAILED_POLLS_NOTE = 'transitions during failed polls show at the next poll that answered: their hold times are accurate to that gap'
+
 /**
  * Polls until the deadline, Ctrl-C or forever. A poll that fails (router or config
  * server gone, a stall, a lost privilege) is a marked round and the watch goes on, so
- * the summary is always produced. Each poll is bounded by `settings.timeoutMs` through
- * the driver's per-operation AbortSignal (see ReadBounds), so the last poll ends at most one interval
- * plus --timeout-ms after the deadline.
+ * the summary is always produced. Each poll is bounded by the target's --timeout-ms
+ * through the driver's per-operation AbortSignal (see ReadBounds), so the last poll ends
+ * at most one interval plus --timeout-ms after the deadline.
  */
-export async function runLocksWatch(target: Target, settings: LocksClientSettings, options: WatchOptions, hooks: WatchHooks): Promise<LocksWatchResult> {
-  const session = await openLocksSession(target, settings)
+export async function runLocksWatch(target: Target, config: LocksWatchConfig, hooks: WatchHooks): Promise<LocksWatchResult> {
+  const pollTimeoutMS = target.connection.timeoutMs
+  const session = await openLocksSession(target, {expiryMS: config.expiryMS})
   const started = Date.now()
   const events: LockEvent[] = []
   const pollFailures: LockPollFailure[] = []
@@ -212,13 +220,13 @@ export async function runLocksWatch(target: Target, settings: LocksClientSetting
   const ddl = new DdlOpTracker()
   try {
     hooks.onStart?.({model: session.model, message: session.message, expiryMS: session.timing.expiryMS})
-    const until = options.durationMs === undefined ? Number.POSITIVE_INFINITY : started + options.durationMs
+    const until = config.durationMS === undefined ? Number.POSITIVE_INFINITY : started + config.durationMS
     while (!hooks.signal.aborted) {
       const at = Date.now()
       polls++
-      const timeout = AbortSignal.timeout(settings.timeoutMs)
+      const timeout = AbortSignal.timeout(pollTimeoutMS)
       try {
-        const fresh = await pollOnce(session, options.filter, {signal: AbortSignal.any([hooks.signal, timeout])}, {locks, ddl, atMs: at})
+        const fresh = await pollOnce(session, config.filter, {signal: AbortSignal.any([hooks.signal, timeout])}, {locks, ddl, atMs: at})
         for (const e of fresh) {
           events.push(e)
           hooks.onEvent?.(e)
@@ -232,7 +240,7 @@ export async function runLocksWatch(target: Target, settings: LocksClientSetting
         const {reason, error: text} = classifyPollFailure(error, {
           target: target.redactedUri,
           secrets: target.secrets,
-          timeoutMs: settings.timeoutMs,
+          timeoutMs: pollTimeoutMS,
           timedOut: timeout.aborted,
         })
         const failure: LockPollFailure = {at: new Date(at).toISOString(), poll: polls, reason, error: text}
@@ -240,24 +248,25 @@ export async function runLocksWatch(target: Target, settings: LocksClientSetting
         failedPollsByReason[reason] += 1
         hooks.onPollFailed?.(failure)
       }
-      const next = at + options.intervalMs
+      const next = at + config.intervalMS
       if (next >= until) break
       await sleep(next - Date.now(), hooks.signal)
     }
     return {
-      target: target.redactedUri,
+      target: targetSummary(target),
       serverVersion: session.serverVersion,
       model: session.model,
       message: session.message,
       durationMS: Date.now() - started,
-      intervalMS: options.intervalMs,
+      intervalMS: config.intervalMS,
       polls,
       failedPolls: pollFailures.length,
       failedPollsByReason,
       pollFailures,
-      pollTimeoutMS: settings.timeoutMs,
+      pollTimeoutMS,
       events,
       locks: session.model === 'in-memory' ? ddl.summary() : locks.summary(),
+      notes: [...timingNotes(session, config.expiryMS !== undefined), ...(pollFailures.length > 0 ? [FAILED_POLLS_NOTE] : [])],
       interrupted: hooks.signal.aborted,
     }
   } finally {
@@ -273,10 +282,10 @@ async function pollOnce(
   trackers: {locks: LockTransitionTracker; ddl: DdlOpTracker; atMs: number},
 ): Promise<LockEvent[]> {
   if (session.model === 'in-memory') {
-    const view = await readInMemoryView(session, {serverStatus: false, ...bounds})
-    return trackers.ddl.observe(view.ddlOps.filter((o) => matches(o.ns, filter)), trackers.atMs)
+    const ops = await readDdlOps(session.reader, bounds)
+    return trackers.ddl.observe(ops.filter((o) => matches(o.ns, filter)), trackers.atMs)
   }
-  const snap = await readConfigSnapshot(session, bounds)
+  const snap = await readConfigSnapshot(session.reader, bounds)
   const rows = filterLocks(toLockRows({...snap, nowMs: snap.now.getTime(), timing: session.timing}), {db: filter.db, ns: filter.ns})
   return trackers.locks.observe(rows, snap.now.getTime())
 }

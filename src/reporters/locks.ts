@@ -23,8 +23,13 @@ const VERDICT_TEXT: Record<string, string> = {
   balancer: 'balancer (3.4, permanent)',
 }
 
-function header(r: {target: string; serverVersion: string; message: string}): string {
-  return `${r.target} · MongoDB ${r.serverVersion}\n${r.message}`
+function header(r: {target: {uri: string}; serverVersion: string; message: string}): string {
+  return `${r.target.uri} · MongoDB ${r.serverVersion}\n${r.message}`
+}
+
+/** The result's notes, one line each. */
+function noteLines(notes: readonly string[]): string[] {
+  return notes.map((note) => `note: ${note}`)
 }
 
 function truncate(s: string | null, n: number): string {
@@ -75,6 +80,7 @@ export function renderLocksList(r: LocksListResult): string {
       if (stale > 0) lines.push(`${stale} stale lock(s): the holder has not pinged for ${formatAgeMs(r.expiryMS)} or more; the next DDL on them overtakes them once the config server has seen the ping stand still that long`)
     }
   }
+  lines.push(...noteLines(r.notes))
   return lines.join('\n')
 }
 
@@ -82,12 +88,14 @@ export function renderLocksPings(r: LocksPingsResult): string {
   const lines = [header(r)]
   if (r.pings.length === 0) {
     lines.push(r.model === 'in-memory' ? 'no config.lockpings: nothing pings on this version' : 'config.lockpings is empty')
+    lines.push(...noteLines(r.notes))
     return lines.join('\n')
   }
   const t = new Table({head: ['process', 'role', 'last ping', 'alive', 'holds'], style: TABLE_STYLE})
   for (const p of r.pings) t.push([p.process, p.role, p.ping ? `${formatAgeMs(p.ageMS)} ago` : '–', p.alive ? 'yes' : 'NO', p.holds.join(', ') || '–'])
   lines.push(t.toString())
   lines.push(`alive = pinged within ${formatAgeMs(3 * r.pingIntervalMS)} (3 ping intervals)`)
+  lines.push(...noteLines(r.notes))
   return lines.join('\n')
 }
 
@@ -124,7 +132,6 @@ export function renderLocksWatch(r: LocksWatchResult): string {
   const lines = [
     `${r.polls} polls${failedPollsText(r)} every ${formatAgeMs(r.intervalMS)} over ${formatAgeMs(r.durationMS)}: ${r.events.length} transition(s)${r.interrupted ? ' (interrupted)' : ''}`,
   ]
-  if (r.failedPolls > 0) lines.push('transitions during failed polls show at the next poll that answered: their hold times are accurate to that gap')
   if (r.locks.length > 0) {
     const t = new Table({head: ['lock', 'acquired', 'released', 'overtaken', 'hold p50', 'hold p99', 'hold max'], style: TABLE_STYLE})
     for (const l of r.locks) {
@@ -133,6 +140,7 @@ export function renderLocksWatch(r: LocksWatchResult): string {
     }
     lines.push(t.toString())
   }
+  lines.push(...noteLines(r.notes))
   return lines.join('\n')
 }
 

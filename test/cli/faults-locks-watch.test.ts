@@ -12,9 +12,10 @@ import {after, before, describe, it} from 'node:test'
 import type {MongoClient} from 'mongodb'
 
 import type {LocksWatchResult} from '../../src/locks/types.js'
-import {startSimCluster, type SimCluster} from '../../src/sim/host.js'
 import {parseJson} from '../helpers/cli.js'
+import {useCluster} from '../helpers/cluster.js'
 import {observer, runWithFault, serverFigureGrew, sum, withUser} from '../helpers/faults.js'
+import {waitForState} from '../helpers/sim.js'
 
 /** finds only: the observer's own serverStatus readings count as commands. */
 const finds = (status: any): number => Number(status.opcounters?.query ?? 0)
@@ -22,17 +23,20 @@ const finds = (status: any): number => Number(status.opcounters?.query ?? 0)
 function assertHonestSummary(result: LocksWatchResult): void {
   assert.equal(result.failedPolls, result.pollFailures.length)
   assert.equal(result.failedPolls, sum(result.failedPollsByReason))
-  assert.ok(result.polls >= result.failedPolls)
+  assert.ok(result.polls >= result.failedPolls, `${result.polls} polls, ${result.failedPolls} failed`)
   assert.equal(result.interrupted, false)
+  assert.equal(result.pollTimeoutMS, 800, 'each poll is bounded by --timeout-ms')
+  assert.equal(result.target.uri.includes('pooltool-sim'), false, 'the envelope\'s URI is redacted')
+  if (result.failedPolls > 0) assert.ok(result.notes.some((note) => /failed polls/.test(note)), `a note on failed polls: ${JSON.stringify(result.notes)}`)
   for (const f of result.pollFailures) {
     assert.equal(typeof f.error, 'string')
-    assert.ok(f.error.length > 0)
+    assert.ok(f.error.length > 0, `poll ${f.poll} says why it failed`)
     assert.equal(f.error.includes('pooltool-sim'), false, 'credentials redacted')
   }
 }
 
 describe('fault matrix: locks watch', {timeout: 120_000}, () => {
-  let sim: SimCluster
+  const cluster = useCluster({topology: 'sharded', versionProfile: '6.0', mongos: 1, shards: 1, auth: true})
   let router: string
   let config: string
   let watch: MongoClient
@@ -42,29 +46,21 @@ describe('fault matrix: locks watch', {timeout: 120_000}, () => {
 
   /** Waits until the router reads config.locks again (the config server is back). */
   async function configReadable(): Promise<void> {
-    for (;;) {
-      try {
-        await watch.db('config').collection('locks').findOne({})
-        return
-      } catch {
-        await new Promise((resolve) => setTimeout(resolve, 100))
-      }
-    }
+    const readable = () => watch.db('config').collection('locks').findOne({}).then(() => true, () => false)
+    await waitForState('the router reads config.locks again', readable, (ok) => ok)
   }
 
-  before(async () => {
-    sim = await startSimCluster({topology: 'sharded', versionProfile: '6.0', mongos: 1, shards: 1, auth: true})
-    router = sim.info.processes.find((p) => p.role === 'mongos')!.host
-    config = sim.info.processes.find((p) => p.role === 'config')!.host
-    watch = observer(sim.info.uri)
+  before(() => {
+    router = cluster.sim.info.processes.find((p) => p.role === 'mongos')!.host
+    config = cluster.sim.info.processes.find((p) => p.role === 'config')!.host
+    watch = observer(cluster.uri)
   })
   after(async () => {
     await watch?.close()
-    await sim?.stop()
   })
 
   it('dropped sockets: the driver reconnects, the watch runs to the end, exit 0', async () => {
-    const {run} = await runWithFault(sim, args(sim.info.uri), polling(), {kind: 'drop-connections', hosts: [router]})
+    const {run} = await runWithFault(cluster.sim, args(cluster.uri), polling(), {kind: 'drop-connections', hosts: [router]})
     assert.equal(run.code, 0, run.stderr)
     const result = parseJson<LocksWatchResult>(run)
     assertHonestSummary(result)
@@ -72,14 +68,14 @@ describe('fault matrix: locks watch', {timeout: 120_000}, () => {
   })
 
   it('router stalls past --timeout-ms: timed-out polls are marked rounds on stderr, the summary counts them, exit 0', async () => {
-    const {run} = await runWithFault(sim, args(sim.info.uri, false), polling(), {kind: 'stall', ms: 1200, hosts: [router]})
+    const {run} = await runWithFault(cluster.sim, args(cluster.uri, false), polling(), {kind: 'stall', ms: 1200, hosts: [router]})
     assert.equal(run.code, 0, run.stderr)
     assert.match(run.stderr, /poll \d+ failed \(timeout\): no answer within 800 ms \(--timeout-ms\)/)
     assert.match(run.stdout, /\d+ polls \(\d+ failed: \d+ timeout/)
   })
 
   it('router restarts: the watch resumes when it answers again, exit 0', async () => {
-    const {run} = await runWithFault(sim, args(sim.info.uri), polling(), {kind: 'restart', downMs: 500, hosts: [router]})
+    const {run} = await runWithFault(cluster.sim, args(cluster.uri), polling(), {kind: 'restart', downMs: 500, hosts: [router]})
     assert.equal(run.code, 0, run.stderr)
     const result = parseJson<LocksWatchResult>(run)
     assertHonestSummary(result)
@@ -88,18 +84,18 @@ describe('fault matrix: locks watch', {timeout: 120_000}, () => {
   })
 
   it('connection limit on the router: polls that get no connection are marked, the watch goes on, exit 0', async () => {
-    const {run} = await runWithFault(sim, args(sim.info.uri), polling(), async () => {
-      await sim.control({kind: 'max-connections', max: 1, hosts: [router]})
-      await sim.control({kind: 'drop-connections', hosts: [router]})
+    const {run} = await runWithFault(cluster.sim, args(cluster.uri), polling(), async () => {
+      await cluster.sim.control({kind: 'max-connections', max: 1, hosts: [router]})
+      await cluster.sim.control({kind: 'drop-connections', hosts: [router]})
     })
-    await sim.control({kind: 'max-connections', max: 65_536, hosts: [router]})
+    await cluster.sim.control({kind: 'max-connections', max: 65_536, hosts: [router]})
     assert.equal(run.code, 0, run.stderr)
     assertHonestSummary(parseJson<LocksWatchResult>(run))
   })
 
   it('user dropped: later polls are unauthorized, the summary is produced, exit 0', async () => {
     await watch.db('admin').command({createUser: 'lockwatcher', pwd: 'lockwatcher-pw', roles: [{role: 'clusterMonitor', db: 'admin'}, {role: 'read', db: 'config'}]})
-    const {run} = await runWithFault(sim, args(withUser(sim.info.uri, 'lockwatcher', 'lockwatcher-pw')), polling(), async () => {
+    const {run} = await runWithFault(cluster.sim, args(withUser(cluster.uri, 'lockwatcher', 'lockwatcher-pw')), polling(), async () => {
       await watch.db('admin').command({dropUser: 'lockwatcher'})
     })
     assert.equal(run.code, 0, run.stderr)
@@ -112,7 +108,7 @@ describe('fault matrix: locks watch', {timeout: 120_000}, () => {
 
   // Host lost, twice: the config server (the router answers with its error) and the router itself, each down past the end of the run.
   it('config server lost: polls fail as unreachable with the router\'s error, the watch ends at --duration, exit 0', async () => {
-    const {run} = await runWithFault(sim, args(sim.info.uri), polling(), {kind: 'restart', downMs: 4000, hosts: [config]})
+    const {run} = await runWithFault(cluster.sim, args(cluster.uri), polling(), {kind: 'restart', downMs: 4000, hosts: [config]})
     assert.equal(run.code, 0, run.stderr)
     const result = parseJson<LocksWatchResult>(run)
     assertHonestSummary(result)
@@ -124,7 +120,7 @@ describe('fault matrix: locks watch', {timeout: 120_000}, () => {
 
   // Last: the router stays down past the end of the run (the cluster is stopped after it).
   it('router lost: every later poll is unreachable, the summary is produced, exit 0 (earlier polls answered)', async () => {
-    const {run} = await runWithFault(sim, args(sim.info.uri), polling(), {kind: 'restart', downMs: 60_000, hosts: [router]})
+    const {run} = await runWithFault(cluster.sim, args(cluster.uri), polling(), {kind: 'restart', downMs: 60_000, hosts: [router]})
     assert.equal(run.code, 0, run.stderr)
     const result = parseJson<LocksWatchResult>(run)
     assertHonestSummary(result)

@@ -3,22 +3,18 @@
  * cluster, and `bench --workload ddl --json` reports it with the lock hold times it saw.
  */
 import assert from 'node:assert/strict'
-import {after, before, describe, it} from 'node:test'
+import {describe, it} from 'node:test'
 import {MongoClient, MongoServerError} from 'mongodb'
 
-import {startSimCluster, type SimCluster} from '../../src/sim/host.js'
 import {parseJson, runCli} from '../helpers/cli.js'
+import {useCluster} from '../helpers/cluster.js'
 
 describe('DDL lock contention through two mongos (4.4 profile)', {timeout: 60_000}, () => {
-  let sim: SimCluster
-  before(async () => {
-    // 20 ms service time per operation: each DDL holds its locks for several round trips; the wait limit is 200 ms.
-    sim = await startSimCluster({topology: 'sharded', versionProfile: '4.4', timeScale: 0.01, latencyMs: 20})
-  })
-  after(async () => sim?.stop())
+  // 20 ms service time per operation: each DDL holds its locks for several round trips; the wait limit is 200 ms.
+  const cluster = useCluster({topology: 'sharded', versionProfile: '4.4', timeScale: 0.01, latencyMs: 20})
 
   it('racing creates and drops of one namespace via both routers meet LockBusy', async () => {
-    const routers = sim.info.processes.filter((p) => p.role === 'mongos').map((p) => p.host)
+    const routers = cluster.sim.info.processes.filter((p) => p.role === 'mongos').map((p) => p.host)
     assert.equal(routers.length, 2)
     const clients = routers.map((h) => new MongoClient(`mongodb://${h}/?directConnection=true`, {serverSelectionTimeoutMS: 5000}))
     try {
@@ -43,19 +39,19 @@ describe('DDL lock contention through two mongos (4.4 profile)', {timeout: 60_00
   })
 
   it('bench --workload ddl reports LockBusy counts and config.locks hold times', async () => {
-    const run = await runCli(['bench', '--uri', sim.info.uri, '--workload', 'ddl', '--concurrency', '8', '--duration', '2s', '--json'], {timeoutMs: 45_000})
+    const run = await runCli(['bench', '--uri', cluster.uri, '--workload', 'ddl', '--concurrency', '8', '--duration', '2s', '--json'], {timeoutMs: 45_000})
     const result = parseJson(run)
-    assert.equal(result.target.topology, 'sharded')
+    assert.equal(result.cluster.topology, 'sharded')
     const r = result.runs[0]
     assert.ok((r.errorsByClass.LockBusy ?? 0) > 0, JSON.stringify(r.errorsByClass))
     assert.equal(r.locks.model, 'config.locks')
     assert.equal(r.locks.lockBusy, r.errorsByClass.LockBusy)
     assert.equal(r.locks.conflictingOperationInProgress, 0)
-    assert.ok(r.locks.polls > 0)
-    assert.ok(r.locks.acquisitions > 0)
-    assert.ok(r.locks.holdMS.count > 0)
+    assert.ok(r.locks.polls > 0, 'the observer polled config.locks during the run')
+    assert.ok(r.locks.acquisitions > 0, `the observer saw acquisitions: ${JSON.stringify(r.locks)}`)
+    assert.ok(r.locks.holdMS.count > 0, `the observer saw releases: ${JSON.stringify(r.locks)}`)
     assert.ok(r.locks.holdMS.p50 >= 20, `a DDL holds its locks at least one 20 ms round trip (p50 ${r.locks.holdMS.p50})`)
-    assert.ok(r.locks.byLock.some((l: any) => l.name === 'pooltool_bench'))
+    assert.ok(r.locks.byLock.some((l: any) => l.name === 'pooltool_bench'), `the bench database's lock is among them: ${JSON.stringify(r.locks.byLock.map((l: any) => l.name))}`)
     assert.equal(result.cleanedUp, true)
   })
 })

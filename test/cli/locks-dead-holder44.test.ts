@@ -2,35 +2,46 @@
  * `pooltool locks list | pings | watch` against the embedded 4.4 cluster with a dead lock
  * holder, at time scale 0.01 (ping 300 ms, expiry 9 s, DDL lock wait 200 ms): the lock is
  * held, then stale after the expiry, and a later DDL overtakes it.
+ *
+ * The waits are for states, not for fixed times: the lock turns stale when the dead
+ * holder's last ping is one expiry old, and the config server lets a DDL overtake it once
+ * it has watched that ping stand still for one expiry since its first look (the first,
+ * refused DDL). The sim runs on this machine's clock, so both instants are known here.
  */
 import assert from 'node:assert/strict'
 import {after, before, describe, it} from 'node:test'
 import {MongoClient, MongoServerError} from 'mongodb'
 
-import {startSimCluster, type SimCluster} from '../../src/sim/host.js'
 import {parseJson, runCli} from '../helpers/cli.js'
+import {useCluster} from '../helpers/cluster.js'
+import {observer, serverFigureGrew} from '../helpers/faults.js'
+import {waitForState} from '../helpers/sim.js'
 
-const delay = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))
 const EXPIRY_MS = 9000
 
-describe('locks on the 4.4 profile with a dead lock holder', {timeout: 90_000}, () => {
-  let sim: SimCluster
-  let client: MongoClient
-  let startedAt: number
+/** Waits until this machine's clock (the sim's) has reached `instantMs`. */
+const clockReached = (what: string, instantMs: number) => waitForState(what, async () => Date.now(), (now) => now >= instantMs)
 
-  before(async () => {
-    sim = await startSimCluster({topology: 'sharded', versionProfile: '4.4', timeScale: 0.01, scenarios: ['dead-lock-holder']})
-    startedAt = Date.now()
-    client = new MongoClient(sim.info.uri, {serverSelectionTimeoutMS: 5000})
+/** finds served by the router: each locks watch poll runs four. */
+const finds = (status: any): number => Number(status.opcounters?.query ?? 0)
+
+describe('locks on the 4.4 profile with a dead lock holder', {timeout: 90_000}, () => {
+  const cluster = useCluster({topology: 'sharded', versionProfile: '4.4', timeScale: 0.01, scenarios: ['dead-lock-holder'], mongos: 1})
+  let client: MongoClient
+  let router: MongoClient
+
+  before(() => {
+    client = new MongoClient(cluster.uri, {serverSelectionTimeoutMS: 5000})
+    router = observer(cluster.uri)
   })
 
   after(async () => {
     await client?.close()
-    await sim?.stop()
+    await router?.close()
   })
 
   it('shows the lock held, then stale after the expiry, then overtaken by a later DDL', async () => {
-    const uri = sim.info.uri
+    const uri = cluster.uri
     const first = parseJson(await runCli(['locks', 'list', '--json', '--uri', uri]))
     assert.equal(first.model, 'config.locks')
     assert.equal(first.serverVersion, '4.4.29')
@@ -41,64 +52,67 @@ describe('locks on the 4.4 profile with a dead lock holder', {timeout: 90_000}, 
     assert.equal(held.verdict, 'held', 'the holder died less than the expiry ago')
     assert.match(held.process, /^127\.0\.0\.1:\d+:\d+:\d+$/)
     assert.match(held.why, /^splitting chunk .* in scenario\.orders$/)
-    for (const key of ['name', 'state', 'process', 'who', 'why', 'since', 'holderLastPing', 'verdict']) assert.ok(key in held, key)
+    for (const key of ['name', 'state', 'process', 'who', 'why', 'since', 'holderLastPing', 'verdict']) assert.ok(key in held, `lock rows have ${key}`)
     assert.equal(first.locks.find((l: any) => l.name === 'balancer')?.verdict, 'balancer')
     const deadPing = first.pings.find((p: any) => p.process === held.process)
-    assert.ok(deadPing && typeof deadPing.ageMS === 'number')
-    assert.ok(first.pings.some((p: any) => p.process === 'ConfigServer' && p.alive))
+    assert.ok(deadPing && typeof deadPing.ageMS === 'number', `the dead holder's ping has an age: ${JSON.stringify(deadPing)}`)
+    assert.ok(first.pings.some((p: any) => p.process === 'ConfigServer' && p.alive), 'the config server pings')
 
     // pings: the dead instance and its restarted successor on the same host:port.
     const pings = parseJson(await runCli(['locks', 'pings', '--json', '--uri', uri]))
+    assert.equal(pings.target.uri, uri)
     const hostPort = held.process.split(':').slice(0, 2).join(':')
     const sameHost = pings.pings.filter((p: any) => p.process.startsWith(`${hostPort}:`))
     assert.equal(sameHost.length, 2)
     const dead = sameHost.find((p: any) => p.process === held.process)
     assert.equal(dead.alive, false)
     assert.deepEqual(dead.holds, ['scenario.orders'])
-    assert.ok(sameHost.some((p: any) => p.process !== held.process && p.alive))
+    assert.ok(sameHost.some((p: any) => p.process !== held.process && p.alive), 'the restarted instance pings')
 
-    const watch = runCli(['locks', 'watch', '--json', '--uri', uri, '--db', 'scenario', '--interval', '200ms', '--duration', '16s'], {timeoutMs: 60_000})
-    await delay(1500)
+    // The watch runs until told to stop: its baseline is the lock held by the dead process.
+    let watchProcess: {kill(signal: NodeJS.Signals): boolean} | undefined
+    const watch = runCli(['locks', 'watch', '--json', '--uri', uri, '--db', 'scenario', '--interval', '200ms'], {
+      timeoutMs: 60_000,
+      onSpawn: (child) => (watchProcess = child),
+    })
+    await waitForState('the watch has polled twice', serverFigureGrew(router, finds, 8).server, (grew) => grew)
 
     // The first DDL finds the lock held and not yet expired in the config server's eyes: LockBusy after 20 s × 0.01.
-    const t1 = Date.now()
     await assert.rejects(client.db('scenario').collection('orders').drop(), (e: unknown) => {
-      assert.ok(e instanceof MongoServerError)
+      assert.ok(e instanceof MongoServerError, String(e))
       assert.equal(e.code, 46)
       assert.equal(e.codeName, 'LockBusy')
       assert.equal(e.message, 'timed out waiting for scenario.orders')
       return true
     })
+    const firstLookBy = Date.now()
 
-    await delay(Math.max(0, startedAt + EXPIRY_MS + 500 - Date.now()))
+    await clockReached('the dead holder\'s last ping is one expiry old', Date.parse(held.holderLastPing) + EXPIRY_MS)
     const later = parseJson(await runCli(['locks', 'list', '--json', '--uri', uri, '--state', 'stale']))
     assert.deepEqual(later.locks.map((l: any) => [l.name, l.verdict]), [['scenario.orders', 'stale']])
-    assert.ok(later.locks[0].holderPingAgeMS >= EXPIRY_MS)
+    assert.ok(later.locks[0].holderPingAgeMS >= EXPIRY_MS, `ping age ${later.locks[0].holderPingAgeMS} ms`)
 
     // Once the config server has watched the ping stand still for the expiry, a DDL overtakes the lock.
-    await delay(Math.max(0, t1 + EXPIRY_MS + 300 - Date.now()))
-    let dropped = false
-    for (let attempt = 0; attempt < 5 && !dropped; attempt++) {
-      try {
-        await client.db('scenario').command({drop: 'orders'})
-        dropped = true
-      } catch (e) {
-        if ((e as MongoServerError).code !== 46) throw e
-        await delay(500)
-      }
-    }
-    assert.ok(dropped, 'the later DDL overtook the stale lock')
+    await clockReached('the config server has watched the ping stand still for one expiry', firstLookBy + EXPIRY_MS)
+    await client.db('scenario').command({drop: 'orders'})
 
-    const watched = parseJson(await watch)
+    // Two more polls see the new holder; then Ctrl-C ends the open-ended watch with its summary (exit 0).
+    await waitForState('the watch has polled twice since the overtake', serverFigureGrew(router, finds, 8).server, (grew) => grew)
+    watchProcess!.kill('SIGINT')
+    const run = await watch
+    assert.equal(run.code, 0, run.stderr)
+    const watched = parseJson(run)
+    assert.equal(watched.interrupted, true)
+    assert.equal(watched.intervalMS, 200)
     const overtaken = watched.events.filter((e: any) => e.kind === 'overtaken' && e.name === 'scenario.orders')
     assert.equal(overtaken.length, 1, JSON.stringify(watched.events))
     assert.equal(overtaken[0].previousProcess, held.process)
     assert.equal(overtaken[0].process, 'ConfigServer')
     assert.equal(overtaken[0].why, 'dropCollection')
-    assert.ok(overtaken[0].holdMS >= EXPIRY_MS)
+    assert.ok(overtaken[0].holdMS >= EXPIRY_MS, `the dead holder held it at least the expiry (${overtaken[0].holdMS} ms)`)
     const summary = watched.locks.find((l: any) => l.name === 'scenario.orders')
     assert.equal(summary.overtaken, 1)
-    assert.ok(summary.holdMS.count >= 1 && summary.holdMS.max >= EXPIRY_MS)
+    assert.ok(summary.holdMS.count >= 1 && summary.holdMS.max >= EXPIRY_MS, JSON.stringify(summary.holdMS))
 
     const end = parseJson(await runCli(['locks', 'list', '--json', '--uri', uri, '--ns', 'scenario.orders']))
     assert.deepEqual(end.locks.map((l: any) => [l.verdict, l.process, l.why]), [['free', 'ConfigServer', 'dropCollection']])

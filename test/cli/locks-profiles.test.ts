@@ -6,26 +6,26 @@ import assert from 'node:assert/strict'
 import {after, before, describe, it} from 'node:test'
 import {MongoClient, MongoServerError} from 'mongodb'
 
-import {startSimCluster, type SimCluster} from '../../src/sim/host.js'
 import {parseJson, runCli} from '../helpers/cli.js'
-
-const delay = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))
+import {useCluster} from '../helpers/cluster.js'
+import {waitForState} from '../helpers/sim.js'
 
 describe('locks on the 6.0 profile', {timeout: 60_000}, () => {
-  let sim: SimCluster
+  const cluster = useCluster({topology: 'sharded', versionProfile: '6.0', timeScale: 0.01, scenarios: ['dead-lock-holder']})
   let client: MongoClient
-  before(async () => {
-    sim = await startSimCluster({topology: 'sharded', versionProfile: '6.0', timeScale: 0.01, scenarios: ['dead-lock-holder']})
-    client = new MongoClient(sim.info.uri, {serverSelectionTimeoutMS: 5000})
+  before(() => {
+    client = new MongoClient(cluster.uri, {serverSelectionTimeoutMS: 5000})
   })
   after(async () => {
     await client?.close()
-    await sim?.stop()
   })
 
   it('shows shard-name processes, fixed lock ids and terms; one ping per shard name plus config', async () => {
     await client.db('app60').createCollection('c')
-    const r = parseJson(await runCli(['locks', 'list', '--json', '--uri', sim.info.uri]))
+    const r = parseJson(await runCli(['locks', 'list', '--json', '--uri', cluster.uri]))
+    assert.deepEqual(r.target, {uri: cluster.uri, source: '--uri', simulated: false}, 'the envelope names the cluster')
+    assert.equal(r.interrupted, false)
+    assert.deepEqual(r.notes, ['the embedded cluster runs at time scale 0.01: ping interval 300 ms, expiry 9000 ms'])
     assert.equal(r.model, 'config.locks')
     assert.equal(r.serverVersion, '6.0.20')
     const byName = new Map(r.locks.map((l: any) => [l.name, l]))
@@ -39,37 +39,58 @@ describe('locks on the 6.0 profile', {timeout: 60_000}, () => {
     assert.equal(db.ts, '020000000000000000000000')
     assert.equal(db.why, 'createCollection')
     assert.equal((byName.get('app60.c') as any).process, db.process)
-    assert.ok(r.locks.every((l: any) => l.name === 'balancer' || ['020000000000000000000000', '010000000000000000000000'].includes(l.ts)))
+    assert.ok(
+      r.locks.every((l: any) => l.name === 'balancer' || ['020000000000000000000000', '010000000000000000000000'].includes(l.ts)),
+      `every lock has one of the two fixed lock ids: ${JSON.stringify(r.locks.map((l: any) => l.ts))}`,
+    )
     assert.ok(!byName.has('balancer'), 'no balancer lock on 3.6+')
     assert.deepEqual(r.pings.map((p: any) => p.process).sort(), ['config', 'shard01', 'shard02'])
 
     // Shards share one lock session id: a coordinator takes the dead node's lock at once.
     await client.db('scenario').collection('orders').drop()
-    const after = parseJson(await runCli(['locks', 'list', '--json', '--uri', sim.info.uri, '--db', 'scenario']))
+    const after = parseJson(await runCli(['locks', 'list', '--json', '--uri', cluster.uri, '--db', 'scenario']))
     assert.deepEqual(after.locks.map((l: any) => [l.name, l.verdict]), [['scenario', 'free'], ['scenario.orders', 'free']])
   })
 })
 
 describe('locks on the 7.0 profile', {timeout: 60_000}, () => {
-  let sim: SimCluster
+  const cluster = useCluster({topology: 'sharded', versionProfile: '7.0', timeScale: 0.01})
   let client: MongoClient
-  before(async () => {
-    sim = await startSimCluster({topology: 'sharded', versionProfile: '7.0', timeScale: 0.01})
-    client = new MongoClient(sim.info.uri, {serverSelectionTimeoutMS: 5000})
+  before(() => {
+    client = new MongoClient(cluster.uri, {serverSelectionTimeoutMS: 5000})
   })
   after(async () => {
     await client?.close()
-    await sim?.stop()
   })
+
+  /** DDL operations waiting for the in-memory lock of `db`, as the router's $currentOp shows them. */
+  const waitingCreates = async (db: string): Promise<number> => {
+    const ops = await client.db('admin').aggregate([{$currentOp: {allUsers: true}}]).toArray()
+    return ops.filter((o) => o.waitingForLock === true && String(o.command?._shardsvrCreateCollection).startsWith(`${db}.`)).length
+  }
 
   it('says the locks moved into memory, shows DDL waiters in $currentOp, and times out with the 6.1+ LockBusy', async () => {
     await client.db('ddl7').createCollection('seed')
-    const shards = sim.info.processes.filter((p) => p.role === 'shard').map((p) => p.host)
-    await sim.control({kind: 'latency', ms: 200, hosts: shards})
-    // 20 creates in one database: its in-memory DDL lock is exclusive, each holds it ≥ 200 ms, the wait limit is 3 s.
-    const creates = Array.from({length: 20}, (_, i) => client.db('ddl7').createCollection(`c${i}`).then(() => null, (e: unknown) => e))
-    await delay(1200)
-    const r = parseJson(await runCli(['locks', 'list', '--json', '--uri', sim.info.uri]))
+    const shards = cluster.sim.info.processes.filter((p) => p.role === 'shard').map((p) => p.host)
+    await cluster.sim.control({kind: 'latency', ms: 200, hosts: shards})
+    // Creates in one database: its in-memory DDL lock is exclusive, each holds it ≥ 200 ms, the wait limit is 3 s.
+    // 20 workers keep creating until the listing has been read, so there are waiters whenever it looks.
+    let contending = true
+    const errors: MongoServerError[] = []
+    const worker = async (w: number) => {
+      for (let n = 0; contending; n++) {
+        await client.db('ddl7').createCollection(`c${w}_${n}`).catch((e: MongoServerError) => errors.push(e))
+      }
+    }
+    const workers = Array.from({length: 20}, (_, w) => worker(w))
+    let r: any
+    try {
+      await waitForState('a create waits for the ddl7 DDL lock', () => waitingCreates('ddl7'), (waiting) => waiting > 0, 30_000)
+      r = parseJson(await runCli(['locks', 'list', '--json', '--uri', cluster.uri]))
+    } finally {
+      contending = false
+      await Promise.all(workers)
+    }
     assert.equal(r.model, 'in-memory')
     assert.equal(r.serverVersion, '7.0.14')
     assert.match(r.message, /in memory/)
@@ -77,17 +98,19 @@ describe('locks on the 7.0 profile', {timeout: 60_000}, () => {
     assert.deepEqual(r.pings, [])
     const ops = r.inMemory.ddlOps
     assert.ok(ops.some((o: any) => o.command === '_shardsvrCreateCollection' && o.waitingForLock === true), JSON.stringify(ops))
-    assert.ok(ops.every((o: any) => o.ns === null || o.ns.startsWith('ddl7')))
-    assert.equal(r.inMemory.serverStatusLocks.length, 2)
+    assert.ok(ops.every((o: any) => o.ns === null || o.ns.startsWith('ddl7')), `only ddl7 operations: ${JSON.stringify(ops)}`)
+    // The shards come from the one discovery (as conns and bench see them), each read over its own connection.
+    assert.deepEqual(r.inMemory.serverStatusLocks.map((s: any) => s.shard).sort(), ['shard01', 'shard02'])
+    for (const s of r.inMemory.serverStatusLocks) assert.ok(shards.includes(s.host) && s.unavailable === undefined, JSON.stringify(s))
 
-    const errors = (await Promise.all(creates)).filter((e) => e !== null) as MongoServerError[]
+    // 20 creates at once, each holding the lock ≥ 200 ms: the last ones outwait the 3 s limit.
     assert.ok(errors.length > 0, 'some creates outwaited the 3 s limit')
     for (const e of errors) {
       assert.equal(e.code, 46)
       assert.match(e.message, /^Failed to acquire DDL lock for namespace 'ddl7' after \d+ms that is currently locked with reason 'createCollection'$/)
     }
     const names = await client.db('config').listCollections({}, {nameOnly: true}).toArray()
-    assert.ok(!names.some((n) => n.name === 'locks' || n.name === 'lockpings'))
+    assert.ok(!names.some((n) => n.name === 'locks' || n.name === 'lockpings'), `no config.locks / config.lockpings on 7.0: ${JSON.stringify(names)}`)
 
     const cps = await client.db('admin').command({connPoolStats: 1})
     assert.ok(cps.acquisitionWaitTimes, '6.3+ has acquisitionWaitTimes')
@@ -96,20 +119,16 @@ describe('locks on the 7.0 profile', {timeout: 60_000}, () => {
 })
 
 describe('locks on a replica set', {timeout: 30_000}, () => {
-  let sim: SimCluster
-  before(async () => {
-    sim = await startSimCluster({topology: 'replset', members: 1})
-  })
-  after(async () => sim?.stop())
+  const cluster = useCluster({topology: 'replset', members: 1})
 
   it('exits 7 with one line and no stack trace', async () => {
-    const run = await runCli(['locks', 'list', '--uri', sim.info.uri])
+    const run = await runCli(['locks', 'list', '--uri', cluster.uri])
     assert.equal(run.code, 7)
     assert.equal(run.stdout, '')
     const lines = run.stderr.trim().split('\n')
     assert.equal(lines.length, 1, run.stderr)
-    assert.match(lines[0], /^Error \[WRONG_TOPOLOGY\]: locks need a sharded cluster: .* is a replica set member \(set 'rs0'\) \(hint: .*mongos.*\)$/)
-    const json = parseJson(await runCli(['locks', 'pings', '--json', '--uri', sim.info.uri]))
+    assert.match(lines[0]!, /^Error \[WRONG_TOPOLOGY\]: locks need a sharded cluster: .* is a replica set member \(set 'rs0'\) \(hint: .*mongos.*\)$/)
+    const json = parseJson(await runCli(['locks', 'pings', '--json', '--uri', cluster.uri]))
     assert.equal(json.error.code, 'WRONG_TOPOLOGY')
     assert.equal(json.error.exitCode, 7)
   })

@@ -1,20 +1,16 @@
 /** `locks watch` stopped by Ctrl-C, also while the router stalls: the summary is printed and the exit code says it was cut short. */
 import assert from 'node:assert/strict'
-import {after, before, describe, it} from 'node:test'
+import {before, describe, it} from 'node:test'
 
-import {startSimCluster, type SimCluster} from '../../src/sim/host.js'
 import {runCli} from '../helpers/cli.js'
+import {useCluster} from '../helpers/cluster.js'
 
 describe('locks watch stopped by a signal', {timeout: 60_000}, () => {
-  let sim: SimCluster
+  const cluster = useCluster({topology: 'sharded', versionProfile: '6.0', mongos: 2, shards: 1})
   /** Two routers: each test stalls its own, so none waits for another's stall to end. */
   let routers: string[]
-  before(async () => {
-    sim = await startSimCluster({topology: 'sharded', versionProfile: '6.0', mongos: 2, shards: 1})
-    routers = sim.info.processes.filter((p) => p.role === 'mongos').map((p) => p.host)
-  })
-  after(async () => {
-    await sim?.stop()
+  before(() => {
+    routers = cluster.sim.info.processes.filter((p) => p.role === 'mongos').map((p) => p.host)
   })
 
   it('Ctrl-C during a stalled poll ends at once with the summary; a cut-short --duration exits 130', async () => {
@@ -28,7 +24,7 @@ describe('locks watch stopped by a signal', {timeout: 60_000}, () => {
         child.stdout?.on('data', (chunk) => {
           if (stalled || !/config\.locks written by/.test(String(chunk))) return
           stalled = true
-          void sim.control({kind: 'stall', ms: 25_000, hosts: [router]}).then(() => child.kill('SIGINT'))
+          void cluster.sim.control({kind: 'stall', ms: 25_000, hosts: [router]}).then(() => child.kill('SIGINT'))
         })
       },
     })
@@ -39,7 +35,7 @@ describe('locks watch stopped by a signal', {timeout: 60_000}, () => {
 
   it('locks list and pings against a stalled router give up after --timeout-ms: exit 4, one line', async () => {
     const router = routers[1]!
-    await sim.control({kind: 'stall', ms: 25_000, hosts: [router]})
+    await cluster.sim.control({kind: 'stall', ms: 25_000, hosts: [router]})
     for (const command of ['list', 'pings']) {
       const run = await runCli(['locks', command, '--uri', `mongodb://${router}/`, '--timeout-ms', '500'], {timeoutMs: 15_000})
       assert.equal(run.code, 4, run.stderr)

@@ -5,6 +5,7 @@ import {describe, it} from 'node:test'
 import {PoolToolError} from '../../src/errors.js'
 import {classifyPollFailure} from '../../src/locks/poll-failure.js'
 import type {LocksWatchResult} from '../../src/locks/types.js'
+import {FAILED_POLLS_NOTE} from '../../src/locks/watch.js'
 import {expiryMsOf, toLockFilter} from '../../src/parse/lock-filter.js'
 import {renderLockPollFailure, renderLocksWatch} from '../../src/reporters/locks.js'
 
@@ -41,7 +42,7 @@ describe('a failed locks poll', () => {
 
 describe('locks watch output with failed polls', () => {
   const result: LocksWatchResult = {
-    target: 'mongodb://r1:27017/',
+    target: {uri: 'mongodb://r1:27017/', source: '--uri', simulated: false},
     serverVersion: '6.0.20',
     model: 'config.locks',
     message: '',
@@ -54,11 +55,14 @@ describe('locks watch output with failed polls', () => {
     pollTimeoutMS: 800,
     events: [],
     locks: [],
+    notes: [FAILED_POLLS_NOTE],
     interrupted: false,
   }
-  it('prints one line per failed poll and the counts by reason in the summary', () => {
+  it('prints one line per failed poll, the counts by reason in the summary, and the notes', () => {
     assert.equal(renderLockPollFailure(result.pollFailures[0]!), '2026-01-01T00:00:00.000Z poll 4 failed (timeout): no answer within 800 ms (--timeout-ms): Timed out during socket read; the watch goes on')
-    assert.match(renderLocksWatch(result), /^10 polls \(3 failed: 1 unreachable, 2 timeout\) every 200ms over 2\.0s/)
+    const text = renderLocksWatch(result)
+    assert.match(text, /^10 polls \(3 failed: 1 unreachable, 2 timeout\) every 200ms over 2\.0s/)
+    assert.match(text, /\nnote: transitions during failed polls show at the next poll that answered/)
   })
 })
 

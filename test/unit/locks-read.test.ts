@@ -1,0 +1,148 @@
+/**
+ * `pooltool locks` reads through the read layer, without a cluster: a fake CommandChannel
+ * answers as a router would, and a recorder shows which reads went out. Ages are judged
+ * on the router's clock from the hello of the same round.
+ */
+import assert from 'node:assert/strict'
+import {describe, it} from 'node:test'
+
+import {PoolToolError} from '../../src/errors.js'
+import {readConfigSnapshot, readDdlOps, readRouterFacts, timingNotes} from '../../src/locks/read.js'
+import type {Document} from '../../src/mongo/driver.js'
+import {type CommandChannel, type ReadEvent, type ReadOptions, ServerReader} from '../../src/probes/reader.js'
+import {locks44, mongos44, NOW, pings44, shards} from '../fixtures/locks-documents.js'
+
+interface FakeRouter {
+  hello?: Document
+  version?: string
+  /** hostInfo's reply, or an Error it fails with. */
+  hostInfo?: Document | Error
+  configCollections?: string[]
+  config?: Record<string, Document[]>
+  currentOp?: Document[]
+}
+
+/** A channel that answers like a mongos and remembers the signal of every read. */
+function fakeRouter(router: FakeRouter = {}): {channel: CommandChannel; signals: Array<AbortSignal | undefined>} {
+  const signals: Array<AbortSignal | undefined> = []
+  const channel: CommandChannel = {
+    host: 'router:27017',
+    async command(_db: string, command: Document, options?: ReadOptions) {
+      signals.push(options?.signal)
+      if (command.hello) return router.hello ?? {msg: 'isdbgrid', localTime: NOW, ok: 1}
+      if (command.buildInfo) return {version: router.version ?? '4.4.29', ok: 1}
+      if (command.hostInfo) {
+        if (router.hostInfo instanceof Error) throw router.hostInfo
+        return router.hostInfo ?? {system: {}, ok: 1}
+      }
+      if (command.listCollections) {
+        const wanted = (command.filter?.name?.$in as string[] | undefined) ?? []
+        const names = (router.configCollections ?? ['locks', 'lockpings']).filter((name) => wanted.length === 0 || wanted.includes(name))
+        return {cursor: {firstBatch: names.map((name) => ({name, type: 'collection'}))}, ok: 1}
+      }
+      throw new Error(`unexpected command ${JSON.stringify(command)}`)
+    },
+    async find(_db: string, collection: string, _filter: Document, options?: ReadOptions) {
+      signals.push(options?.signal)
+      return router.config?.[collection] ?? []
+    },
+    async aggregate(_db: string, _pipeline: Document[], options?: ReadOptions) {
+      signals.push(options?.signal)
+      return router.currentOp ?? []
+    },
+  }
+  return {channel, signals}
+}
+
+function recordedReader(router: FakeRouter = {}) {
+  const events: ReadEvent[] = []
+  const {channel, signals} = fakeRouter(router)
+  return {reader: new ServerReader(channel, (event) => events.push(event)), events, signals}
+}
+
+describe('locks: what the router says about itself', () => {
+  it('a mongos on 4.4: the config.locks model, time scale 1 when hostInfo has none', async () => {
+    const {reader, events} = recordedReader()
+    const facts = await readRouterFacts(reader, 'mongodb://router:27017/', undefined)
+    assert.equal(facts.serverVersion, '4.4.29')
+    assert.equal(facts.model, 'config.locks')
+    assert.equal(facts.timeScale, 1)
+    assert.equal(facts.timing.expiryMS, 15 * 60_000)
+    assert.match(facts.message, /ConfigServer/)
+    assert.deepEqual(events.map((e) => e.name).sort(), ['buildInfo', 'config.listCollections', 'hello', 'hostInfo'])
+    assert.deepEqual(timingNotes(facts, false), [], 'a real server gets no time-scale note')
+  })
+
+  it('the embedded cluster: its time scale shrinks the expiry and is said in the notes; --lock-expiry wins', async () => {
+    const {reader} = recordedReader({hostInfo: {extra: {timeScale: 0.01}, ok: 1}})
+    const facts = await readRouterFacts(reader, 'mongodb://router:27017/', undefined)
+    assert.equal(facts.timing.expiryMS, 9000)
+    assert.equal(facts.timing.pingIntervalMS, 300)
+    assert.deepEqual(timingNotes(facts, false), ['the embedded cluster runs at time scale 0.01: ping interval 300 ms, expiry 9000 ms'])
+    const explicit = await readRouterFacts(reader, 'mongodb://router:27017/', 60_000)
+    assert.equal(explicit.timing.expiryMS, 60_000)
+    assert.deepEqual(timingNotes(explicit, true), ['the embedded cluster runs at time scale 0.01: ping interval 300 ms'])
+  })
+
+  it('hostInfo refused (no clusterMonitor) leaves the real-server timing', async () => {
+    const {reader} = recordedReader({hostInfo: Object.assign(new Error('not authorized on admin to execute command { hostInfo: 1 }'), {code: 13})})
+    const facts = await readRouterFacts(reader, 'mongodb://router:27017/', undefined)
+    assert.equal(facts.timeScale, 1)
+    assert.equal(facts.timing.expiryMS, 15 * 60_000)
+  })
+
+  it('7.0: the in-memory model, and whether leftover config.locks documents exist', async () => {
+    const gone = await readRouterFacts(recordedReader({version: '7.0.14', configCollections: []}).reader, 't', undefined)
+    assert.equal(gone.model, 'in-memory')
+    assert.doesNotMatch(gone.message, /leftover/)
+    const leftover = await readRouterFacts(recordedReader({version: '7.0.14'}).reader, 't', undefined)
+    assert.match(leftover.message, /leftover documents here are from before the FCV upgrade/)
+  })
+
+  it('a replica set member is WRONG_TOPOLOGY (exit 7), read before anything else', async () => {
+    const {reader, events} = recordedReader({hello: {setName: 'rs0', isWritablePrimary: true, ok: 1}})
+    await assert.rejects(readRouterFacts(reader, 'mongodb://rs:27017/', undefined), (error: unknown) => {
+      assert.ok(error instanceof PoolToolError, 'a PoolToolError')
+      assert.equal(error.code, 'WRONG_TOPOLOGY')
+      assert.equal(error.exitCode, 7)
+      assert.match(error.message, /mongodb:\/\/rs:27017\/ is a replica set member \(set 'rs0'\)/)
+      return true
+    })
+    assert.deepEqual(events.map((e) => e.name), ['hello'])
+  })
+})
+
+describe('locks: one snapshot of the config collections', () => {
+  it('reads hello and the four collections in one round; now is hello.localTime, not this machine\'s clock', async () => {
+    const {reader, events, signals} = recordedReader({config: {locks: locks44, lockpings: pings44, mongos: mongos44, shards}})
+    const bound = new AbortController()
+    const snapshot = await readConfigSnapshot(reader, {signal: bound.signal})
+    assert.equal(snapshot.now.toISOString(), NOW.toISOString())
+    assert.equal(snapshot.locks.length, locks44.length)
+    assert.equal(snapshot.pings.length, pings44.length)
+    assert.equal(snapshot.mongos.length, mongos44.length)
+    assert.equal(snapshot.shards.length, shards.length)
+    assert.deepEqual(events.map((e) => e.name).sort(), ['config.lockpings', 'config.locks', 'config.mongos', 'config.shards', 'hello'])
+    assert.equal(signals.length, 5)
+    assert.ok(signals.every((signal) => signal === bound.signal), 'every read carries the poll\'s bound')
+  })
+
+  it('falls back to the machine\'s clock only when hello carries none', async () => {
+    const {reader} = recordedReader({hello: {msg: 'isdbgrid', ok: 1}})
+    const before = Date.now()
+    const snapshot = await readConfigSnapshot(reader)
+    assert.ok(snapshot.now.getTime() >= before, `the reply's arrival time (${snapshot.now.toISOString()})`)
+  })
+
+  it('6.1+: DDL operations come from $currentOp through the reader', async () => {
+    const {reader, events} = recordedReader({
+      currentOp: [
+        {opid: 'shard01:12', shard: 'shard01', host: 'h1:27018', command: {_shardsvrCreateCollection: 'c1', $db: 'ddl7'}, microsecs_running: 2_500_000, waitingForLock: true},
+        {opid: 'shard01:13', shard: 'shard01', command: {find: 'x', $db: 'ddl7'}, microsecs_running: 10},
+      ],
+    })
+    const ops = await readDdlOps(reader)
+    assert.deepEqual(ops, [{shard: 'shard01', host: 'h1:27018', opid: 'shard01:12', command: '_shardsvrCreateCollection', ns: 'ddl7.c1', runningMS: 2500, waitingForLock: true}])
+    assert.deepEqual(events.map((e) => e.name), ['$currentOp'])
+  })
+})
