@@ -325,7 +325,9 @@ export async function runEngine(plan: EnginePlan, hooks: EngineHooks): Promise<E
         if (inMeasuredInterval(scheduledAt)) interruptedAt.push(scheduledAt)
         return
       }
-      latestStartedAt = scheduledAt
+      // The latest slot started, not the last worker to start: a worker whose timer ran late can start
+      // an earlier slot after another worker started a later one (a slot due within 1 ms starts at once).
+      latestStartedAt = Math.max(latestStartedAt, scheduledAt)
       // After the natural end a slot held by a free worker still starts: it is inside the interval, its timer ran late.
       await runOperation(state.measuring && scheduledAt >= state.measureStart, scheduledAt)
     }
