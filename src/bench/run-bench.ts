@@ -215,7 +215,7 @@ async function runCell({target, settings, config, hooks, topology, budget}: Benc
     measureStartSample = sampler.markMeasureStart()
   }
   // ddl on a sharded cluster: watch the bench database's locks while the workload runs.
-  const lockObserver = config.workload === 'ddl' && topology.kind === 'sharded' ? await LockObserver.start(target, settings, config.db) : null
+  const lockObserver = config.workload === 'ddl' && topology.kind === 'sharded' ? await LockObserver.start(target, config.db) : null
   try {
     await model.open()
     if (config.warmupMs <= 0) {
