@@ -5,36 +5,35 @@
  * that holds a user's data.
  */
 import assert from 'node:assert/strict'
+import type {ChildProcess} from 'node:child_process'
 import {after, before, describe, it} from 'node:test'
 
 import {MongoClient} from '../../src/mongo/driver.js'
-import {startSimCluster, type SimCluster} from '../../src/sim/host.js'
 import {parseJson, runCli} from '../helpers/cli.js'
-import {waitFor} from '../helpers/sim.js'
+import {useCluster} from '../helpers/cluster.js'
+import {waitForState} from '../helpers/sim.js'
 
 const NO_STACK = /^\s+at .+:\d+:\d+\)?$/m
 const MARKERS = 'pooltool_runs'
 
 describe('bench owns its namespace', () => {
-  let sim: SimCluster
+  const cluster = useCluster({})
   let client: MongoClient
   const databases = async (): Promise<string[]> =>
     ((await client.db('admin').command({listDatabases: 1, nameOnly: true})).databases as Array<{name: string}>).map((d) => d.name)
   const collections = async (db: string): Promise<string[]> => (await client.db(db).listCollections({}, {nameOnly: true}).toArray()).map((c) => c.name).sort()
 
   before(async () => {
-    sim = await startSimCluster({})
-    client = new MongoClient(sim.info.uri)
+    client = new MongoClient(cluster.uri)
     await client.db('prod').collection('orders').insertMany([{_id: 1, total: 10}, {_id: 2, total: 20}, {_id: 3, total: 30}])
   })
   after(async () => {
     await client?.close()
-    await sim?.stop()
   })
 
   it('refuses --db prod, which holds data it did not create, before any write; the data is intact', async () => {
     for (const json of [false, true]) {
-      const run = await runCli(['bench', '--uri', sim.info.uri, '--db', 'prod', '--duration', '1s', ...(json ? ['--json'] : [])])
+      const run = await runCli(['bench', '--uri', cluster.uri, '--db', 'prod', '--duration', '1s', ...(json ? ['--json'] : [])])
       assert.equal(run.code, 2, run.stderr)
       if (json) {
         const {error} = parseJson(run)
@@ -61,27 +60,28 @@ describe('bench owns its namespace', () => {
   })
 
   it('two benches started apart on one cluster both finish with their own full data and results', async () => {
-    const first = runCli(['bench', '--uri', sim.info.uri, '--duration', '6s', '--concurrency', '2', '--json'], {timeoutMs: 60_000})
+    // The first run lasts until the second is done (then Ctrl-C), however long the second takes to start.
+    let firstProcess: ChildProcess | undefined
+    const first = runCli(['bench', '--uri', cluster.uri, '--duration', '120s', '--concurrency', '2', '--json'], {timeoutMs: 180_000, onSpawn: (child) => (firstProcess = child)})
     // The first run is seeded: its marker and its 1000 documents are on the server.
-    const firstCollection = await waitFor(
+    await waitForState(
+      'the first bench created its collection',
       async () => (await databases()).includes('pooltool_bench') ? (await collections('pooltool_bench')).find((c) => c.startsWith('bench_')) : undefined,
       (name) => name !== undefined,
-      20_000,
     )
-    assert.ok(firstCollection, 'the first bench created its collection')
-    const second = runCli(['bench', '--uri', sim.info.uri, '--duration', '2s', '--concurrency', '2', '--json'], {timeoutMs: 60_000})
+    const second = runCli(['bench', '--uri', cluster.uri, '--duration', '2s', '--concurrency', '2', '--json'], {timeoutMs: 60_000})
     // While both run, each has its own collection, fully seeded.
-    const both = await waitFor(async () => (await collections('pooltool_bench')).filter((c) => c.startsWith('bench_')), (names) => names.length === 2, 20_000)
-    assert.equal(both.length, 2, `both runs' collections exist at once: ${both}`)
+    const both = await waitForState("both runs' collections at once", async () => (await collections('pooltool_bench')).filter((c) => c.startsWith('bench_')), (names) => names.length === 2)
     for (const name of both) {
-      const count = await waitFor(() => client.db('pooltool_bench').collection(name).countDocuments(), (n) => n === 1000, 20_000)
-      assert.equal(count, 1000, `${name} holds its seeded documents`)
+      await waitForState(`${name} holds its 1000 seeded documents`, () => client.db('pooltool_bench').collection(name).countDocuments(), (n) => n === 1000)
     }
-    const [a, b] = await Promise.all([first, second])
-    for (const run of [a, b]) {
-      assert.equal(run.code, 0, run.stderr)
+    const b = await second
+    firstProcess!.kill('SIGINT')
+    const a = await first
+    for (const [run, exitCode] of [[a, 130], [b, 0]] as const) {
+      assert.equal(run.code, exitCode, run.stderr)
       const result = parseJson(run)
-      assert.ok(result.runs[0].ops > 0)
+      assert.ok(result.runs[0].ops > 0, `ops ${result.runs[0].ops}`)
       assert.equal(result.runs[0].errors, 0, JSON.stringify(result.runs[0].errorsByClass))
       assert.equal(result.cleanedUp, true)
       assert.deepEqual(result.namespace.leftBehind, [])
@@ -109,7 +109,7 @@ describe('bench owns its namespace', () => {
     })
     await db.collection('bench_deadbeef').insertOne({left: 'behind'})
     await db.collection('not_a_bench_collection').insertOne({keep: 'me'})
-    const run = await runCli(['bench', '--uri', sim.info.uri, '--duration', '500ms', '--json'])
+    const run = await runCli(['bench', '--uri', cluster.uri, '--duration', '500ms', '--json'])
     assert.equal(run.code, 0, run.stderr)
     const {namespace} = parseJson(run)
     assert.equal(namespace.reclaimed.length, 1)
@@ -123,7 +123,7 @@ describe('bench owns its namespace', () => {
   })
 
   it('--keep leaves the run\'s collection and a kept marker that later runs never reclaim', async () => {
-    const kept = await runCli(['bench', '--uri', sim.info.uri, '--duration', '500ms', '--keep', '--json'])
+    const kept = await runCli(['bench', '--uri', cluster.uri, '--duration', '500ms', '--keep', '--json'])
     assert.equal(kept.code, 0, kept.stderr)
     const {namespace} = parseJson(kept)
     const collection = `bench_${namespace.runId}`
@@ -133,10 +133,10 @@ describe('bench owns its namespace', () => {
     assert.equal(await client.db('pooltool_bench').collection(collection).countDocuments(), 1000)
     // Even long after, a kept run is not a dead one.
     await client.db('pooltool_bench').collection(MARKERS).updateOne({_id: namespace.runId as never}, {$set: {heartbeatAt: new Date(Date.now() - 3_600_000)}})
-    const later = await runCli(['bench', '--uri', sim.info.uri, '--duration', '500ms', '--json'])
+    const later = await runCli(['bench', '--uri', cluster.uri, '--duration', '500ms', '--json'])
     assert.equal(later.code, 0, later.stderr)
     assert.deepEqual(parseJson(later).namespace.reclaimed, [])
-    assert.ok((await collections('pooltool_bench')).includes(collection))
+    assert.ok((await collections('pooltool_bench')).includes(collection), `${collection} is still there`)
     await client.db('pooltool_bench').dropDatabase()
   })
 })

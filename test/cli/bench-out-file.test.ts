@@ -37,14 +37,14 @@ describe('bench --out', () => {
 
   it('refuses a character device (/dev/null) and leaves it a device', async () => {
     await refused('/dev/null', /is a device: pooltool only replaces regular files/)
-    assert.ok((await lstat('/dev/null')).isCharacterDevice())
+    assert.ok((await lstat('/dev/null')).isCharacterDevice(), '/dev/null is still a device')
   })
 
   it('refuses a FIFO, a directory and a symlink, and leaves each as it was', async () => {
     const fifo = path.join(dir, 'fifo')
     execFileSync('mkfifo', [fifo])
     await refused(fifo, /is a FIFO/)
-    assert.ok((await lstat(fifo)).isFIFO())
+    assert.ok((await lstat(fifo)).isFIFO(), 'the FIFO is still a FIFO')
 
     const sub = path.join(dir, 'sub')
     await mkdir(sub)
@@ -74,7 +74,7 @@ describe('bench --out', () => {
     const run = await runCli(['bench', '--duration', '500ms', '--out', out])
     assert.equal(run.code, 0, run.stderr)
     const written = JSON.parse(await readFile(out, 'utf8'))
-    assert.ok(written.runs[0].ops > 0)
+    assert.ok(written.runs[0].ops > 0, `ops ${written.runs[0].ops}`)
     assert.deepEqual((await readdir(dir)).filter((name) => name.endsWith('.tmp')), [])
   })
 })
