@@ -2,7 +2,8 @@
 export {runBench, matrixOf, type BenchHooks, type BenchCell} from './bench/run-bench.js'
 export {toBenchConfig} from './bench/config.js'
 export type {BenchConfig, BenchResult, RunResult, PoolModel, WorkloadName} from './bench/types.js'
-export {measureAuth, type AuthHooks} from './auth/run-auth.js'
+// runAuth is the run<Feature>(target, config, hooks) name every entry point has; measureAuth stays for existing callers.
+export {measureAuth, measureAuth as runAuth, type AuthHooks} from './auth/run-auth.js'
 export {toAuthConfig} from './auth/config.js'
 export type {AuthConfig, AuthResult, MechanismResult, AuthMechanismName} from './auth/types.js'
 export {startSimCluster, type SimCluster, type SimExit} from './sim/host.js'
@@ -16,8 +17,11 @@ export {AUTH_DEFAULTS, BENCH_DEFAULTS, CONNECTION_DEFAULTS, CONNS_DEFAULTS, LOCK
 export {formatDuration, parseDurationMs, MAX_DURATION_MS} from './parse/durations.js'
 export {PoolToolError, EXIT_CODES} from './errors.js'
 export {redactUri} from './redact.js'
-export {runLocksList, runLocksPings} from './locks/list.js'
+export {runLocksList, runLocksPings, type LocksListConfig, type LocksPingsConfig} from './locks/list.js'
 export {runLocksWatch} from './locks/watch.js'
 export type {LocksListResult, LocksPingsResult, LocksWatchResult} from './locks/types.js'
-export {watchConnections, listConnections, type WatchOptions as ConnsWatchOptions} from './conns/watch.js'
+export {runConnsWatch, runConnsList, type WatchOptions as ConnsWatchOptions, type WatchHooks as ConnsWatchHooks} from './conns/watch.js'
+export {toWatchOptions} from './conns/options.js'
+// The names before every entry point read run<Feature>.
+export {watchConnections, listConnections} from './conns/watch.js'
 export type {ConnsWatchResult, ConnsListResult} from './conns/types.js'
