@@ -36,6 +36,16 @@ export interface TargetConnection {
 
 export const DEFAULT_CONNECTION: TargetConnection = {...CONNECTION_DEFAULTS}
 
+export interface OpenReaderOptions {
+  /** A connect timeout of its own (a poller that must notice a lost host within its round), else the target's. */
+  timeoutMs?: number
+  /**
+   * The driver's monitor polls instead of streaming: one monitoring connection per host instead of two,
+   * for a reader that stays open as long as a watch.
+   */
+  pollMonitoring?: boolean
+}
+
 /** A reader over one connection, and how to let it go. */
 export interface OpenReader {
   reader: ServerReader
@@ -61,7 +71,7 @@ export interface Target {
   /** Driver client settings for this target; `purpose` suffixes the appName (`admin` → `pooltool-admin`). */
   clientSettings(purpose?: string, pool?: PoolOptions): ClientSettings
   /** A reader over a direct connection to `host`, or over the whole deployment when `host` is omitted. */
-  openReader(host?: string, purpose?: string): OpenReader
+  openReader(host?: string, purpose?: string, options?: OpenReaderOptions): OpenReader
   /** Stops the embedded cluster, if any. Safe to call twice. */
   close(): Promise<void>
 }
@@ -170,8 +180,12 @@ function targetFromUri({uri, source, connection, recorder, sim}: TargetParts): T
     connection,
     recorder,
     clientSettings,
-    openReader(host, purpose) {
-      const settings = clientSettings(purpose)
+    openReader(host, purpose, options = {}) {
+      const settings: ClientSettings = {
+        ...clientSettings(purpose),
+        ...(options.timeoutMs === undefined ? {} : {timeoutMs: options.timeoutMs}),
+        ...(options.pollMonitoring ? {extra: {serverMonitoringMode: 'poll'}} : {}),
+      }
       const client = host === undefined ? createClient(settings) : createHostClient(settings, host)
       return {
         reader: new ServerReader(driverChannel(client, host ?? cs.hosts.join(',')), recorder),

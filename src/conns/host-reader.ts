@@ -6,9 +6,6 @@
  * connect timeout is the watch's, shorter than the target's so a host that
  * went away is noticed within a round.
  */
-import {driverChannel} from '../mongo/channel.js'
-import {CLOSE_GRACE_MS, closeWithin, createHostClient} from '../mongo/client.js'
-import {ServerReader} from '../probes/reader.js'
 import type {OpenReader, Target} from '../target.js'
 
 /** The polling and discovery connections' appName suffix: `pooltool-conns`. */
@@ -19,9 +16,5 @@ export function connsAppName(target: Target): string {
 }
 
 export function openHostReader(target: Target, host: string, timeoutMs: number): OpenReader {
-  const client = createHostClient({...target.clientSettings(CONNS_PURPOSE), timeoutMs, extra: {serverMonitoringMode: 'poll'}}, host)
-  return {
-    reader: new ServerReader(driverChannel(client, host), target.recorder),
-    close: () => closeWithin(client, CLOSE_GRACE_MS),
-  }
+  return target.openReader(host, CONNS_PURPOSE, {timeoutMs, pollMonitoring: true})
 }

@@ -101,6 +101,8 @@ export interface CurrentOpOptions {
 
 export type ConfigCollection = 'locks' | 'lockpings' | 'mongos' | 'shards' | 'databases' | 'collections' | 'version'
 
+const COMMAND_NOT_FOUND = 59
+
 export class ServerReader {
   constructor(
     readonly channel: CommandChannel,
@@ -134,9 +136,16 @@ export class ServerReader {
   }
 
   /** `saslSupportedMechs: "<db>.<user>"` also asks which SCRAM mechanisms that user has (auth picks what to measure from it). */
-  hello(options?: HelloOptions): Promise<Reading<Document>> {
+  async hello(options?: HelloOptions): Promise<Reading<Document>> {
     const {saslSupportedMechs, ...bounds} = options ?? {}
-    return this.command('hello', 'admin', {hello: 1, ...(saslSupportedMechs === undefined ? {} : {saslSupportedMechs})}, bounds)
+    const extra = saslSupportedMechs === undefined ? {} : {saslSupportedMechs}
+    try {
+      return await this.command('hello', 'admin', {hello: 1, ...extra}, bounds)
+    } catch (error) {
+      // `hello` arrived in 4.4.2 (and 5.0); 4.2 and early 4.4 answer CommandNotFound: ask the legacy name.
+      if ((error as {code?: unknown})?.code !== COMMAND_NOT_FOUND) throw error
+      return this.command('isMaster', 'admin', {isMaster: 1, ...extra}, bounds)
+    }
   }
 
   buildInfo(options?: ReadOptions): Promise<Reading<Document>> {
