@@ -18,7 +18,7 @@ export default class Auth extends TargetCommand<typeof Auth> {
     'through the official driver (connectionCreated → connectionReady; the driver caches PBKDF2 after its first connection ' +
     'per process). Reports round trips, the SCRAM iteration count the user\'s credential uses, connections per second in ' +
     'the storms, the server\'s auth counter deltas, and how many pooled pings one new connection costs. All connections ' +
-    'go to one host (the primary of a replica set). Plain TCP only for the driver-free split: with TLS it is skipped.'
+    'go to one host from discovery (a replica set\'s primary, the standalone, or the router the URI names first). Plain TCP only for the driver-free split: with TLS it is skipped.'
 
   static override examples = [
     '<%= config.bin %> <%= command.id %>',
