@@ -66,4 +66,15 @@ describe('discoverCluster: sharded', () => {
     const reads = events.map((e) => e.name)
     assert.ok(reads.includes('hello') && reads.includes('config.mongos') && reads.includes('listShards'), `the recorder saw: ${reads.join(', ')}`)
   })
+
+  for (const role of ['shard', 'config'] as const) {
+    test(`from a ${role} member (directConnection): the config server's catalog leads to the whole cluster`, async () => {
+      const entry = cluster.sim.info.processes.find((p) => p.role === role)!
+      const t = await discoverCluster(await targetOf(`mongodb://${entry.host}/?directConnection=true`))
+      assert.equal(t.kind, 'sharded')
+      assert.deepEqual(rolesOf(t.hosts), rolesOf(cluster.sim.info.processes))
+      // A shard member names its config server in serverStatus.sharding; a config member says configsvr in hello.
+      assert.ok(t.sources.includes('config.shards'), `sources: ${t.sources.join(', ')}`)
+    })
+  }
 })

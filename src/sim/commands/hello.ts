@@ -47,6 +47,8 @@ export function helloFields(proc: SimProcess, conn: ClientConnection, modern: bo
     doc.lastWrite = {lastWriteDate: now, majorityWriteDate: now}
   }
   if (proc.role === 'mongos') doc.msg = 'isdbgrid'
+  // A config-server replica set member says so (mongod's hello: `configsvr: 2`, the CSRS value).
+  if (proc.role === 'config') doc.configsvr = 2
   doc.maxBsonObjectSize = MAX_BSON_OBJECT_SIZE
   doc.maxMessageSizeBytes = MAX_MESSAGE_SIZE_BYTES
   doc.maxWriteBatchSize = MAX_WRITE_BATCH_SIZE

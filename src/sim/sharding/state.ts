@@ -48,6 +48,24 @@ export interface ProcessRuntime {
 
 const byProcess = new WeakMap<SimProcess, {cluster: ShardedCluster; rt: ProcessRuntime}>()
 
+/**
+ * `serverStatus.sharding` of a router or shard member, as the manual documents it: where the config
+ * server is (`configsvrConnectionString`), the config optime last seen, the chunk size (128 MB from 6.0,
+ * 64 MB before). Undefined outside a sharded cluster and on the config server itself.
+ */
+export function shardingStatusOf(proc: SimProcess): Document | undefined {
+  const found = byProcess.get(proc)
+  if (!found || found.rt.kind === 'config') return undefined
+  const config = found.cluster.configProc
+  if (!config) return undefined
+  const term = config.replSet?.term ?? 1
+  return {
+    configsvrConnectionString: `${CONFIG_REPL_SET}/${config.hostPort}`,
+    lastSeenConfigServerOpTime: {ts: Timestamp.fromBits(0, Math.floor(Date.now() / 1000)), t: Long.fromNumber(term)},
+    maxChunkSizeInBytes: Long.fromNumber(proc.profile.maxWireVersion >= 17 ? 128 * 1024 * 1024 : 64 * 1024 * 1024),
+  }
+}
+
 export function lockModelFor(profile: VersionProfile): LockModel {
   if (profile.name === '4.4') return 'dist-4.4'
   if (profile.name === '6.0') return 'dist-6.0'

@@ -2,6 +2,7 @@
 import {Long, type Document} from 'bson'
 import type {SimProcess} from '../process.js'
 import {topologyVersionDoc} from '../commands/hello.js'
+import {shardingStatusOf} from '../sharding/state.js'
 
 export function connectionsSection(proc: SimProcess): Document {
   const p = proc.profile
@@ -146,6 +147,7 @@ export function buildServerStatus(proc: SimProcess, exclude: Set<string>): Docum
     ['opcountersRepl', () => (proc.replSet ? {insert: long(0), query: long(0), update: long(0), delete: long(0), getmore: long(0), command: long(0)} : undefined)],
     ['repl', () => replSection(proc)],
     ['security', () => security(proc)],
+    ['sharding', () => shardingStatusOf(proc)],
     ['metrics', () => metrics(proc)],
   ]
   for (const [name, build] of sections) {
