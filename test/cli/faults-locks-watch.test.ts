@@ -40,7 +40,12 @@ describe('fault matrix: locks watch', {timeout: 120_000}, () => {
   let router: string
   let config: string
   let watch: MongoClient
-  const args = (uri: string, json = true) => ['locks', 'watch', '--uri', uri, '--duration', '2s', '--interval', '200ms', '--timeout-ms', '800', ...(json ? ['--json'] : [])]
+  /**
+   * The fault lands about 0.4 s into the run (two polls); the rest of the 3 s is the room it has to
+   * take effect before the run ends on its own, even when the machine is loaded (with 2 s, a loaded
+   * machine could end the run before a poll met the fault).
+   */
+  const args = (uri: string, json = true) => ['locks', 'watch', '--uri', uri, '--duration', '3s', '--interval', '200ms', '--timeout-ms', '800', ...(json ? ['--json'] : [])]
   /** Two polls in: each poll runs four finds on the router. */
   const polling = () => serverFigureGrew(watch, finds, 8)
 
