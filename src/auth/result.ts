@@ -105,6 +105,11 @@ function setupPercentiles(h: Histogram): SetupPercentilesUs | null {
   return {p50: s.p50, p99: s.p99, max: s.max}
 }
 
+/** The driver's whole-millisecond durationMS percentiles, in µs beside pooltool's own clock. */
+function driverMSAsUs(ms: SetupPercentilesUs | null): SetupPercentilesUs | null {
+  return ms && {p50: ms.p50 * 1000, p99: ms.p99 * 1000, max: ms.max * 1000}
+}
+
 const round1 = (n: number) => Math.round(n * 10) / 10
 
 function perSec(count: number, wallMs: number): number | null {
@@ -155,7 +160,7 @@ function toMechanismResult(
     connectionsAborted: s.aborted,
     setupUs: driverSetup,
     driverSetupUs: driverSetup,
-    connectionReadyDurationUs: setupPercentiles(s.driverSeq.setupUs),
+    connectionReadyDurationUs: driverMSAsUs(setupPercentiles(s.driverSeq.setupDriverMS)),
     driverFirstSetupUs: s.scram ? s.driverFirstSetupUs : null,
     driverFreeSetupUs: freeSetup,
     tcpConnectUs: percentiles(s.free.tcp),

@@ -67,6 +67,10 @@ describe('pooltool auth', () => {
       assert.equal(m.parallel, 5)
       assert.equal(m.connectionsOpened, 80, 'driver-free and driver, one at a time and in storms')
       for (const key of ['p50', 'p99', 'max'] as const) assert.ok(m.setupUs![key] > 0, `${m.mechanism} setupUs.${key}`)
+      // The driver's own connectionReady.durationMS is whole milliseconds, shown in µs: never pooltool's finer clock.
+      for (const key of ['p50', 'p99', 'max'] as const) {
+        assert.equal(m.connectionReadyDurationUs![key] % 1000, 0, `${m.mechanism} connectionReadyDurationUs.${key} ${m.connectionReadyDurationUs![key]}`)
+      }
       assert.ok(m.tcpConnectUs!.p50 > 0 && m.tcpConnectUs!.p99 >= m.tcpConnectUs!.p50, `${m.mechanism} tcpConnectUs ${JSON.stringify(m.tcpConnectUs)}`)
       assert.ok(m.authUs!.p99 >= m.authUs!.p50, `${m.mechanism} authUs ${JSON.stringify(m.authUs)}`)
       assert.ok(m.connectionsPerSec! > 0, `${m.mechanism} connectionsPerSec ${m.connectionsPerSec}`)
