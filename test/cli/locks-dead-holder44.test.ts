@@ -18,6 +18,9 @@ import {observer, serverFigureGrew} from '../helpers/faults.js'
 import {waitForState} from '../helpers/sim.js'
 
 const EXPIRY_MS = 9000
+const PING_INTERVAL_MS = 300
+/** Pinged within three intervals: alive. */
+const ALIVE_MS = 3 * PING_INTERVAL_MS
 
 /** Waits until this machine's clock (the sim's) has reached `instantMs`. */
 const clockReached = (what: string, instantMs: number) => waitForState(what, async () => Date.now(), (now) => now >= instantMs)
@@ -58,9 +61,12 @@ describe('locks on the 4.4 profile with a dead lock holder', {timeout: 90_000}, 
     assert.ok(deadPing && typeof deadPing.ageMS === 'number', `the dead holder's ping has an age: ${JSON.stringify(deadPing)}`)
     assert.ok(first.pings.some((p: any) => p.process === 'ConfigServer' && p.alive), 'the config server pings')
 
-    // pings: the dead instance and its restarted successor on the same host:port.
+    // pings: the dead instance and its restarted successor on the same host:port. A process is
+    // dead once its last ping is three ping intervals old.
+    await clockReached('the dead holder\'s last ping is three ping intervals old', Date.parse(held.holderLastPing) + ALIVE_MS)
     const pings = parseJson(await runCli(['locks', 'pings', '--json', '--uri', uri]))
     assert.equal(pings.target.uri, uri)
+    assert.equal(pings.pingIntervalMS, PING_INTERVAL_MS)
     const hostPort = held.process.split(':').slice(0, 2).join(':')
     const sameHost = pings.pings.filter((p: any) => p.process.startsWith(`${hostPort}:`))
     assert.equal(sameHost.length, 2)
