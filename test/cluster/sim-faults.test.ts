@@ -3,7 +3,7 @@ import {after, before, describe, it} from 'node:test'
 import assert from 'node:assert/strict'
 import {MongoClient} from 'mongodb'
 import {startSimCluster, type SimCluster} from '../../src/sim/host.js'
-import {RawClient, delay, portOf, withParams} from '../helpers/faults.js'
+import {RawClient, delay, portOf, withParams} from '../helpers/sim.js'
 
 describe('faults', () => {
   let sim: SimCluster
