@@ -18,7 +18,7 @@ export {formatDuration, parseDurationMs, MAX_DURATION_MS} from './parse/duration
 export {PoolToolError, EXIT_CODES} from './errors.js'
 export {redactUri} from './redact.js'
 export {runLocksList, runLocksPings, type LocksListConfig, type LocksPingsConfig} from './locks/list.js'
-export {runLocksWatch} from './locks/watch.js'
+export {runLocksWatch, type LocksWatchConfig} from './locks/watch.js'
 export type {LocksListResult, LocksPingsResult, LocksWatchResult} from './locks/types.js'
 export {runConnsWatch, runConnsList, type WatchOptions as ConnsWatchOptions, type WatchHooks as ConnsWatchHooks} from './conns/watch.js'
 export {toWatchOptions} from './conns/options.js'

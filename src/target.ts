@@ -44,6 +44,8 @@ export interface OpenReaderOptions {
    * for a reader that stays open as long as a watch.
    */
   pollMonitoring?: boolean
+  /** Pool options for the reader's client (the driver's default pool holds up to 100 connections). */
+  pool?: PoolOptions
 }
 
 /** A reader over one connection, and how to let it go. */
@@ -182,7 +184,7 @@ function targetFromUri({uri, source, connection, recorder, sim}: TargetParts): T
     clientSettings,
     openReader(host, purpose, options = {}) {
       const settings: ClientSettings = {
-        ...clientSettings(purpose),
+        ...clientSettings(purpose, options.pool),
         ...(options.timeoutMs === undefined ? {} : {timeoutMs: options.timeoutMs}),
         ...(options.pollMonitoring ? {extra: {serverMonitoringMode: 'poll'}} : {}),
       }

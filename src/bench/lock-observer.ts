@@ -9,7 +9,6 @@ import {openLocksSession, readConfigSnapshot, readDdlOps, type LocksSession} fro
 import type {LockHoldSummary, LockModel} from '../locks/types.js'
 import {DdlOpTracker, LockTransitionTracker} from '../locks/watch.js'
 import {summarize} from '../metrics/histograms.js'
-import type {ClientSettings} from '../mongo/client.js'
 import type {Target} from '../target.js'
 
 export interface LockObservation {
@@ -47,10 +46,7 @@ export class LockObserver {
    * Connections are the target's (appName `<--app-name>-locks`, its --timeout-ms per poll).
    * The `(target, settings, db)` form is the older call; `settings` is no longer read.
    */
-  static async start(target: Target, db: string, intervalMs?: number): Promise<LockObserver | null>
-  static async start(target: Target, settings: ClientSettings, db: string, intervalMs?: number): Promise<LockObserver | null>
-  static async start(target: Target, ...rest: [string, number?] | [ClientSettings, string, number?]): Promise<LockObserver | null> {
-    const [db, intervalMs = LOCK_POLL_INTERVAL_MS] = (typeof rest[0] === 'string' ? rest : rest.slice(1)) as [string, number?]
+  static async start(target: Target, db: string, intervalMs = LOCK_POLL_INTERVAL_MS): Promise<LockObserver | null> {
     let session: LocksSession
     try {
       session = await openLocksSession(target, {purpose: 'locks'})

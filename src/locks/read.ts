@@ -93,7 +93,8 @@ export async function withinTimeout<T>(target: Target, read: (bounds: ReadBounds
 
 /** Opens the session; a replica set or standalone is WRONG_TOPOLOGY (exit 7). Bounded by --timeout-ms. */
 export async function openLocksSession(target: Target, options: OpenLocksOptions = {}): Promise<LocksSession> {
-  const {reader, close} = target.openReader(undefined, options.purpose)
+  // A snapshot round reads hello and four config collections at once: two connections serve it, as before.
+  const {reader, close} = target.openReader(undefined, options.purpose, {pool: {maxPoolSize: 2}})
   try {
     const facts = await withinTimeout(target, (bounds) => readRouterFacts(reader, target.redactedUri, options.expiryMS, bounds))
     return {target, reader, ...(options.purpose === undefined ? {} : {purpose: options.purpose}), ...facts, close}
