@@ -29,6 +29,17 @@ async function snapshotInput(session: LocksSession): Promise<JoinInput & {now: D
   return {...snapshot, nowMs: snapshot.now.getTime(), timing: session.timing}
 }
 
+/** What list and pings both say first: where, which server, which lock model, and the server's now. */
+function snapshotHeader(session: LocksSession, now: Date) {
+  return {
+    target: targetSummary(session.target),
+    serverVersion: session.serverVersion,
+    model: session.model,
+    message: session.message,
+    now: now.toISOString(),
+  }
+}
+
 async function listLocks(session: LocksSession, config: LocksListConfig): Promise<LocksListResult> {
   const input = await snapshotInput(session)
   const notes = timingNotes(session, config.expiryMS !== undefined)
@@ -39,11 +50,7 @@ async function listLocks(session: LocksSession, config: LocksListConfig): Promis
     notes.push(...read.notes)
   }
   return {
-    target: targetSummary(session.target),
-    serverVersion: session.serverVersion,
-    model: session.model,
-    message: session.message,
-    now: input.now.toISOString(),
+    ...snapshotHeader(session, input.now),
     expiryMS: session.timing.expiryMS,
     locks: filterLocks(toLockRows(input), config.filter ?? {}),
     pings: toPingRows(input).map(({process, ping, ageMS, alive, holds, role, host}) => ({process, ping, ageMS, alive, holds, role, host})),
@@ -61,11 +68,7 @@ export function runLocksPings(target: Target, config: LocksPingsConfig = {}): Pr
   return withSession(target, config.expiryMS, async (session) => {
     const input = await snapshotInput(session)
     return {
-      target: targetSummary(session.target),
-      serverVersion: session.serverVersion,
-      model: session.model,
-      message: session.message,
-      now: input.now.toISOString(),
+      ...snapshotHeader(session, input.now),
       pingIntervalMS: session.timing.pingIntervalMS,
       pings: toPingRows(input),
       notes: timingNotes(session, config.expiryMS !== undefined),

@@ -2,26 +2,11 @@
 import {describe, it} from 'node:test'
 import assert from 'node:assert/strict'
 import {spawn} from 'node:child_process'
-import {readFileSync} from 'node:fs'
 import {createServer} from 'node:net'
 import {fileURLToPath} from 'node:url'
 import {startSimCluster} from '../../src/sim/host.js'
-import {delay} from '../helpers/sim.js'
+import {delay, processAlive as alive} from '../helpers/sim.js'
 
-/** Running and not a zombie waiting for init to reap it. */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-  } catch {
-    return false
-  }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z'
-  } catch {
-    return true
-  }
-}
 
 describe('host API', () => {
   it('rejects with a clear error when the port is in use', async () => {

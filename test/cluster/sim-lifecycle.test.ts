@@ -6,7 +6,6 @@
  */
 import assert from 'node:assert/strict'
 import {type ChildProcessWithoutNullStreams, spawn} from 'node:child_process'
-import {readFileSync} from 'node:fs'
 import {createServer} from 'node:net'
 import {describe, it} from 'node:test'
 import {fileURLToPath} from 'node:url'
@@ -14,22 +13,8 @@ import {fileURLToPath} from 'node:url'
 import {PoolToolError} from '../../src/errors.js'
 import {startSimCluster, unexpectedExitError} from '../../src/sim/host.js'
 import type {FiredFault} from '../../src/sim/types.js'
-import {RawClient, delay, portOf} from '../helpers/sim.js'
+import {RawClient, delay, portOf, processAlive as alive} from '../helpers/sim.js'
 
-/** Running and not a zombie. */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-  } catch {
-    return false
-  }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z'
-  } catch {
-    return true
-  }
-}
 
 /** Waits for the process to be gone; fails (rather than hangs) if it never goes. */
 async function waitGone(pid: number, what: string): Promise<void> {

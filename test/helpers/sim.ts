@@ -1,5 +1,6 @@
 /** Test helpers for the simulated cluster: a driver-free wire client and small waits. */
 import {AssertionError} from 'node:assert'
+import {readFileSync} from 'node:fs'
 import {connect, type Socket} from 'node:net'
 import {inspect} from 'node:util'
 import type {Document} from 'bson'
@@ -96,4 +97,19 @@ export async function waitForState<T>(what: string, probe: () => Promise<T>, don
   const v = await waitFor(probe, done, limitMs)
   if (!done(v)) throw new AssertionError({message: `never reached: ${what}; last seen ${inspect(v, {depth: 4, breakLength: Infinity})}`})
   return v
+}
+
+/** A process is running and not a zombie waiting for its parent to reap it (Linux: /proc/<pid>/stat). */
+export function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+  } catch {
+    return false
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z'
+  } catch {
+    return true
+  }
 }
