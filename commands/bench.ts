@@ -5,6 +5,7 @@ import {parseFailOn} from '../src/bench/fail-on.js'
 import {runBench} from '../src/bench/run-bench.js'
 import {type BenchResult, POOL_MODELS, WORKLOADS} from '../src/bench/types.js'
 import {TargetCommand} from '../src/cli/base-command.js'
+import {failureLine} from '../src/cli/failures.js'
 import {durationFlag} from '../src/cli/flags.js'
 import {BENCH_DEFAULTS} from '../src/defaults.js'
 import {EXIT_CODES, PoolToolError} from '../src/errors.js'
@@ -111,7 +112,7 @@ export default class Bench extends TargetCommand<typeof Bench> {
     else if (result.failOn && result.failOn.breaches.length > 0) process.exitCode = EXIT_CODES.thresholdBreached
     if (outFailure !== undefined) {
       const failure = new PoolToolError('OUTPUT_FAILED', outFailure, 'the result above is complete; check the disk and the directory, then write it again')
-      process.stderr.write(`Error [${failure.code}]: ${failure.message} (hint: ${failure.hint})\n`)
+      process.stderr.write(`${failureLine(failure)}\n`)
       process.exitCode = failure.exitCode
     }
     return result

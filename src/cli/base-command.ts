@@ -60,11 +60,6 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     return this.stops.exitCode ?? 130
   }
 
-  /** Whether stdout's reader went away (then there is no one to print for). */
-  protected get stdoutClosed(): boolean {
-    return this.stops.stdoutClosed
-  }
-
   override async init(): Promise<void> {
     await super.init()
     const ctor = this.ctor as typeof BaseCommand

@@ -47,7 +47,6 @@ export class StopSignals {
   private readonly onSignal = (signal: NodeJS.Signals): void => this.stop(signal as StopCause)
   private readonly onStdoutError = (error: NodeJS.ErrnoException): void => {
     if (!isClosedPipe(error)) throw error
-    this.stdoutClosed = true
     this.stop('EPIPE')
   }
   private readonly onStderrError = (error: NodeJS.ErrnoException): void => {
@@ -55,9 +54,8 @@ export class StopSignals {
     this.stderrClosed = true
   }
 
-  /** stdout's reader went away: nothing more can be shown there. */
-  stdoutClosed = false
-  stderrClosed = false
+  /** stderr's reader went away: the stop notices have nowhere to go. */
+  private stderrClosed = false
 
   constructor(
     private readonly say: (line: string) => void,
