@@ -48,7 +48,7 @@ export function ndjsonStarted(result: SimStartedResult): string {
   return JSON.stringify({type: 'started', ...result})
 }
 
-/** `--ndjson`: one line per fired fault, `{type: "fault", at, atMs, fault: {kind, …}, ok, error?}`. */
+/** `--ndjson`: one line per fired fault, `{type: "fault", at, atMS, fault: {kind, …}, ok, error?}`. */
 export function ndjsonFaultFired(event: FiredFault): string {
   return JSON.stringify({type: 'fault', ...event})
 }
@@ -73,7 +73,7 @@ function whatFaultDoes(fault: SimFault): string {
 /** The stderr line for a fired fault, e.g. `pooltool sim: fault @5s fired: stall: every reply held for 1000 ms`. */
 export function renderFaultFired(event: FiredFault): string {
   const where = event.fault.hosts && event.fault.hosts.length > 0 ? ` on ${event.fault.hosts.join(',')}` : ''
-  const when = `fault @${event.atMs / 1000}s`
+  const when = `fault @${event.atMS / 1000}s`
   return event.ok
     ? `pooltool sim: ${when} fired: ${whatFaultDoes(event.fault)}${where}`
     : `pooltool sim: ${when} failed: ${whatFaultDoes(event.fault)}${where}: ${event.error ?? 'unknown error'}`

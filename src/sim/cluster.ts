@@ -191,8 +191,8 @@ export class SimClusterRuntime {
       const t = setTimeout(() => {
         const at = new Date().toISOString()
         this.control(fault).then(
-          () => this.hooks.onScheduledFault?.({at, atMs, fault, ok: true}),
-          (e: unknown) => this.hooks.onScheduledFault?.({at, atMs, fault, ok: false, error: e instanceof Error ? e.message : String(e)}),
+          () => this.hooks.onScheduledFault?.({at, atMS: atMs, fault, ok: true}),
+          (e: unknown) => this.hooks.onScheduledFault?.({at, atMS: atMs, fault, ok: false, error: e instanceof Error ? e.message : String(e)}),
         )
       }, Math.max(0, atMs))
       this.timers.push(t)

@@ -123,7 +123,7 @@ export interface FiredFault {
   /** ISO time it was applied. */
   at: string
   /** Its scheduled offset after start-up. */
-  atMs: number
+  atMS: number
   fault: SimFault
   /** false when applying it failed; `error` says why. */
   ok: boolean

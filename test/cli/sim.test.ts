@@ -115,7 +115,7 @@ describe('pooltool sim', () => {
     assert.equal(lines[0].type, 'started')
     assert.match(lines[0].uri, /^mongodb:\/\/127\.0\.0\.1:\d+\//)
     assert.deepEqual(
-      lines.slice(1).map((l) => [l.type, l.atMs, l.fault.kind, l.ok]),
+      lines.slice(1).map((l) => [l.type, l.atMS, l.fault.kind, l.ok]),
       [
         ['fault', 0, 'latency', true],
         ['fault', 200, 'stall', true],

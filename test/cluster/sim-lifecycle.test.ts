@@ -181,7 +181,7 @@ describe('embedded cluster lifecycle', () => {
       )
       await holdingTheLoop(allThree)
       assert.deepEqual(
-        seen.map((e) => [e.atMs, e.fault.kind, e.ok]),
+        seen.map((e) => [e.atMS, e.fault.kind, e.ok]),
         [
           [0, 'latency', true],
           [50, 'setup-cost', false],
