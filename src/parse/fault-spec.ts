@@ -35,7 +35,7 @@ export function parseFaultSpec(spec: string): ScheduledFault {
       fault = {kind, ms: duration(needValue())}
       break
     case 'restart':
-      fault = {kind, downMs: duration(needValue())}
+      fault = {kind, downMS: duration(needValue())}
       break
     case 'drop-connections':
       fault = {kind}

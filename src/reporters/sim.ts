@@ -66,7 +66,7 @@ function whatFaultDoes(fault: SimFault): string {
     case 'drop-connections':
       return 'drop-connections: every client socket closed'
     case 'restart':
-      return `restart: down for ${fault.downMs} ms, then listening again on the same ports`
+      return `restart: down for ${fault.downMS} ms, then listening again on the same ports`
   }
 }
 

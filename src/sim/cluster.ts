@@ -119,7 +119,7 @@ function validateFault(fault: SimFault): void {
       num(fault.ms, 'ms')
       return
     case 'restart':
-      num(fault.downMs, 'downMs')
+      num(fault.downMS, 'downMS')
       return
     case 'max-connections':
       num(fault.max, 'max')
@@ -228,7 +228,7 @@ export class SimClusterRuntime {
     if (fault.kind === 'restart') {
       await Promise.all(targets.map((p) => p.stop()))
       for (const p of targets) {
-        const up = this.downTime(fault.downMs)
+        const up = this.downTime(fault.downMS)
           .then(() => (this.stopping ? undefined : p.resume()))
           .catch((e: unknown) => {
             process.stderr.write(`pooltool sim: ${p.hostPort} could not come back after restart: ${String(e)}\n`)

@@ -74,8 +74,8 @@ export type SimFault =
   | {kind: 'stall'; ms: number; hosts?: string[]}
   /** Destroy every open client socket (the listener stays up). */
   | {kind: 'drop-connections'; hosts?: string[]}
-  /** Close listeners and sockets, stay down for `downMs`, listen again on the same ports; counters restart, data survives. */
-  | {kind: 'restart'; downMs: number; hosts?: string[]}
+  /** Close listeners and sockets, stay down for `downMS`, listen again on the same ports; counters restart, data survives. */
+  | {kind: 'restart'; downMS: number; hosts?: string[]}
   /** Set the per-connection setup cost from now on. */
   | {kind: 'setup-cost'; ms: number; hosts?: string[]}
   /** Change the connection limit from now on. */

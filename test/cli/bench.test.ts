@@ -179,7 +179,7 @@ describe('bench against a cluster under faults', () => {
       await cluster.sim.control({kind: 'drop-connections'})
       const afterDrop = await waitForState('the watcher reads again after the drop', () => commandsRun().catch(() => undefined), (n) => n !== undefined)
       await waitForState('pings resumed after the drop', () => commandsRun().catch(() => undefined), (n) => n !== undefined && n >= afterDrop! + 100)
-      await cluster.sim.control({kind: 'restart', downMs: 500})
+      await cluster.sim.control({kind: 'restart', downMS: 500})
     }, {timeoutMs: 60_000})
     assert.equal(run.code, 0, run.stderr)
     const [r] = parseJson(run).runs

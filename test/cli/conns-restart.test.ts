@@ -22,7 +22,7 @@ describe('conns watch while a member restarts', () => {
     const sampleOfVictim = (rest: string) => new RegExp(`"type":"sample"[^\\n]*"host":"${victim.replaceAll('.', '\\.')}"[^\\n]*${rest}`)
     await out.until(sampleOfVictim('"state":"ok"'))
     await out.until(/"type":"sample","round":2,/)
-    await sim.control({kind: 'restart', downMs: 1500, hosts: [victim]})
+    await sim.control({kind: 'restart', downMS: 1500, hosts: [victim]})
     // Back: the first answer after the restart shows the counter reset.
     await out.until(sampleOfVictim('"counterReset":true'))
     await out.until(/"type":"sample","round":\d+,/, out.mark())

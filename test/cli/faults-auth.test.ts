@@ -48,7 +48,7 @@ describe('fault matrix: auth', {timeout: 120_000}, () => {
   for (const fault of [
     {kind: 'drop-connections'},
     {kind: 'stall', ms: 700},
-    {kind: 'restart', downMs: 400},
+    {kind: 'restart', downMS: 400},
   ] as const) {
     it(`${fault.kind}: rides it out, exit 0, every connection opened and accounted for`, async () => {
       const {run} = await runWithFault(cluster.sim, args(cluster.uri), midRun(), fault)
@@ -92,7 +92,7 @@ describe('fault matrix: auth', {timeout: 120_000}, () => {
 
   // Host lost: down for longer than the run has left (it gives up after --timeout-ms of silence), then back for the next case.
   it('host lost: stops within --timeout-ms of silence with the partial figures, exit 4', async () => {
-    const {run} = await runWithFault(cluster.sim, args(cluster.uri), midRun(), {kind: 'restart', downMs: 5000})
+    const {run} = await runWithFault(cluster.sim, args(cluster.uri), midRun(), {kind: 'restart', downMS: 5000})
     await waitUntilUp(cluster.uri)
     assert.equal(run.code, 4, run.stderr)
     const result = parseJson<AuthResult>(run)
@@ -120,7 +120,7 @@ describe('fault matrix: auth', {timeout: 120_000}, () => {
       },
     }
     const baselineSha256 = sha256Received(await watch.db('admin').command({serverStatus: 1}))
-    const {run} = await runWithFault(cluster.sim, args(cluster.uri, 1_000_000), pinging, {kind: 'restart', downMs: 60_000})
+    const {run} = await runWithFault(cluster.sim, args(cluster.uri, 1_000_000), pinging, {kind: 'restart', downMS: 60_000})
     assert.equal(run.code, 4, run.stderr)
     const result = parseJson<AuthResult>(run)
     assert.equal(result.error?.code, 'UNREACHABLE')

@@ -64,7 +64,7 @@ describe('fault matrix: bench', {timeout: 150_000}, () => {
   const ridden: Array<[string, SimFault | ((sim: SimCluster) => Promise<void>)]> = [
     ['dropped sockets', {kind: 'drop-connections'}],
     ['stall shorter than --timeout-ms', {kind: 'stall', ms: 500}],
-    ['restart', {kind: 'restart', downMs: 300}],
+    ['restart', {kind: 'restart', downMS: 300}],
     [
       'connection limit',
       async (s) => {
@@ -103,7 +103,7 @@ describe('fault matrix: bench', {timeout: 150_000}, () => {
   // The host goes down for longer than what is left of the run (--duration 1.5 s plus --timeout-ms), then comes back for the next case.
   for (const loop of Object.keys(LOOPS) as Loop[]) {
     it(`${loop}, host lost: operations fail and are counted; the run ends on its own with its report`, async () => {
-      const {run} = await runWithFault(cluster.sim, args(loop, cluster.uri), measuring(), {kind: 'restart', downMs: 4000})
+      const {run} = await runWithFault(cluster.sim, args(loop, cluster.uri), measuring(), {kind: 'restart', downMS: 4000})
       await waitUntilUp(cluster.uri)
       assert.equal(run.code, HOST_LOST_EXIT, run.stderr)
       const r = honestRun(run, loop)

@@ -80,7 +80,7 @@ describe('fault matrix: conns watch', {timeout: 180_000}, () => {
     await admin?.close()
   })
 
-  for (const fault of [{kind: 'drop-connections'}, {kind: 'restart', downMs: 500}] satisfies SimFault[]) {
+  for (const fault of [{kind: 'drop-connections'}, {kind: 'restart', downMS: 500}] satisfies SimFault[]) {
     it(`${fault.kind}: the watch goes on and the host answers again, exit 0`, async () => {
       // After a restart the first answer shows the counter reset.
       const reached = fault.kind === 'restart' ? /"type":"sample"[^\n]*"counterReset":true/ : ANSWERED_AGAIN
@@ -137,7 +137,7 @@ describe('fault matrix: conns watch', {timeout: 180_000}, () => {
 
   // Last: the host stays down past the end of the run (the cluster is stopped after it).
   it('host lost: every later round is unreachable, the watch still ends at --duration with its summary, exit 0', async () => {
-    const {run} = await runWithFault(cluster.sim, boundedArgs(cluster.uri), {output: POLLING}, {kind: 'restart', downMs: 60_000})
+    const {run} = await runWithFault(cluster.sim, boundedArgs(cluster.uri), {output: POLLING}, {kind: 'restart', downMS: 60_000})
     assert.equal(run.code, 0, run.stderr)
     const lines = linesOf(run)
     assertHonestSummary(lines, false)

@@ -80,7 +80,7 @@ describe('fault matrix: locks watch', {timeout: 120_000}, () => {
   })
 
   it('router restarts: the watch resumes when it answers again, exit 0', async () => {
-    const {run} = await runWithFault(cluster.sim, args(cluster.uri), polling(), {kind: 'restart', downMs: 500, hosts: [router]})
+    const {run} = await runWithFault(cluster.sim, args(cluster.uri), polling(), {kind: 'restart', downMS: 500, hosts: [router]})
     assert.equal(run.code, 0, run.stderr)
     const result = parseJson<LocksWatchResult>(run)
     assertHonestSummary(result)
@@ -113,7 +113,7 @@ describe('fault matrix: locks watch', {timeout: 120_000}, () => {
 
   // Host lost, twice: the config server (the router answers with its error) and the router itself, each down past the end of the run.
   it('config server lost: polls fail as unreachable with the router\'s error, the watch ends at --duration, exit 0', async () => {
-    const {run} = await runWithFault(cluster.sim, args(cluster.uri), polling(), {kind: 'restart', downMs: 4000, hosts: [config]})
+    const {run} = await runWithFault(cluster.sim, args(cluster.uri), polling(), {kind: 'restart', downMS: 4000, hosts: [config]})
     assert.equal(run.code, 0, run.stderr)
     const result = parseJson<LocksWatchResult>(run)
     assertHonestSummary(result)
@@ -125,7 +125,7 @@ describe('fault matrix: locks watch', {timeout: 120_000}, () => {
 
   // Last: the router stays down past the end of the run (the cluster is stopped after it).
   it('router lost: every later poll is unreachable, the summary is produced, exit 0 (earlier polls answered)', async () => {
-    const {run} = await runWithFault(cluster.sim, args(cluster.uri), polling(), {kind: 'restart', downMs: 60_000, hosts: [router]})
+    const {run} = await runWithFault(cluster.sim, args(cluster.uri), polling(), {kind: 'restart', downMS: 60_000, hosts: [router]})
     assert.equal(run.code, 0, run.stderr)
     const result = parseJson<LocksWatchResult>(run)
     assertHonestSummary(result)

@@ -104,7 +104,7 @@ describe('faults', () => {
       const coll = client.db('keep').collection('c')
       await coll.insertOne({survives: true})
       const before = await client.db('admin').command({hello: 1})
-      await sim.control({kind: 'restart', downMs: 800})
+      await sim.control({kind: 'restart', downMS: 800})
       // down: a fresh socket is refused
       await assert.rejects(RawClient.open(port))
       // like an application would: retry until the driver has reconnected

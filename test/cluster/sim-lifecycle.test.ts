@@ -199,7 +199,7 @@ describe('embedded cluster lifecycle', () => {
   })
 
   it('stops cleanly during a restart fault without waiting out its down time', async () => {
-    const sim = await startSimCluster({faultSchedule: [{atMs: 0, fault: {kind: 'restart', downMs: 60_000}}]})
+    const sim = await startSimCluster({faultSchedule: [{atMs: 0, fault: {kind: 'restart', downMS: 60_000}}]})
     await holdingTheLoop(new Promise<void>((resolve) => sim.onFaultFired(() => resolve())))
     await sim.stop()
     // 0, not the child's "stop overran" code (70) nor a SIGKILL from stop()'s grace timer.

@@ -129,7 +129,7 @@ describe('--fault', () => {
   it('reads KIND[:VALUE]@AT', () => {
     assert.deepEqual(parseFaultSpec('stall:1s@5s'), {atMs: 5000, fault: {kind: 'stall', ms: 1000}})
     assert.deepEqual(parseFaultSpec('drop-connections@10s'), {atMs: 10_000, fault: {kind: 'drop-connections'}})
-    assert.deepEqual(parseFaultSpec('restart:2s@0'), {atMs: 0, fault: {kind: 'restart', downMs: 2000}})
+    assert.deepEqual(parseFaultSpec('restart:2s@0'), {atMs: 0, fault: {kind: 'restart', downMS: 2000}})
     assert.deepEqual(parseFaultSpec('latency:5ms@1.5m'), {atMs: 90_000, fault: {kind: 'latency', ms: 5}})
     usage(() => parseFaultSpec('explode@1s'), /unknown fault/)
     usage(() => parseFaultSpec('stall@1s'), /needs a value/)
