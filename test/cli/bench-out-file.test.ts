@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict'
 import {execFileSync} from 'node:child_process'
-import {chmod, lstat, mkdir, mkdtemp, readdir, readFile, readlink, symlink, writeFile} from 'node:fs/promises'
+import {chmod, lstat, mkdir, mkdtemp, readdir, readFile, readlink, rm, symlink, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
 import {before, describe, it} from 'node:test'
@@ -76,5 +76,24 @@ describe('bench --out', () => {
     const written = JSON.parse(await readFile(out, 'utf8'))
     assert.ok(written.runs[0].ops > 0, `ops ${written.runs[0].ops}`)
     assert.deepEqual((await readdir(dir)).filter((name) => name.endsWith('.tmp')), [])
+  })
+
+  it('a write that fails after the run loses nothing: the result is printed, then one OUTPUT_FAILED line, exit 2', async () => {
+    const gone = path.join(dir, 'removed-during-the-run')
+    await mkdir(gone)
+    const out = path.join(gone, 'result.json')
+    const run = await runCli(['bench', '--duration', '60s', '--out', out, '--json'], {
+      // Once the target is up (the preflight check is behind it), take the directory away and stop the run.
+      onSpawn: (child) => {
+        child.stderr!.once('data', () => {
+          void rm(gone, {recursive: true, force: true}).then(() => child.kill('SIGINT'))
+        })
+      },
+    })
+    assert.equal(run.code, 2, run.stderr)
+    const result = parseJson(run)
+    assert.equal(result.interrupted, true, 'the measured result is on stdout')
+    assert.ok(Array.isArray(result.runs), 'with its runs')
+    assert.match(run.stderr, /^Error \[OUTPUT_FAILED\]: could not write --out .*removed-during-the-run\/result\.json.*\(hint: the result above is complete/m)
   })
 })
