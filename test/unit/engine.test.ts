@@ -1,27 +1,16 @@
 import assert from 'node:assert/strict'
 import {describe, it} from 'node:test'
 
-import {type EnginePlan, runEngine} from '../../src/bench/engine.js'
+import {runEngine} from '../../src/bench/engine.js'
 import {findKnee} from '../../src/bench/knee.js'
 import type {RunResult} from '../../src/bench/types.js'
+import {hooks, plan} from '../helpers/engine.js'
 import {createHistogram, decodeHistogram, type Histogram, encodeHistogram, mergeHistograms, recordMs, summarize} from '../../src/metrics/histograms.js'
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 /** At most `n` recorded values are ≥ `value`: the value n places below the top lies under it. */
 const atMostAtOrAbove = (histogram: Histogram, n: number, value: number) =>
   histogram.totalCount <= n || histogram.getValueAtPercentile((100 * (histogram.totalCount - n)) / histogram.totalCount) < value
-const plan = (overrides: Partial<EnginePlan>): EnginePlan => ({
-  concurrency: 4,
-  warmupMs: 0,
-  drainTimeoutMs: 2000,
-  tickIntervalMs: 1000,
-  ...overrides,
-})
-const hooks = (execute: () => Promise<unknown>, signal = new AbortController().signal) => ({
-  execute,
-  classifyError: (error: unknown) => (error as Error).message,
-  signal,
-})
 
 describe('engine, closed loop', () => {
   it('runs exactly --ops measured operations', async () => {

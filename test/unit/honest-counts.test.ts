@@ -8,7 +8,8 @@
 import assert from 'node:assert/strict'
 import {describe, it} from 'node:test'
 
-import {type EngineHooks, type EngineMeasurement, type EnginePlan, runEngine, STOP_DRAIN_MS} from '../../src/bench/engine.js'
+import {type EngineMeasurement, runEngine, STOP_DRAIN_MS} from '../../src/bench/engine.js'
+import {hooks, plan} from '../helpers/engine.js'
 import {checkThresholds, NO_OPERATIONS_MEASURED, parseFailOn} from '../../src/bench/fail-on.js'
 import {achievedRatePerSec, rateShortfallOf} from '../../src/bench/rate-shortfall.js'
 import type {BenchResult, RunResult} from '../../src/bench/types.js'
@@ -24,18 +25,6 @@ const never = () => new Promise<never>(() => {})
 /** Long enough that a test waiting on it would time out: only a stop may end these runs. */
 const FOREVER_MS = 600_000
 
-const plan = (overrides: Partial<EnginePlan>): EnginePlan => ({
-  concurrency: 4,
-  warmupMs: 0,
-  drainTimeoutMs: 2000,
-  tickIntervalMs: 1000,
-  ...overrides,
-})
-const hooks = (execute: () => Promise<unknown>, signal = new AbortController().signal): EngineHooks => ({
-  execute,
-  classifyError: (error: unknown) => (error as Error).message,
-  signal,
-})
 const sum = (record: Record<string, number>) => Object.values(record).reduce((a, b) => a + b, 0)
 
 function assertAccounted(m: EngineMeasurement): void {
