@@ -22,6 +22,4 @@ export {runLocksWatch, type LocksWatchConfig} from './locks/watch.js'
 export type {LocksListResult, LocksPingsResult, LocksWatchResult} from './locks/types.js'
 export {runConnsWatch, runConnsList, type WatchOptions as ConnsWatchOptions, type WatchHooks as ConnsWatchHooks} from './conns/watch.js'
 export {toWatchOptions} from './conns/options.js'
-// The names before every entry point read run<Feature>.
-export {watchConnections, listConnections} from './conns/watch.js'
 export type {ConnsWatchResult, ConnsListResult} from './conns/types.js'

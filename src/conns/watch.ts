@@ -163,7 +163,3 @@ export async function runConnsList(target: Target, options: {holders: boolean}):
     await Promise.all(pollers.map((p) => p.close()))
   }
 }
-
-/** Earlier names of the entry points (src/index.ts exports them). */
-export const watchConnections = runConnsWatch
-export const listConnections = runConnsList
