@@ -39,7 +39,8 @@ describe('bench pool models against the embedded cluster', () => {
     // 5 ms server wait about 3 operations' time for one; on pooltool's clock, not rounded to a millisecond.
     assert.ok(pool2.checkoutWaitUs.p50 > pool8.checkoutWaitUs.p50, `checkout p50 ${pool2.checkoutWaitUs.p50} vs ${pool8.checkoutWaitUs.p50}`)
     assert.ok(pool2.checkoutWaitUs.p50 >= LATENCY_MS * 1000, `pool(2) waits at least one operation for a connection: ${pool2.checkoutWaitUs.p50} µs`)
-    assert.ok(Math.abs(pool2.checkoutWaitUs.max / 1000 - pool2.checkoutWaitDriverMS.max) <= 1, `own ${pool2.checkoutWaitUs.max} µs vs driver ${pool2.checkoutWaitDriverMS.max} ms`)
+    // Beside the driver's whole milliseconds at the median (a GC pause between its clock read and our listener moves the extremes).
+    assert.ok(Math.abs(pool2.checkoutWaitUs.p50 / 1000 - pool2.checkoutWaitDriverMS.p50) <= 1, `own ${pool2.checkoutWaitUs.p50} µs vs driver ${pool2.checkoutWaitDriverMS.p50} ms`)
     assert.ok(result.knee, 'a matrix names its knee')
   })
 
