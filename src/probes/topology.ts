@@ -30,6 +30,23 @@ export interface ClusterHost {
   setName?: string
   /** Shard id (`listShards` `_id`) for shard members. */
   shard?: string
+  /**
+   * Where pooltool connects to reach this host when that is not `host`: the entry node,
+   * reached through the address the user gave (a port-forward, SSH tunnel, NAT, Docker),
+   * while the cluster names it by a name that may not resolve from here.
+   */
+  address?: string
+  /** The node the URI reached (polled through `address`, always). */
+  entry?: true
+  /** Shard zone tags (`config.shards` / `listShards` `tags`). */
+  tags?: string[]
+  /** Routers: the `mongoVersion` the router last wrote to `config.mongos`. */
+  mongoVersion?: string
+}
+
+/** The address to open a connection to for `host`: the user's address for the entry node, else the cluster's name. */
+export function connectAddress(host: ClusterHost): string {
+  return host.address ?? host.host
 }
 
 /** Every host of the cluster behind an entry point (discoverCluster's answer). */
@@ -43,7 +60,14 @@ export interface ClusterTopology {
   /** What discovery could not read (a privilege, a stale router …); commands go on without it. */
   warnings: string[]
   /** Routers in `config.mongos` whose last ping is older than the staleness bound: listed, not polled. */
-  staleRouters: Array<{host: string; lastPing?: string}>
+  staleRouters: Array<{host: string; lastPing?: string; mongoVersion?: string}>
+  /**
+   * Documents in `config.mongos` (every router that ever pinged), when it was read:
+   * 0 says the cluster has no router record at all (a finding); absent means unread.
+   */
+  configMongosCount?: number
+  /** The node the URI reached, as the cluster names it (hello `me`, serverStatus `host`) and as the user addressed it. */
+  entry?: {host: string; address: string; role: HostRole}
 }
 
 export function topologyFromHello(hello: Document, seedHosts: readonly string[]): EntryTopology {
