@@ -91,6 +91,24 @@ describe('a failed host gets a fresh connection every round', () => {
   })
 })
 
+describe('server clock', () => {
+  test("the skew comes from serverStatus localTime, is kept per host and said once in the notes", async () => {
+    const log: string[] = []
+    const poller = new HostPoller(host, () => fakeConnection(() => ({host: 'db1:27017', ...serverStatus44, localTime: new Date(Date.now() + 10 * 60_000)}), log), settings, [host])
+    const answer = (await poller.poll(1000)) as Extract<PollAnswer, {ok: true}>
+    await poller.close()
+    assert.ok(Math.abs(answer.clockSkewMS! - 600_000) < 5000, `skew ${answer.clockSkewMS}`)
+    const t = new HostTracker(host, 60_000)
+    t.record(answer)
+    t.record(answer)
+    const s = t.summary()
+    assert.equal(s.clockSkewMS, answer.clockSkewMS)
+    const notes = connsNotes({warnings: []}, [s])
+    assert.equal(notes.filter((n) => n.includes('clock')).length, 1)
+    assert.match(notes.find((n) => n.includes('clock'))!, /db1\.example\.net:27017's clock is 600\.\d s ahead of this machine's/)
+  })
+})
+
 describe('connection limit and % used', () => {
   test('limit = current + available; % used of it', () => {
     assert.deepEqual(connectionLimit(parseConnections(serverStatus70)!), {maxIncoming: 838_860, usedPct: 0})
