@@ -15,7 +15,7 @@ import {driverChannel} from '../mongo/channel.js'
 import {discoverCluster} from '../probes/discovery.js'
 import {ServerReader} from '../probes/reader.js'
 import {toNumber} from '../probes/server-status.js'
-import {type ClusterHost, type ClusterTopology, connectAddress, type HostRole, type TopologyKind} from '../probes/topology.js'
+import {type ClusterHost, type ClusterTopology, connectAddress, type HostRole, refuseReplay, type TopologyKind} from '../probes/topology.js'
 import {resolveTarget, type Target} from '../target.js'
 import type {ScramCredentials} from '../wire/client.js'
 import {hostUri, withoutCredentials} from './uri.js'
@@ -85,6 +85,7 @@ export async function discoverMeasuredHost(target: Target, input: MeasuredHostIn
   // The same target without credentials, sharing appName, timeouts and the recorder.
   const anonymous = await resolveTarget({flagUri: withoutCredentials(target.uri), connection: target.connection, recorder: target.recorder})
   const topology = await discoverCluster(anonymous, {purpose: PROBE_PURPOSE, signal: input.signal})
+  refuseReplay(topology, 'auth', 'auth opens and authenticates new connections')
   const {host, clusterName, role, notes} = chooseMeasuredHost(topology, target.seedHosts, {directConnection: target.directConnection})
 
   // A one-host URI of our own (not openReader): it turns an SRV URI into a plain one with the TXT options.

@@ -10,7 +10,7 @@ import {errorClass} from '../mongo/errors.js'
 import {PoolTelemetry, type PoolTelemetrySnapshot} from '../mongo/pool-telemetry.js'
 import {clockSkewNote} from '../probes/clock.js'
 import {discoverCluster} from '../probes/discovery.js'
-import {type ClusterTopology, readServerVersion} from '../probes/topology.js'
+import {type ClusterTopology, readServerVersion, refuseReplay} from '../probes/topology.js'
 import {targetSummary} from '../result.js'
 import type {Target} from '../target.js'
 import {type EngineMeasurement, type EngineTick, runEngine} from './engine.js'
@@ -145,6 +145,7 @@ export async function runBench(target: Target, config: BenchConfig, hooks: Bench
  */
 async function readCluster(target: Target, result: BenchResult, signal: AbortSignal): Promise<ClusterTopology> {
   const topology = await discoverCluster(target, {purpose: SAMPLER_PURPOSE, signal})
+  refuseReplay(topology, 'bench', 'bench writes into its own namespace and measures the server under load')
   result.cluster.topology = topology.kind
   result.cluster.hosts = topology.hosts
   result.notes.push(...topology.warnings.map((warning) => `discovery: ${warning}`))

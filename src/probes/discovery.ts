@@ -32,7 +32,7 @@ import {toPoolToolError} from '../mongo/errors.js'
 import type {Target} from '../target.js'
 import type {ReadOptions, Reading, ServerReader} from './reader.js'
 import {parseShardingStatus, toNumber} from './server-status.js'
-import {type ClusterHost, type ClusterTopology, connectAddress, type HostRole, topologyFromHello} from './topology.js'
+import {type ClusterHost, type ClusterTopology, connectAddress, type HostRole, replayOf, topologyFromHello} from './topology.js'
 
 export type {ClusterHost, ClusterTopology}
 
@@ -437,6 +437,13 @@ function seedsOnly(target: Target, hello: Document, kind: ClusterTopology['kind'
  * code 4); whatever else cannot be read is a warning.
  */
 export async function discoverCluster(target: Target, options: DiscoveryOptions = {}): Promise<ClusterTopology> {
+  const {topology, hello} = await discoverFromEntry(target, options)
+  const replay = replayOf(hello)
+  if (replay) topology.replayOf = replay
+  return topology
+}
+
+async function discoverFromEntry(target: Target, options: DiscoveryOptions): Promise<{topology: ClusterTopology; hello: Document}> {
   const context: DiscoveryContext = {
     read: options.signal ? {signal: options.signal} : {},
     describeError: (error) => toPoolToolError(error, {target: target.redactedUri, secrets: target.secrets}).message,
@@ -462,15 +469,15 @@ export async function discoverCluster(target: Target, options: DiscoveryOptions 
         ? undefined
         : {host: name, ...(name === address ? {} : {address}), entry: true, role: entryRoleOf(hello.value, kind), ...(typeof hello.value.setName === 'string' ? {setName: hello.value.setName} : {})}
     const entry: EntryNode = {seedHosts: target.seedHosts, ...(entryHost ? {host: entryHost} : {}), ...(status ? {status} : {}), nowMs: serverNowMs(hello)}
-    if (options.discover === false) return seedsOnly(target, hello.value, kind, entryHost)
-    if (kind === 'sharded') return await discoverThroughMongos(reader, context, entry)
+    if (options.discover === false) return {topology: seedsOnly(target, hello.value, kind, entryHost), hello: hello.value}
+    if (kind === 'sharded') return {topology: await discoverThroughMongos(reader, context, entry), hello: hello.value}
     if (kind === 'replset') {
       const configWarnings: string[] = []
       // A shard or config-server member: the whole cluster is one config-server read away.
       const configString = configServerOf(hello.value, status)
       if (configString) {
         const sharded = await discoverThroughConfigServer(target, options.purpose, configString, context, entry, isConfigServerMember(hello.value) ? reader : undefined)
-        if (sharded.topology) return sharded.topology
+        if (sharded.topology) return {topology: sharded.topology, hello: hello.value}
         configWarnings.push(`part of a sharded cluster whose config server could not be read from here; showing this replica set only`, ...sharded.warnings)
       }
       const members = topologyFromHello(hello.value, target.seedHosts)
@@ -480,13 +487,13 @@ export async function discoverCluster(target: Target, options: DiscoveryOptions 
       )
       const topology: ClusterTopology = {kind: 'replset', hosts, setName: members.setName!, sources: ['hello'], warnings: configWarnings, staleRouters: []}
       if (entryHost) topology.entry = {host: entryHost.host, address: connectAddress(entryHost), role: hosts[0]!.role}
-      return topology
+      return {topology, hello: hello.value}
     }
     // A standalone: named as it names itself (serverStatus.host), reached through the URI's address.
     const hosts = entryHost ? [entryHost] : topologyFromHello(hello.value, target.seedHosts).hosts
     const topology: ClusterTopology = {kind: 'standalone', hosts, sources: ['hello'], warnings: [], staleRouters: []}
     if (entryHost) topology.entry = {host: entryHost.host, address: connectAddress(entryHost), role: 'standalone'}
-    return topology
+    return {topology, hello: hello.value}
   } finally {
     await close()
   }
