@@ -98,12 +98,9 @@ export function groupReads(input: GroupInput): SnapshotHost[] {
     const firstHello = group.reads.find((r) => isHello(r.name) && r.reply !== undefined && !Array.isArray(r.reply))
     const helloReply = firstHello?.reply as Document | undefined
     const address = [...group.addresses].find((a) => a !== name)
-    const host: SnapshotHost = {host: name, ...(address === undefined ? {} : {address}), role: roleOf.get(name) ?? roleFromHello(helloReply), reads: group.reads}
-    if (firstHello?.receivedAt) {
-      const serverTime = helloReply?.localTime
-      host.clock = {...(serverTime instanceof Date ? {serverTime} : {}), receivedAt: firstHello.receivedAt}
-    }
-    hosts.push(host)
+    const serverTime = helloReply?.localTime
+    const clock = firstHello?.receivedAt ? {clock: {...(serverTime instanceof Date ? {serverTime} : {}), receivedAt: firstHello.receivedAt}} : {}
+    hosts.push({host: name, ...(address === undefined ? {} : {address}), role: roleOf.get(name) ?? roleFromHello(helloReply), ...clock, reads: group.reads})
   }
   return hosts
 }
