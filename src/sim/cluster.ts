@@ -38,6 +38,11 @@ export function resolveOptions(partial: Partial<SimOptions> = {}): SimOptions {
   if (!SIM_TOPOLOGIES.includes(o.topology)) throw new SimOptionsError(`unknown topology '${o.topology}'`)
   if (!SIM_VERSION_PROFILES.includes(o.versionProfile)) throw new SimOptionsError(`unknown version profile '${o.versionProfile}'`)
   if (!Number.isInteger(o.basePort) || o.basePort < 0 || o.basePort > 65535) throw new SimOptionsError(`invalid basePort ${o.basePort}`)
+  if (o.advertiseHost !== undefined) {
+    // Routers and shards reach each other by the names they give themselves: a name that does not resolve would cut them off.
+    if (o.topology === 'sharded') throw new SimOptionsError('advertiseHost applies to a standalone or a replica set, not a sharded cluster')
+    if (!/^[A-Za-z0-9.-]+$/.test(o.advertiseHost)) throw new SimOptionsError(`advertiseHost '${o.advertiseHost}' is not a host name`)
+  }
   for (const k of ['latencyMs', 'setupCostMs', 'maxIncomingConnections'] as const) {
     if (!(o[k] >= 0)) throw new SimOptionsError(`${k} must be >= 0`)
   }
@@ -202,7 +207,7 @@ export class SimClusterRuntime {
   /** Applies a fault to the targeted processes. A restart resolves once the processes are down. */
   async control(fault: SimFault): Promise<void> {
     validateFault(fault)
-    const targets = this.processes.filter((p) => faultTargets(fault, p.hostPort))
+    const targets = this.processes.filter((p) => faultTargets(fault, p.listenAddress) || faultTargets(fault, p.hostPort))
     if (targets.length === 0) throw new Error(`no simulated process matches hosts ${JSON.stringify(fault.hosts)}`)
     for (const p of targets) {
       switch (fault.kind) {

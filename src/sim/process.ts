@@ -82,7 +82,13 @@ export class SimProcess {
     this.defineParameters()
   }
 
+  /** The name the process gives itself in its documents (the advertised host when one is set). */
   get hostPort(): string {
+    return `${this.options.advertiseHost ?? this.options.host}:${this.port}`
+  }
+
+  /** Where it listens: what a URI names to reach it from here. */
+  get listenAddress(): string {
     return `${this.options.host}:${this.port}`
   }
 
@@ -105,7 +111,8 @@ export class SimProcess {
   }
 
   info(): SimProcessInfo {
-    return {host: this.hostPort, port: this.port, role: this.role, ...(this.replSet ? {setName: this.replSet.setName} : {})}
+    const advertised = this.hostPort === this.listenAddress ? {} : {advertisedAs: this.hostPort}
+    return {host: this.listenAddress, ...advertised, port: this.port, role: this.role, ...(this.replSet ? {setName: this.replSet.setName} : {})}
   }
 
   private defineParameters(): void {

@@ -18,6 +18,13 @@ export interface SimOptions {
   versionProfile: SimVersionProfile
   /** Listen address; only loopback addresses make sense for a test server. */
   host: string
+  /**
+   * The host name the processes give themselves (hello `hosts`/`me`, serverStatus `host`) instead of
+   * the listen address: a name that does not resolve here (`rs.pooltool.invalid`), as a Kubernetes
+   * member seen through a port-forward. Standalone and replica set only; the URI then names the first
+   * process by its listen address with directConnection=true, the way such a member is reached.
+   */
+  advertiseHost?: string
   /** First port; 0 picks free ephemeral ports for every listener. */
   basePort: number
   /** Replica-set members (replset topology) — default 3. */
@@ -89,8 +96,10 @@ export interface ScheduledFault {
 export type SimProcessRole = 'standalone' | 'primary' | 'secondary' | 'mongos' | 'shard' | 'config'
 
 export interface SimProcessInfo {
-  /** "127.0.0.1:PORT", exactly as the process names itself in hello. */
+  /** "127.0.0.1:PORT": where it listens, and (unless `advertisedAs` is set) how it names itself in hello. */
   host: string
+  /** With `advertiseHost`: the name it gives itself instead ("rs.pooltool.invalid:PORT"), which does not resolve. */
+  advertisedAs?: string
   port: number
   role: SimProcessRole
   /** Replica set name for replset members, shard members and the config server. */

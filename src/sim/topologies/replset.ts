@@ -27,6 +27,9 @@ export function buildReplSet(ctx: TopologyContext, setName = REPLSET_NAME): Buil
   return {
     processes: state.members,
     uri: (creds) =>
-      `mongodb://${creds}${state.members.map((m) => m.hostPort).join(',')}/?replicaSet=${setName}${ctx.options.auth ? '&authSource=admin' : ''}`,
+      ctx.options.advertiseHost === undefined
+        ? `mongodb://${creds}${state.members.map((m) => m.listenAddress).join(',')}/?replicaSet=${setName}${ctx.options.auth ? '&authSource=admin' : ''}`
+        : // Members named by names that do not resolve here are reached one at a time, as through a port-forward.
+          `mongodb://${creds}${state.members[0]!.listenAddress}/?directConnection=true${ctx.options.auth ? '&authSource=admin' : ''}`,
   }
 }
