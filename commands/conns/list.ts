@@ -32,13 +32,14 @@ export default class ConnsList extends TargetCommand<typeof ConnsList> {
 
   static override flags = {
     holders: Flags.boolean({default: true, allowNo: true, summary: 'Read who holds the connections ($currentOp with idle connections); --no-holders skips it.'}),
+    discover: Flags.boolean({default: true, allowNo: true, summary: "Find every host of the cluster from the entry point; --no-discover polls the URI's hosts only.", helpGroup: 'CONNECTION'}),
     'sim-topology': Flags.string({options: [...SIM_TOPOLOGIES], default: CONNS_DEFAULTS.simTopology, summary: 'Embedded cluster only (no --uri): its shape.', helpGroup: 'CONNECTION'}),
   }
 
   async run(): Promise<ConnsListResult> {
     const {flags} = this
     const target = await this.openTarget({topology: flags['sim-topology'] as SimTopology})
-    const result = await runConnsList(target, {holders: flags.holders})
+    const result = await runConnsList(target, {holders: flags.holders, discover: flags.discover})
     this.log(renderList(result))
     // Nothing answered: the same class as an entry point that cannot be reached (exit 4), with the figures we have.
     if (result.hosts.length > 0 && result.hosts.every((h) => h.state === 'unreachable')) process.exitCode = EXIT_CODES.unreachable

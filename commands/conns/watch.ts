@@ -70,6 +70,7 @@ export default class ConnsWatch extends TargetCommand<typeof ConnsWatch> {
     holders: Flags.boolean({default: true, allowNo: true, summary: 'Read who holds the connections ($currentOp with idle connections) every round; --no-holders skips it.', helpGroup: 'WATCH'}),
     ndjson: Flags.boolean({default: false, exclusive: ['json'], summary: 'Stream one JSON sample per host per round (plus alert lines and the summary last), one per line.', helpGroup: 'OUTPUT'}),
     verbose: Flags.boolean({default: false, summary: "Print each poll round's duration on stderr.", helpGroup: 'OUTPUT'}),
+    discover: Flags.boolean({default: true, allowNo: true, summary: "Find every host of the cluster from the entry point; --no-discover polls the URI's hosts only.", helpGroup: 'CONNECTION'}),
     'sim-topology': Flags.string({options: [...SIM_TOPOLOGIES], default: CONNS_DEFAULTS.simTopology, summary: 'Embedded cluster only (no --uri): its shape.', helpGroup: 'CONNECTION'}),
   }
 

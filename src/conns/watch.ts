@@ -69,8 +69,8 @@ function topologySummary(t: ClusterTopology): ConnsTopologySummary {
   }
 }
 
-function discover(target: Target, _options: {discover?: boolean}): Promise<ClusterTopology> {
-  return discoverCluster(target, {purpose: CONNS_PURPOSE})
+function discover(target: Target, options: {discover?: boolean}): Promise<ClusterTopology> {
+  return discoverCluster(target, {purpose: CONNS_PURPOSE, ...(options.discover === false ? {discover: false} : {})})
 }
 
 /**

@@ -17,20 +17,45 @@ import {CliOutput} from '../helpers/output.js'
 describe('conns on a sharded cluster reached through localhost', () => {
   const cluster = useCluster({topology: 'sharded'})
 
-  it('lists the entry router once: its other name (from config.mongos) is an alias, in JSON and in a note', async () => {
+  it('two seeds naming one router as localhost and 127.0.0.1-in-config.mongos: one row, the other name an alias, in JSON and in a note', async () => {
+    const [first, second] = cluster.sim.info.processes.filter((p) => p.role === 'mongos')
+    const uri = `mongodb://localhost:${first!.port},${second!.host}/`
+    const run = await runCli(['conns', 'list', '--uri', uri, '--no-holders', '--json'])
+    assert.equal(run.code, 0, run.stderr)
+    const result = parseJson(run)
+    const rows = result.hosts.filter((h: {host: string; aliases?: string[]}) => h.host.endsWith(`:${first!.port}`) || h.aliases?.some((a) => a.endsWith(`:${first!.port}`)))
+    assert.equal(rows.length, 1, `one row for the router: ${JSON.stringify(result.hosts.map((h: {host: string}) => h.host))}`)
+    assert.equal(rows[0].host, `localhost:${first!.port}`, 'the row discovery listed first (the seed) is kept')
+    assert.deepEqual(rows[0].aliases, [first!.host])
+    assert.equal(rows[0].state, 'ok')
+    assert.ok(result.notes.some((n: string) => n.includes(`is also named ${first!.host}`)), result.notes.join('\n'))
+    const mongos = result.hosts.filter((h: {role: string}) => h.role === 'mongos')
+    assert.equal(mongos.length, 2, 'every router once')
+  })
+
+  it('one seed: the entry router is polled at the address given, named as the cluster names it, with its version from config.mongos', async () => {
     const router = cluster.sim.info.processes.find((p) => p.role === 'mongos')!
     const uri = `mongodb://localhost:${router.port}/`
     const run = await runCli(['conns', 'list', '--uri', uri, '--no-holders', '--json'])
     assert.equal(run.code, 0, run.stderr)
     const result = parseJson(run)
-    const rows = result.hosts.filter((h: {host: string; aliases?: string[]}) => h.host.endsWith(`:${router.port}`) || h.aliases?.some((a) => a.endsWith(`:${router.port}`)))
-    assert.equal(rows.length, 1, `one row for the entry router: ${JSON.stringify(result.hosts.map((h: {host: string}) => h.host))}`)
-    assert.equal(rows[0].host, `localhost:${router.port}`, 'the row of the address the user gave is kept')
-    assert.deepEqual(rows[0].aliases, [router.host])
-    assert.equal(rows[0].state, 'ok')
-    assert.ok(result.notes.some((n: string) => n.includes(`is also named ${router.host}`)), result.notes.join('\n'))
-    const mongos = result.hosts.filter((h: {role: string}) => h.role === 'mongos')
-    assert.equal(mongos.length, cluster.sim.info.processes.filter((p) => p.role === 'mongos').length, 'every router once')
+    const entry = result.hosts.find((h: {entry?: boolean}) => h.entry)
+    assert.equal(entry.host, router.host)
+    assert.equal(entry.address, `localhost:${router.port}`)
+    assert.equal(entry.mongoVersion, cluster.sim.info.serverVersion)
+    assert.equal(entry.state, 'ok')
+    assert.equal(result.hosts.filter((h: {host: string}) => h.host === router.host).length, 1)
+    assert.deepEqual(result.topology.routerVersions, {[cluster.sim.info.serverVersion]: result.hosts.filter((h: {role: string}) => h.role === 'mongos').map((h: {host: string}) => h.host)})
+    assert.ok(result.topology.configMongosCount >= 2, JSON.stringify(result.topology))
+    const text = await runCli(['conns', 'list', '--uri', uri, '--no-holders'])
+    assert.match(text.stdout, new RegExp(`${router.host.replaceAll('.', '\\.')} \\(entry, via localhost:${router.port}\\) +│ mongos ${cluster.sim.info.serverVersion.replaceAll('.', '\\.')}`))
+  })
+
+  it('--no-discover: the URI\'s routers only', async () => {
+    const router = cluster.sim.info.processes.find((p) => p.role === 'mongos')!
+    const run = await runCli(['conns', 'list', '--uri', `mongodb://${router.host}/`, '--no-holders', '--no-discover', '--json'])
+    assert.equal(run.code, 0, run.stderr)
+    assert.deepEqual(parseJson(run).hosts.map((h: {host: string}) => h.host), [router.host])
   })
 })
 
