@@ -51,6 +51,25 @@ describe('conns on a sharded cluster reached through localhost', () => {
     assert.match(text.stdout, new RegExp(`${router.host.replaceAll('.', '\\.')} \\(entry, via localhost:${router.port}\\) +│ mongos ${cluster.sim.info.serverVersion.replaceAll('.', '\\.')}`))
   })
 
+  // It leaves a zone on a shard: no later test in this block looks at tags.
+  it('zone tags (config.shards tags, as sh.addShardToZone writes them) are shown per shard member', async () => {
+    const config = cluster.sim.info.processes.find((p) => p.role === 'config')!
+    const direct = new MongoClient(`mongodb://${config.host}/?directConnection=true`, {serverSelectionTimeoutMS: 5000})
+    try {
+      const [shard] = await direct.db('config').collection('shards').find({}).toArray()
+      await direct.db('config').collection('shards').updateOne({_id: shard!._id}, {$addToSet: {tags: 'NYC'}})
+      const run = await runCli(['conns', 'list', '--uri', cluster.uri, '--no-holders', '--json'])
+      assert.equal(run.code, 0, run.stderr)
+      const members = parseJson(run).hosts.filter((h: {shard?: string}) => h.shard === shard!._id)
+      assert.ok(members.length > 0)
+      for (const m of members) assert.deepEqual(m.tags, ['NYC'])
+      const text = await runCli(['conns', 'list', '--uri', cluster.uri, '--no-holders'])
+      assert.match(text.stdout, new RegExp(`shard ${String(shard!._id)} P zones NYC`))
+    } finally {
+      await direct.close()
+    }
+  })
+
   it('--no-discover: the URI\'s routers only', async () => {
     const router = cluster.sim.info.processes.find((p) => p.role === 'mongos')!
     const run = await runCli(['conns', 'list', '--uri', `mongodb://${router.host}/`, '--no-holders', '--no-discover', '--json'])
