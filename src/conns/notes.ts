@@ -37,7 +37,7 @@ export function routerVersions(topology: Partial<Pick<ClusterTopology, 'hosts'>>
 }
 
 /** What the topology itself tells a DBA. */
-type TopologyFacts = Pick<ClusterTopology, 'warnings'> & Partial<Pick<ClusterTopology, 'hosts' | 'configMongosCount'>>
+type TopologyFacts = Pick<ClusterTopology, 'warnings'> & Partial<Pick<ClusterTopology, 'hosts' | 'configMongosCount' | 'replayOf'>>
 
 export function topologyFindings(topology: Partial<Pick<ClusterTopology, 'hosts' | 'configMongosCount'>>): string[] {
   const findings: string[] = []
@@ -57,13 +57,16 @@ export function topologyFindings(topology: Partial<Pick<ClusterTopology, 'hosts'
 
 export function connsNotes(topology: TopologyFacts, hosts: readonly HostNoteFacts[]): string[] {
   const neverReached = (h: HostNoteFacts) => h.state === 'unreachable' && h.reachedFromHere === false
+  // A replay answers with the clocks as captured: their distance from this machine's is the snapshot's age, not a skew.
+  const replay = topology.replayOf
   return [
+    ...(replay ? [`a replay of a snapshot captured at ${replay.capturedAt}: figures and server clocks are as captured`] : []),
     ...topology.warnings.map((w) => `discovery: ${w}`),
     ...topologyFindings(topology),
     ...hosts.filter((h) => h.aliases && h.aliases.length > 0).map((h) => `${h.host} is also named ${h.aliases!.join(', ')} (same serverStatus.host): polled once`),
     ...grouped(hosts, (h) => (neverReached(h) ? 'unreachable' : undefined), (names) => `not reachable from here (never answered): ${names}`),
     ...grouped(hosts, (h) => (h.state === 'ok' || neverReached(h) ? undefined : h.state), (names, state) => `${state} at the end: ${names}`),
-    ...hosts.map((h) => clockSkewNote(h.host, h.clockSkewMS)).filter((n): n is string => n !== undefined),
+    ...(replay ? [] : hosts.map((h) => clockSkewNote(h.host, h.clockSkewMS)).filter((n): n is string => n !== undefined)),
     ...grouped(hosts, (h) => h.holdersUnavailable, (names, reason) => `holders not read on ${names}: ${reason}`),
     ...grouped(hosts, (h) => h.poolsUnavailable, (names, reason) => `mongos pools not read on ${names}: ${reason}`),
   ]

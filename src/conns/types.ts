@@ -206,6 +206,8 @@ export interface ConnsTopologySummary {
   entry?: {host: string; address: string; role: HostRole}
   /** Router versions from config.mongos: version → routers (more than one key is a version mix). */
   routerVersions?: Record<string, string[]>
+  /** The target is `pooltool sim --replay` serving a snapshot captured at this time. */
+  replayOf?: {capturedAt: string}
 }
 
 /** `conns watch --json` (and the `--ndjson` summary): the shared envelope (target, notes, interrupted) and the watch's figures. */

@@ -66,6 +66,7 @@ function topologySummary(t: ClusterTopology): ConnsTopologySummary {
     ...(t.configMongosCount === undefined ? {} : {configMongosCount: t.configMongosCount}),
     ...(t.entry === undefined ? {} : {entry: t.entry}),
     ...(versions === undefined ? {} : {routerVersions: versions}),
+    ...(t.replayOf === undefined ? {} : {replayOf: t.replayOf}),
   }
 }
 
@@ -166,7 +167,7 @@ export async function runConnsWatch(target: Target, options: WatchOptions, hooks
         const tracker = trackers[i]!
         const {sample, inputs, neverShrankStarted} = tracker.record(answer)
         hosts.push(sample)
-        const skew = skewReported.has(sample.host) ? undefined : clockSkewNote(sample.host, sample.clockSkewMS)
+        const skew = skewReported.has(sample.host) || topology.replayOf ? undefined : clockSkewNote(sample.host, sample.clockSkewMS)
         if (skew) {
           skewReported.add(sample.host)
           hooks.onClockSkew?.(sample.host, skew)

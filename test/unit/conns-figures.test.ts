@@ -109,6 +109,13 @@ describe('server clock', () => {
   })
 })
 
+describe('a replay', () => {
+  test('clocks as captured are not a skew: one note names the capture time instead', () => {
+    const notes = connsNotes({warnings: [], replayOf: {capturedAt: '2024-05-01T12:00:00.000Z'}}, [{host: 'b:2', state: 'ok', clockSkewMS: -86_400_000}])
+    assert.deepEqual(notes, ['a replay of a snapshot captured at 2024-05-01T12:00:00.000Z: figures and server clocks are as captured'])
+  })
+})
+
 describe('connection limit and % used', () => {
   test('limit = current + available; % used of it', () => {
     assert.deepEqual(connectionLimit(parseConnections(serverStatus70)!), {maxIncoming: 838_860, usedPct: 0})
