@@ -19,7 +19,7 @@ export default class ConnsList extends TargetCommand<typeof ConnsList> {
     'a discovered host that does not answer is "not reachable from here". Two names of one process are listed once. ' +
     'Rates (lock waits too) need two polls: use `conns watch` for them. Exit 4 when no host answered.\n\n' +
     '--json: {target, topology: {kind, setName?, sources, warnings, staleRouters, configMongosCount?, entry?, ' +
-    'routerVersions?}, at, roundMS, hosts: [{host, role, setName?, shard?, memberState?, entry?, address?, aliases?, ' +
+    'routerVersions?, replayOf?}, at, roundMS, hosts: [{host, role, setName?, shard?, memberState?, entry?, address?, aliases?, ' +
     'mongoVersion?, tags?, state, error?, reachedFromHere?, clockSkewMS?, current, available, totalCreated, <fields this ' +
     'version sends>, maxIncoming?, usedPct?, lockQueue?: {total, readers, writers}, activeClients?: {total, readers, ' +
     'writers}, pools?, holders?, holdersUnavailable?, poolsUnavailable?}], notes, interrupted}. A figure the server does ' +

@@ -39,7 +39,7 @@ export default class ConnsWatch extends TargetCommand<typeof ConnsWatch> {
     '"never shrank" when, after growing, totalCreated stopped moving for --idle-window and the connection count stayed ' +
     'at its level. Ctrl-C ends the watch with the summary.\n\n' +
     '--json prints the summary: {target, topology: {kind, setName?, sources, warnings, staleRouters, configMongosCount?, ' +
-    'entry?, routerVersions?}, intervalMS, idleWindowMS, startedAt, durationMS, rounds, roundMS: {max, mean}, hosts: [{host, ' +
+    'entry?, routerVersions?, replayOf?}, intervalMS, idleWindowMS, startedAt, durationMS, rounds, roundMS: {max, mean}, hosts: [{host, ' +
     'role, setName?, shard?, entry?, address?, aliases?, mongoVersion?, tags?, samples, unreachableRounds, state, ' +
     'reachedFromHere, lastError?, clockSkewMS?, current: {min, max, last}, totalCreatedRate: {max, mean}, created?, ' +
     'rejected?, maxIncoming?, usedPct: {max, last}, lockQueueTotal: {max, last}, lockWaitsPerSec: {max, mean}, ' +
