@@ -2,7 +2,7 @@ import {Flags} from '@oclif/core'
 
 import {TargetCommand} from '../../src/cli/base-command.js'
 import type {ConnsListResult} from '../../src/conns/types.js'
-import {runConnsList} from '../../src/conns/watch.js'
+import {noHostAnswered, runConnsList} from '../../src/conns/watch.js'
 import {CONNS_DEFAULTS} from '../../src/defaults.js'
 import {EXIT_CODES} from '../../src/errors.js'
 import {renderList} from '../../src/reporters/conns.js'
@@ -42,7 +42,7 @@ export default class ConnsList extends TargetCommand<typeof ConnsList> {
     const result = await runConnsList(target, {holders: flags.holders, discover: flags.discover})
     this.log(renderList(result))
     // Nothing answered: the same class as an entry point that cannot be reached (exit 4), with the figures we have.
-    if (result.hosts.length > 0 && result.hosts.every((h) => h.state === 'unreachable')) process.exitCode = EXIT_CODES.unreachable
+    if (noHostAnswered(result)) process.exitCode = EXIT_CODES.unreachable
     return result
   }
 }

@@ -212,6 +212,11 @@ export async function runConnsWatch(target: Target, options: WatchOptions, hooks
   }
 }
 
+/** No host answered (every one unreachable): `conns list` exits 4, the class of an entry point that cannot be reached. */
+export function noHostAnswered(result: Pick<ConnsListResult, 'hosts'>): boolean {
+  return result.hosts.length > 0 && result.hosts.every((h) => h.state === 'unreachable')
+}
+
 /** `conns list`: one round over every host (no rates: they need two polls). */
 export async function runConnsList(target: Target, options: {holders: boolean; discover?: boolean}): Promise<ConnsListResult> {
   const topology = await discover(target, options)

@@ -13,6 +13,7 @@ import {connsNotes, topologyFindings} from '../../src/conns/notes.js'
 import {HostPoller, type PollAnswer} from '../../src/conns/poller.js'
 import {processKey, SameProcess} from '../../src/conns/same-process.js'
 import {connectionLimit, HostTracker} from '../../src/conns/summary.js'
+import {noHostAnswered} from '../../src/conns/watch.js'
 import type {ClusterHost} from '../../src/conns/types.js'
 import type {Document} from '../../src/mongo/driver.js'
 import {type CommandChannel, ServerReader} from '../../src/probes/reader.js'
@@ -196,6 +197,14 @@ describe('reachable from here', () => {
     const later = t.record({ok: false, state: 'unreachable', error: 'connect ECONNREFUSED'}).sample
     assert.equal('reachedFromHere' in later, false)
     assert.equal(t.summary().reachedFromHere, true)
+  })
+})
+
+describe('conns list exit', () => {
+  test('exit 4 only when no host answered; an unauthorized host answered', () => {
+    assert.equal(noHostAnswered({hosts: [{host: 'a:1', role: 'primary', state: 'unreachable'}, {host: 'b:2', role: 'secondary', state: 'unreachable'}]}), true)
+    assert.equal(noHostAnswered({hosts: [{host: 'a:1', role: 'primary', state: 'unreachable'}, {host: 'b:2', role: 'secondary', state: 'ok'}]}), false)
+    assert.equal(noHostAnswered({hosts: [{host: 'a:1', role: 'primary', state: 'unauthorized'}]}), false)
   })
 })
 
