@@ -51,10 +51,17 @@ export function hostLabel(h: Pick<HostIdentity, 'host' | 'entry' | 'address'>): 
   return h.address && h.address !== h.host ? `${h.host} (entry, via ${h.address})` : `${h.host} (entry)`
 }
 
-/** Why a row has no figures: "not reachable from here" for a host that never answered. */
-function downLabel(h: {state: string; error?: string; reachedFromHere?: boolean}, width: number): string {
-  const what = h.state === 'unreachable' && h.reachedFromHere === false ? 'not reachable from here' : h.state
-  return `${what}: ${(h.error ?? '').slice(0, width)}`
+/** A host without figures: "not reachable from here" for one that never answered, else its state. */
+function downState(h: {state: string; reachedFromHere?: boolean}): string {
+  return h.state === 'unreachable' && h.reachedFromHere === false ? 'not reachable from here' : h.state
+}
+
+/**
+ * The errors of the hosts without figures, one line each under the table (a cell spanning the
+ * figure columns would draw a broken rule in the compact table).
+ */
+function downLines(hosts: ReadonlyArray<{host: string; state: string; error?: string; reachedFromHere?: boolean}>, width: number): string[] {
+  return hosts.filter((h) => h.state !== 'ok').map((h) => `${h.host} ${downState(h)}: ${(h.error ?? '').slice(0, width)}`)
 }
 
 export function describeTopology(t: ClusterTopology | ConnsTopologySummary, hostCount: number): string {
@@ -166,7 +173,8 @@ export class ConnsLiveView {
     for (const h of round.hosts) {
       const spark = sparkline(this.history.get(h.host) ?? [], SPARK_WIDTH)
       if (h.state !== 'ok') {
-        table.push([hostLabel(h), roleLabel(h), {colSpan: 8, content: downLabel(h, 60)}, spark])
+        // The state alone keeps the column narrow; why (and "not reachable from here") is on a line under the table.
+        table.push([hostLabel(h), roleLabel(h), h.state, ...Array.from({length: 7}, () => '–'), spark])
         continue
       }
       table.push([
@@ -183,7 +191,7 @@ export class ConnsLiveView {
         spark,
       ])
     }
-    lines.push(table.toString())
+    lines.push(table.toString(), ...downLines(round.hosts, 100))
     for (const h of round.hosts) if (h.pools) lines.push(`${h.host} ${poolsLine(h.pools)}`)
     for (const h of round.hosts) {
       if (h.holders && h.holders.length > 0) lines.push(`${h.host} holders: ${h.holders.slice(0, 3).map(holderLabel).join(', ')}`)
@@ -261,13 +269,13 @@ export function renderList(result: ConnsListResult): string {
   const table = new Table({head: ['host', 'role', 'state', 'current', 'available', '% used of max', 'totalCreated', ...optional, ...lockHeads], style: TABLE_STYLE, chars: COMPACT})
   for (const h of result.hosts) {
     if (h.state !== 'ok') {
-      table.push([hostLabel(h), roleLabel(h), {colSpan: 5 + optional.length + lockHeads.length, content: downLabel(h, 80)}])
+      table.push([hostLabel(h), roleLabel(h), downState(h), ...Array.from({length: 4 + optional.length + lockHeads.length}, () => '–')])
       continue
     }
     const lockCells = locks ? [`${queue(h.lockQueue)} / ${queue(h.activeClients)}`] : []
     table.push([hostLabel(h), roleLabel(h), h.state, dash(h.current), dash(h.available), usedOf(h.usedPct, h.maxIncoming), dash(h.totalCreated), ...optional.map((f) => dash(h[f])), ...lockCells])
   }
-  const lines = [`conns list ${result.target.uri}: ${describeTopology(result.topology, result.hosts.length)} at ${result.at} (poll ${result.roundMS} ms)`, table.toString()]
+  const lines = [`conns list ${result.target.uri}: ${describeTopology(result.topology, result.hosts.length)} at ${result.at} (poll ${result.roundMS} ms)`, table.toString(), ...downLines(result.hosts, 200)]
   for (const h of result.hosts) if (h.pools) lines.push(`${h.host} ${poolsLine(h.pools)}`)
   lines.push(...holdersSection(result.hosts, 10))
   for (const s of result.topology.staleRouters) lines.push(`stale router ${s.host}${s.mongoVersion ? ` ${s.mongoVersion}` : ''} (last ping ${s.lastPing ?? 'never'}): not polled`)
