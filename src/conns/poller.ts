@@ -19,6 +19,7 @@
 import type {Document} from '../mongo/driver.js'
 import {toPoolToolError} from '../mongo/errors.js'
 import {clockSkewMS} from '../probes/clock.js'
+import type {ServerReader} from '../probes/reader.js'
 import {type ConnectionsStatus, type GlobalLockStatus, type LockWaitTotals, parseConnections, parseGlobalLock, parseLockWaits, toNumber} from '../probes/server-status.js'
 import type {OpenReader} from '../target.js'
 import {holdersCurrentOp, holdersFromGroups} from './holders.js'
@@ -63,8 +64,8 @@ function memberStateOf(status: Document): HostSample['memberState'] {
 
 const DENIED = new Set(['UNAUTHORIZED', 'AUTH_FAILED'])
 
-/** Opens a fresh connection to the host (called again after a failure). */
-export type ReaderOpener = () => OpenReader
+/** Opens a fresh connection to the host (called again after a failure); may reject (a name that does not resolve). */
+export type ReaderOpener = () => OpenReader | Promise<OpenReader>
 
 export class HostPoller {
   private connection?: OpenReader
@@ -75,6 +76,7 @@ export class HostPoller {
   private poolsDenied?: string
   /** Why the last finished poll failed: a retry still under way at the deadline is reported with it. */
   private lastFailure?: string
+  private closed = false
 
   constructor(
     readonly entry: ClusterHost,
@@ -97,11 +99,20 @@ export class HostPoller {
   }
 
   private async fetch(): Promise<PollAnswer> {
-    this.connection ??= this.open()
-    const reader = this.connection.reader
     let status: Document
     let skew: number | undefined
+    let reader: ServerReader
     try {
+      if (!this.connection) {
+        const opened = await this.open()
+        // Closed while it was opening (the watch ended): let it go rather than leak it.
+        if (this.closed) {
+          await opened.close()
+          return {ok: false, state: 'unreachable', error: 'closed'}
+        }
+        this.connection = opened
+      }
+      reader = this.connection.reader
       const reading = await reader.serverStatus(['connections', 'repl', 'globalLock', 'locks'])
       status = reading.value
       skew = clockSkewMS(reading)
@@ -179,6 +190,7 @@ export class HostPoller {
 
   /** Bounded: against a stalled host the driver's close waits for the stall (its endSessions and monitor). */
   async close(): Promise<void> {
+    this.closed = true
     this.reopenNextTime()
     await Promise.all([...this.closing])
   }

@@ -9,6 +9,7 @@ import {describe, test} from 'node:test'
 
 import {Long} from 'bson'
 
+import {hostnameOf} from '../../src/conns/host-reader.js'
 import {connsNotes, topologyFindings} from '../../src/conns/notes.js'
 import {HostPoller, type PollAnswer} from '../../src/conns/poller.js'
 import {processKey, SameProcess} from '../../src/conns/same-process.js'
@@ -58,6 +59,33 @@ describe('a failed host gets a fresh connection every round', () => {
     assert.equal((third as Extract<PollAnswer, {ok: true}>).processKey, 'db1:27017#42')
     await poller.close()
     assert.deepEqual(log, ['open', 'close', 'open', 'close', 'open', 'close'])
+  })
+
+  test('an opener that rejects (a name that does not resolve) is a failure with its error, tried again next round', async () => {
+    let attempts = 0
+    const notFound = Object.assign(new Error('getaddrinfo ENOTFOUND rs.pooltool.invalid'), {code: 'ENOTFOUND', syscall: 'getaddrinfo', hostname: 'rs.pooltool.invalid'})
+    const poller = new HostPoller(
+      host,
+      async () => {
+        attempts += 1
+        throw notFound
+      },
+      settings,
+      [host],
+    )
+    for (let i = 0; i < 2; i++) {
+      const answer = (await poller.poll(1000)) as Extract<PollAnswer, {ok: false}>
+      assert.equal(answer.state, 'unreachable')
+      assert.match(answer.error, /does not resolve \(getaddrinfo ENOTFOUND rs\.pooltool\.invalid\)/)
+    }
+    assert.equal(attempts, 2)
+    await poller.close()
+  })
+
+  test('host names to look up: brackets and ports stripped', () => {
+    assert.equal(hostnameOf('rs.pooltool.invalid:27018'), 'rs.pooltool.invalid')
+    assert.equal(hostnameOf('[::1]:27017'), '::1')
+    assert.equal(hostnameOf('db1'), 'db1')
   })
 
   test('a host that answers keeps its one connection', async () => {
