@@ -111,6 +111,11 @@ export class HostTracker {
     if (name !== this.entry.host && !this.aliases.includes(name)) this.aliases.push(name)
   }
 
+  /** The other names merged into this row so far. */
+  aliasNames(): readonly string[] {
+    return this.aliases
+  }
+
   private identity(): HostIdentity {
     const id = identityOf(this.entry, this.role)
     if (this.aliases.length > 0) id.aliases = [...this.aliases]

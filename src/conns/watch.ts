@@ -84,8 +84,8 @@ function openPollers(target: Target, topology: ClusterTopology, hostTimeoutMs: n
 }
 
 /**
- * The pollers still going, and the merges of names that answered as one process: the alias's poller stops,
- * the kept row lists the alias. Returns the indices retired this round.
+ * The pollers still going, and the merges of names that answered as one process: the alias's poller stops
+ * (its close runs on; the end of the run waits for it), the kept row lists the alias.
  */
 class Rows {
   readonly active: Set<number>
@@ -98,18 +98,16 @@ class Rows {
     this.active = new Set(pollers.map((_, i) => i))
   }
 
-  /** Merge this round's answers by process; the retired pollers are closed. */
-  dedupe(answers: ReadonlyMap<number, PollAnswer>): Promise<void> {
+  /** Merge this round's answers by process; the retired pollers start closing. */
+  dedupe(answers: ReadonlyMap<number, PollAnswer>): void {
     const seen = [...answers].flatMap(([index, a]) => (a.ok && a.processKey !== undefined ? [{index, processKey: a.processKey, entry: this.pollers[index]!.entry.entry === true}] : []))
-    const closing: Array<Promise<void>> = []
     for (const {kept, alias} of this.identity.merge(seen)) {
       if (!this.active.has(alias)) continue
       this.active.delete(alias)
       const retired = this.trackers[alias]!
-      this.trackers[kept]!.addAlias(retired.entry.host)
-      closing.push(this.pollers[alias]!.close())
+      for (const name of [retired.entry.host, ...retired.aliasNames()]) this.trackers[kept]!.addAlias(name)
+      void this.pollers[alias]!.close()
     }
-    return Promise.all(closing).then(() => undefined)
   }
 }
 
@@ -156,7 +154,7 @@ export async function runConnsWatch(target: Target, options: WatchOptions, hooks
       const polled = [...rows.active]
       const replies = await Promise.all(polled.map((i) => pollers[i]!.poll(deadlineMS)))
       const byIndex = new Map(polled.map((i, k) => [i, replies[k]!]))
-      await rows.dedupe(byIndex)
+      rows.dedupe(byIndex)
       const roundMS = Math.round(performance.now() - roundStart)
       rounds += 1
       roundMSMax = Math.max(roundMSMax ?? roundMS, roundMS)
@@ -228,7 +226,7 @@ export async function runConnsList(target: Target, options: {holders: boolean; d
   const start = performance.now()
   try {
     const replies = await Promise.all(pollers.map((p) => p.poll(hostTimeoutMs + 500)))
-    await rows.dedupe(new Map(replies.map((answer, i) => [i, answer])))
+    rows.dedupe(new Map(replies.map((answer, i) => [i, answer])))
     const roundMS = Math.round(performance.now() - start)
     const hosts = replies.flatMap((answer, i) => {
       if (!rows.active.has(i)) return []
