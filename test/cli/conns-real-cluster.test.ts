@@ -33,6 +33,20 @@ describe('conns on a sharded cluster reached through localhost', () => {
     assert.equal(mongos.length, 2, 'every router once')
   })
 
+  it('watch: the same merge from the first round; no sample of the alias name, one summary row', async () => {
+    const [first, second] = cluster.sim.info.processes.filter((p) => p.role === 'mongos')
+    const uri = `mongodb://localhost:${first!.port},${second!.host}/`
+    const run = await runCli(['conns', 'watch', '--uri', uri, '--no-holders', '--interval', '200ms', '--count', '3', '--ndjson'])
+    assert.equal(run.code, 0, run.stderr)
+    const lines = run.stdout.trim().split('\n').map((l) => JSON.parse(l))
+    assert.equal(lines.filter((l) => l.type === 'sample' && l.host === first!.host).length, 0, 'the alias is never a row of its own')
+    const kept = lines.filter((l) => l.type === 'sample' && l.host === `localhost:${first!.port}`)
+    assert.equal(kept.length, 3)
+    for (const s of kept) assert.deepEqual(s.aliases, [first!.host])
+    const summary = lines.at(-1)
+    assert.deepEqual(summary.hosts.filter((h: {role: string}) => h.role === 'mongos').map((h: {host: string}) => h.host), [`localhost:${first!.port}`, second!.host])
+  })
+
   it('one seed: the entry router is polled at the address given, named as the cluster names it, with its version from config.mongos', async () => {
     const router = cluster.sim.info.processes.find((p) => p.role === 'mongos')!
     const uri = `mongodb://localhost:${router.port}/`
