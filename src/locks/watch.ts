@@ -1,16 +1,94 @@
 /**
  * `pooltool locks watch`: poll the locks and turn successive snapshots into transitions —
- * acquired, released, overtaken (the previous holder was stale or had no ping) — with the
- * hold time of each holder, summarised per lock with HDR percentiles. On 6.1+ (in-memory
- * model) the DDL operations of `$currentOp` stand in for locks, keyed by namespace.
+ * held at the start (with verdicts), acquired, released, overtaken (the previous holder was
+ * stale or had no ping), stale — with the hold time of each holder, summarised per lock
+ * with HDR percentiles. On 6.1+ (in-memory model) the DDL operations of `$currentOp` stand
+ * in for locks, keyed by namespace.
+ *
+ * Hold times come from the lock documents, on the server's clock: a hold starts at the
+ * lock's `when` (the acquirer's clock at the grab); its end is never written (unlocking only
+ * sets `state: 0`), so it lies between the last poll that saw it held and the first that saw
+ * it free — or the next holder's `when`, when `ts`/`when` changed between two polls (a
+ * release and re-take no poll saw). A hold no poll saw at all (taken and freed between two
+ * polls) is only bounded by that gap, and is kept apart from the others so the poll interval
+ * is never reported as a hold time.
  */
 import {createHistogram, type Histogram, mergeHistograms, recordMs, summarize} from '../metrics/histograms.js'
 import {targetSummary} from '../result.js'
 import type {Target} from '../target.js'
 import {filterLocks, toLockRows, type LockFilter} from './parse.js'
 import {classifyPollFailure} from './poll-failure.js'
-import {openLocksSession, readConfigSnapshot, readDdlOps, timingNotes, type LocksSession, type ReadBounds} from './read.js'
+import {openLocksSession, readConfigSnapshot, readDdlOpsAt, sessionNotes, type LocksSession, type ReadBounds} from './read.js'
 import {LOCK_POLL_FAILURE_REASONS, type DdlOpRow, type LockEvent, type LockHoldSummary, type LockPollFailure, type LockPollFailureReason, type LockRow, type LocksWatchResult} from './types.js'
+
+/** How long a holder had a lock: at most `maxMS`; at least `minMS` when a poll saw it held, else only bounded (`betweenPolls`). */
+interface Hold {
+  maxMS: number
+  minMS?: number
+}
+
+/** Per-lock counts and hold times (shared by both trackers). */
+class HoldStats {
+  private readonly stats = new Map<string, {acquired: number; released: number; overtaken: number; seen: Histogram; all: Histogram; betweenPolls: number; betweenPollsMaxMS: number}>()
+
+  private stat(name: string) {
+    let s = this.stats.get(name)
+    if (!s) {
+      s = {acquired: 0, released: 0, overtaken: 0, seen: createHistogram(), all: createHistogram(), betweenPolls: 0, betweenPollsMaxMS: 0}
+      this.stats.set(name, s)
+    }
+    return s
+  }
+
+  count(name: string, kind: 'acquired' | 'released' | 'overtaken'): void {
+    this.stat(name)[kind]++
+  }
+
+  hold(name: string, hold: Hold): void {
+    const s = this.stat(name)
+    const ms = Math.max(0.001, hold.maxMS)
+    recordMs(s.all, ms)
+    if (hold.minMS === undefined) {
+      s.betweenPolls++
+      s.betweenPollsMaxMS = Math.max(s.betweenPollsMaxMS, hold.maxMS)
+    } else {
+      recordMs(s.seen, ms)
+    }
+  }
+
+  /** Every hold's upper bound in one histogram (merged, never averaged): bench's observer, polling every 25 ms. */
+  mergedHold(): Histogram {
+    return mergeHistograms([...this.stats.values()].map((s) => s.all))
+  }
+
+  summary(): LockHoldSummary[] {
+    const ms = (us: number) => Math.round(us / 100) / 10
+    return [...this.stats]
+      .map(([name, s]) => {
+        const h = summarize(s.seen)
+        return {
+          name,
+          acquired: s.acquired,
+          released: s.released,
+          overtaken: s.overtaken,
+          holdMS: {count: h.count, p50: ms(h.p50), p90: ms(h.p90), p99: ms(h.p99), max: ms(h.max)},
+          betweenPolls: {count: s.betweenPolls, maxMS: Math.round(s.betweenPollsMaxMS)},
+        }
+      })
+      .sort((a, b) => a.name.localeCompare(b.name))
+  }
+}
+
+/** The hold fields of an event. */
+function holdFields(hold: Hold | undefined): Partial<LockEvent> {
+  if (!hold) return {}
+  const maxMS = Math.max(0, Math.round(hold.maxMS))
+  if (hold.minMS === undefined) return {holdMS: maxMS, holdBetweenPolls: true}
+  return {holdMS: maxMS, holdMinMS: Math.min(maxMS, Math.max(0, Math.round(hold.minMS)))}
+}
+
+/** Events of one poll in time order (stable: a release stamped at the next holder's `when` stays before that acquisition). */
+const byTime = (events: LockEvent[]): LockEvent[] => events.map((e, i) => ({e, i, t: Date.parse(e.at)})).sort((a, b) => a.t - b.t || a.i - b.i).map(({e}) => e)
 
 interface Seen {
   locked: boolean
@@ -18,150 +96,171 @@ interface Seen {
   since: number | null
   process: string | null
   verdict: LockRow['verdict']
+  /** The last poll (server clock) that saw this holder holding it. */
+  lastSeenHeldAt: number | null
 }
 
+/** `ts` alone is not enough: 5.0 – 6.0 use one fixed `ts` per process type, so a re-take shows only in `when`. */
 const identityOf = (r: LockRow) => `${r.ts ?? ''}|${r.process ?? ''}|${r.since ?? ''}`
 
-/** Pure: feed snapshots of lock rows, get transitions; keeps hold-time histograms per lock. */
+/** Pure: feed snapshots of lock rows (times on the server's clock), get transitions; keeps hold-time histograms per lock. */
 export class LockTransitionTracker {
   private readonly seen = new Map<string, Seen>()
-  private readonly stats = new Map<string, {acquired: number; released: number; overtaken: number; hold: Histogram}>()
-
-  private stat(name: string) {
-    let s = this.stats.get(name)
-    if (!s) {
-      s = {acquired: 0, released: 0, overtaken: 0, hold: createHistogram()}
-      this.stats.set(name, s)
-    }
-    return s
-  }
+  private readonly stats = new HoldStats()
+  private started = false
 
   private event(kind: LockEvent['kind'], r: LockRow, atMs: number, extra: Partial<LockEvent> = {}): LockEvent {
-    const s = this.stat(r.name)
-    if (kind === 'acquired') s.acquired++
-    if (kind === 'released') s.released++
-    if (kind === 'overtaken') s.overtaken++
-    if (extra.holdMS !== undefined) recordMs(s.hold, Math.max(0.001, extra.holdMS))
     return {at: new Date(atMs).toISOString(), kind, name: r.name, process: r.process, who: r.who, why: r.why, ...extra}
   }
 
-  /** The first snapshot is the baseline: locks already held are not "acquired". */
+  /** The previous holder's hold, ended at `endMs` (a poll that saw it free, or the next holder's `when`). */
+  private holdOf(prev: Seen, endMs: number): Hold | undefined {
+    if (prev.since === null) return undefined
+    return {maxMS: endMs - prev.since, ...(prev.lastSeenHeldAt === null ? {} : {minMS: prev.lastSeenHeldAt - prev.since})}
+  }
+
+  private recordHold(name: string, hold: Hold | undefined): void {
+    if (hold) this.stats.hold(name, hold)
+  }
+
+  /** The first snapshot is the start: locks held (or stale) then are `held-at-start` events with their verdicts, not acquisitions. */
   observe(rows: LockRow[], atMs: number): LockEvent[] {
     const events: LockEvent[] = []
+    const first = !this.started
+    this.started = true
     for (const r of rows) {
       const locked = r.state !== 'unlocked'
       const since = r.since ? Date.parse(r.since) : null
-      const now: Seen = {locked, identity: identityOf(r), since, process: r.process, verdict: r.verdict}
+      const now: Seen = {locked, identity: identityOf(r), since, process: r.process, verdict: r.verdict, lastSeenHeldAt: locked ? atMs : null}
       const prev = this.seen.get(r.name)
       this.seen.set(r.name, now)
-      if (!prev) continue
-      const sameHolder = prev.identity === now.identity
-      const holdOf = (s: Seen, end: number) => (s.since === null ? undefined : Math.max(0, end - s.since))
-      if (prev.locked && sameHolder && !locked) {
-        events.push(this.event('released', r, atMs, {holdMS: holdOf(prev, atMs)}))
-      } else if (!sameHolder) {
-        // Someone took the lock since the last poll.
-        if (prev.locked && (prev.verdict === 'stale' || prev.verdict === 'no-ping')) {
-          events.push(this.event('overtaken', r, atMs, {previousProcess: prev.process, holdMS: holdOf(prev, since ?? atMs)}))
-          this.stat(r.name).acquired++
-        } else {
-          if (prev.locked) {
-            const old = {...r, process: prev.process, who: null, why: null}
-            events.push(this.event('released', old, atMs, {holdMS: holdOf(prev, since ?? atMs)}))
-          }
+      if (first) {
+        if (locked) events.push(this.event('held-at-start', r, atMs, {verdict: r.verdict, since: r.since, whenMeans: r.whenMeans}))
+        continue
+      }
+      // A lock document that appeared since the last poll (a first DDL on a new namespace) was free before.
+      const before: Seen = prev ?? {locked: false, identity: '', since: null, process: null, verdict: 'free', lastSeenHeldAt: null}
+      if (before.identity === now.identity) {
+        if (before.locked && !locked) {
+          const hold = this.holdOf(before, atMs)
+          this.stats.count(r.name, 'released')
+          this.recordHold(r.name, hold)
+          events.push(this.event('released', r, atMs, holdFields(hold)))
+        } else if (before.locked && locked) {
+          if (r.verdict === 'stale' && before.verdict !== 'stale') events.push(this.event('stale', r, atMs, {verdict: r.verdict}))
+        } else if (!before.locked && locked) {
+          this.stats.count(r.name, 'acquired')
           events.push(this.event('acquired', r, since ?? atMs))
         }
-        if (!locked) events.push(this.event('released', r, atMs, {holdMS: holdOf(now, atMs)}))
-      } else if (!prev.locked && locked) {
-        events.push(this.event('acquired', r, since ?? atMs))
+        continue
+      }
+      // Someone took the lock since the last poll: the previous hold ended by the new holder's `when`.
+      const takenAt = since ?? atMs
+      if (before.locked) {
+        const hold = this.holdOf(before, takenAt)
+        this.recordHold(r.name, hold)
+        if (before.verdict === 'stale' || before.verdict === 'no-ping') {
+          this.stats.count(r.name, 'overtaken')
+          this.stats.count(r.name, 'acquired')
+          events.push(this.event('overtaken', r, takenAt, {previousProcess: before.process, ...holdFields(hold)}))
+        } else {
+          this.stats.count(r.name, 'released')
+          this.stats.count(r.name, 'acquired')
+          events.push(this.event('released', {...r, process: before.process, who: null, why: null}, takenAt, holdFields(hold)))
+          events.push(this.event('acquired', r, takenAt))
+        }
+      } else {
+        this.stats.count(r.name, 'acquired')
+        events.push(this.event('acquired', r, takenAt))
+      }
+      if (!locked) {
+        // Taken and freed between two polls: no poll saw it held, only the gap bounds the hold.
+        const hold: Hold | undefined = since === null ? undefined : {maxMS: atMs - since}
+        this.stats.count(r.name, 'released')
+        this.recordHold(r.name, hold)
+        events.push(this.event('released', r, atMs, holdFields(hold)))
       }
     }
-    return events
+    return byTime(events)
   }
 
-  /** Every lock's hold times in one histogram (merged, never averaged). */
+  /** Every lock's hold upper bounds in one histogram (merged, never averaged). */
   mergedHold(): Histogram {
-    return mergeHistograms([...this.stats.values()].map((s) => s.hold))
+    return this.stats.mergedHold()
   }
 
   summary(): LockHoldSummary[] {
-    return [...this.stats]
-      .map(([name, s]) => {
-        const h = summarize(s.hold)
-        const ms = (us: number) => Math.round(us / 100) / 10
-        return {name, acquired: s.acquired, released: s.released, overtaken: s.overtaken, holdMS: {count: h.count, p50: ms(h.p50), p90: ms(h.p90), p99: ms(h.p99), max: ms(h.max)}}
-      })
-      .sort((a, b) => a.name.localeCompare(b.name))
+    return this.stats.summary()
   }
 }
 
-/** 6.1+: DDL operations from $currentOp as pseudo-locks on their namespace. */
+/** 6.1+: DDL operations from $currentOp as pseudo-locks on their namespace (times on the server's clock). */
 export class DdlOpTracker {
-  private readonly seen = new Map<string, {op: DdlOpRow; firstSeen: number; acquiredAt: number | null}>()
-  private readonly extra = new Map<string, {acquired: number; released: number; hold: Histogram}>()
+  /** `acquiredFrom`–`acquiredBy`: when the op got its lock (one instant for an op first seen running: now − its running time). */
+  private readonly seen = new Map<string, {op: DdlOpRow; acquiredFrom: number | null; acquiredBy: number | null; lastSeenAt: number}>()
+  private readonly stats = new HoldStats()
+  private started = false
+  private lastPollAt: number | null = null
 
   observe(ops: DdlOpRow[], atMs: number): LockEvent[] {
     const events: LockEvent[] = []
     const current = new Set<string>()
-    const base = (op: DdlOpRow, kind: LockEvent['kind'], holdMS?: number): LockEvent => ({
-      at: new Date(atMs).toISOString(),
+    const first = !this.started
+    this.started = true
+    const base = (op: DdlOpRow, kind: LockEvent['kind'], at: number, extra: Partial<LockEvent> = {}): LockEvent => ({
+      at: new Date(at).toISOString(),
       kind,
       name: op.ns ?? op.command,
       process: op.shard ?? op.host,
       who: `${op.host ?? '?'}:${op.opid}`,
       why: op.command,
-      ...(holdMS === undefined ? {} : {holdMS}),
+      ...extra,
     })
     for (const op of ops) {
       const key = `${op.host}|${op.opid}`
       current.add(key)
       const prev = this.seen.get(key)
       if (!prev) {
-        const entry = {op, firstSeen: atMs - op.runningMS, acquiredAt: op.waitingForLock ? null : atMs - op.runningMS}
-        this.seen.set(key, entry)
-        events.push(base(op, op.waitingForLock ? 'waiting' : 'acquired'))
-        if (!op.waitingForLock) this.count(op, 'acquired')
-      } else {
-        if (prev.acquiredAt === null && !op.waitingForLock) {
-          prev.acquiredAt = atMs
-          events.push(base(op, 'acquired'))
-          this.count(op, 'acquired')
+        const start = atMs - op.runningMS
+        this.seen.set(key, {op, acquiredFrom: op.waitingForLock ? null : start, acquiredBy: op.waitingForLock ? null : start, lastSeenAt: atMs})
+        if (op.waitingForLock) events.push(base(op, 'waiting', atMs))
+        else if (first) events.push(base(op, 'held-at-start', atMs, {since: new Date(start).toISOString()}))
+        else {
+          this.stats.count(op.ns ?? op.command, 'acquired')
+          events.push(base(op, 'acquired', start))
         }
-        prev.op = op
+        continue
       }
+      if (prev.acquiredBy === null && !op.waitingForLock) {
+        // It stopped waiting between the last poll and this one.
+        prev.acquiredFrom = this.lastPollAt ?? atMs
+        prev.acquiredBy = atMs
+        this.stats.count(op.ns ?? op.command, 'acquired')
+        events.push(base(op, 'acquired', atMs))
+      }
+      prev.op = op
+      prev.lastSeenAt = atMs
     }
     for (const [key, entry] of [...this.seen]) {
       if (current.has(key)) continue
       this.seen.delete(key)
-      if (entry.acquiredAt === null) continue
-      const hold = Math.max(0, atMs - entry.acquiredAt)
-      events.push(base(entry.op, 'released', hold))
-      this.count(entry.op, 'released', hold)
+      if (entry.acquiredFrom === null || entry.acquiredBy === null) continue
+      const hold: Hold = {maxMS: atMs - entry.acquiredFrom, minMS: entry.lastSeenAt - entry.acquiredBy}
+      const name = entry.op.ns ?? entry.op.command
+      this.stats.count(name, 'released')
+      this.stats.hold(name, hold)
+      events.push(base(entry.op, 'released', atMs, holdFields(hold)))
     }
-    return events
-  }
-
-  private count(op: DdlOpRow, kind: 'acquired' | 'released', holdMS?: number): void {
-    const name = op.ns ?? op.command
-    let s = this.extra.get(name)
-    if (!s) {
-      s = {acquired: 0, released: 0, hold: createHistogram()}
-      this.extra.set(name, s)
-    }
-    s[kind]++
-    if (holdMS !== undefined) recordMs(s.hold, Math.max(0.001, holdMS))
+    this.lastPollAt = atMs
+    return byTime(events)
   }
 
   mergedHold(): Histogram {
-    return mergeHistograms([...this.extra.values()].map((s) => s.hold))
+    return this.stats.mergedHold()
   }
 
   summary(): LockHoldSummary[] {
-    return [...this.extra].map(([name, s]) => {
-      const h = summarize(s.hold)
-      const ms = (us: number) => Math.round(us / 100) / 10
-      return {name, acquired: s.acquired, released: s.released, overtaken: 0, holdMS: {count: h.count, p50: ms(h.p50), p90: ms(h.p90), p99: ms(h.p99), max: ms(h.max)}}
-    })
+    return this.stats.summary()
   }
 }
 
@@ -198,15 +297,21 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
 const noFailures = (): Record<LockPollFailureReason, number> =>
   Object.fromEntries(LOCK_POLL_FAILURE_REASONS.map((reason) => [reason, 0])) as Record<LockPollFailureReason, number>
 
+/** Said in every watch's notes: what a hold time is. */
+export const HOLD_TIMES_NOTE =
+  "hold times run from the lock's `when` (server clock) to the first poll that saw it free, or to the next holder's `when`: " +
+  'each is over by at most one interval; holds taken and freed between two polls are only bounded by that gap (listed apart)'
+
 /** Said in the result's notes when a poll failed. */
 export const FAILED_POLLS_NOTE = 'transitions during failed polls show at the next poll that answered: their hold times are accurate to that gap'
 
 /**
- * Polls until the deadline, Ctrl-C or forever. A poll that fails (router or config
+ * Polls from the start to the deadline (a last poll at the deadline itself, so the watch
+ * covers the whole --duration), Ctrl-C or forever. A poll that fails (router or config
  * server gone, a stall, a lost privilege) is a marked round and the watch goes on, so
  * the summary is always produced. Each poll is bounded by the target's --timeout-ms
  * through the driver's per-operation AbortSignal (see ReadBounds), so the last poll ends
- * at most one interval plus --timeout-ms after the deadline.
+ * at most --timeout-ms after the deadline.
  */
 export async function runLocksWatch(target: Target, config: LocksWatchConfig, hooks: WatchHooks): Promise<LocksWatchResult> {
   const pollTimeoutMS = target.connection.timeoutMs
@@ -226,7 +331,7 @@ export async function runLocksWatch(target: Target, config: LocksWatchConfig, ho
       polls++
       const timeout = AbortSignal.timeout(pollTimeoutMS)
       try {
-        const fresh = await pollOnce(session, config.filter, {signal: AbortSignal.any([hooks.signal, timeout])}, {locks, ddl, atMs: at})
+        const fresh = await pollOnce(session, config.filter, {signal: AbortSignal.any([hooks.signal, timeout])}, {locks, ddl})
         for (const e of fresh) {
           events.push(e)
           hooks.onEvent?.(e)
@@ -248,12 +353,14 @@ export async function runLocksWatch(target: Target, config: LocksWatchConfig, ho
         failedPollsByReason[reason] += 1
         hooks.onPollFailed?.(failure)
       }
-      const next = at + config.intervalMS
-      if (next >= until) break
-      await sleep(next - Date.now(), hooks.signal)
+      // The poll that started at (or after) the deadline was the last; else the next one, the deadline at the latest.
+      if (at >= until) break
+      await sleep(Math.min(at + config.intervalMS, until) - Date.now(), hooks.signal)
     }
     return {
       target: targetSummary(target),
+      entry: session.entry,
+      ...(session.clockSkewMS === undefined ? {} : {clockSkewMS: session.clockSkewMS}),
       serverVersion: session.serverVersion,
       model: session.model,
       message: session.message,
@@ -264,9 +371,10 @@ export async function runLocksWatch(target: Target, config: LocksWatchConfig, ho
       failedPollsByReason,
       pollFailures,
       pollTimeoutMS,
-      events,
+      // Each poll's events are in time order; after a failed poll, the next one's may reach back past what was printed.
+      events: byTime(events),
       locks: session.model === 'in-memory' ? ddl.summary() : locks.summary(),
-      notes: [...timingNotes(session, config.expiryMS !== undefined), ...(pollFailures.length > 0 ? [FAILED_POLLS_NOTE] : [])],
+      notes: [...sessionNotes(session, config.expiryMS !== undefined), HOLD_TIMES_NOTE, ...(pollFailures.length > 0 ? [FAILED_POLLS_NOTE] : [])],
       interrupted: hooks.signal.aborted,
     }
   } finally {
@@ -279,11 +387,11 @@ async function pollOnce(
   session: LocksSession,
   filter: LockFilter,
   bounds: ReadBounds,
-  trackers: {locks: LockTransitionTracker; ddl: DdlOpTracker; atMs: number},
+  trackers: {locks: LockTransitionTracker; ddl: DdlOpTracker},
 ): Promise<LockEvent[]> {
   if (session.model === 'in-memory') {
-    const ops = await readDdlOps(session.reader, bounds)
-    return trackers.ddl.observe(ops.filter((o) => matches(o.ns, filter)), trackers.atMs)
+    const {now, ops} = await readDdlOpsAt(session.reader, bounds)
+    return trackers.ddl.observe(ops.filter((o) => matches(o.ns, filter)), now.getTime())
   }
   const snap = await readConfigSnapshot(session.reader, bounds)
   const rows = filterLocks(toLockRows({...snap, nowMs: snap.now.getTime(), timing: session.timing}), {db: filter.db, ns: filter.ns})
