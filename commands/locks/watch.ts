@@ -43,16 +43,18 @@ export default class LocksWatch extends TargetCommand<typeof LocksWatch> {
     const expiryMS = expiryMsOf(flags)
     const target = await this.openTarget({topology: 'sharded'})
     const json = this.jsonEnabled()
+    let serverVersion = ''
     const result = await runLocksWatch(
       target,
       {durationMS: durationMs, intervalMS: intervalMs, filter, expiryMS},
       {
         signal: this.interruptSignal,
         onStart: (info) => {
+          serverVersion = info.serverVersion
           if (!json) this.log(`${target.redactedUri}: ${info.message}`)
         },
         onEvent: (event) => {
-          if (!json) this.log(renderLockEvent(event))
+          if (!json) this.log(renderLockEvent(event, serverVersion))
         },
         // stderr keeps stdout's transitions clean; under --json the failures are in the result.
         onPollFailed: (failure) => {

@@ -276,7 +276,7 @@ export interface LocksWatchConfig {
 export interface WatchHooks {
   signal: AbortSignal
   onEvent?(event: LockEvent): void
-  onStart?(info: {model: LocksWatchResult['model']; message: string; expiryMS: number}): void
+  onStart?(info: {model: LocksWatchResult['model']; serverVersion: string; message: string; expiryMS: number}): void
   /** A poll got no snapshot; the watch goes on. */
   onPollFailed?(failure: LockPollFailure): void
 }
@@ -324,7 +324,7 @@ export async function runLocksWatch(target: Target, config: LocksWatchConfig, ho
   const locks = new LockTransitionTracker()
   const ddl = new DdlOpTracker()
   try {
-    hooks.onStart?.({model: session.model, message: session.message, expiryMS: session.timing.expiryMS})
+    hooks.onStart?.({model: session.model, serverVersion: session.serverVersion, message: session.message, expiryMS: session.timing.expiryMS})
     const until = config.durationMS === undefined ? Number.POSITIVE_INFINITY : started + config.durationMS
     while (!hooks.signal.aborted) {
       const at = Date.now()

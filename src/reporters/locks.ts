@@ -151,13 +151,14 @@ export function holdText(e: Pick<LockEvent, 'holdMS' | 'holdMinMS' | 'holdBetwee
   return ` after ${formatAgeMs(e.holdMS)}`
 }
 
-export function renderLockEvent(e: LockEvent): string {
+/** One event as it happens; `serverVersion` words the balancer lock's verdict (3.4's own, or a 3.4 leftover). */
+export function renderLockEvent(e: LockEvent, serverVersion = ''): string {
   const time = e.at.slice(11, 23)
   const hold = holdText(e)
   switch (e.kind) {
     case 'held-at-start': {
       const since = e.since ? ` since ${e.since.slice(0, 19).replace('T', ' ')}Z${e.whenMeans === 'balancer-step-up' ? ' (config primary step-up)' : e.whenMeans === 'config-primary' ? " (config primary's grab or step-up)" : ''}` : ''
-      return `${time} held      ${e.name} by ${e.process ?? '?'}${since} (${e.verdict ? VERDICT_TEXT[e.verdict] : 'running'}${e.why ? `; ${e.why}` : ''})`
+      return `${time} held      ${e.name} by ${e.process ?? '?'}${since} (${e.verdict ? verdictText(e.verdict, serverVersion) : 'running'}${e.why ? `; ${e.why}` : ''})`
     }
     case 'stale':
       return `${time} stale     ${e.name}: ${e.process ?? '?'} has not pinged for the expiry: the next DDL on it can overtake it`
