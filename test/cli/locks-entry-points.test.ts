@@ -92,4 +92,22 @@ describe('locks from a config-server member on 7.0 (in-memory DDL locks)', {time
     assert.deepEqual(r.inMemory.serverStatusLocks.map((s: any) => s.host).sort(), [...shards].sort())
     assert.match(r.inMemory.note, new RegExp(`all ${shards.length} shard\\(s\\) read`))
   })
+
+  // Last in this block: the shard stays down until the cluster is stopped.
+  it('a shard that cannot be read is unknown, never "no entries"; the note says how many were read', async () => {
+    const config = cluster.sim.info.processes.find((p) => p.role === 'config')!.host
+    const [down, up] = cluster.sim.info.processes.filter((p) => p.role === 'shard').map((p) => p.host)
+    await cluster.sim.control({kind: 'restart', downMS: 60_000, hosts: [down!]})
+    const run = await runCli(['locks', 'list', '--json', '--uri', direct(config), '--timeout-ms', '2000'])
+    assert.equal(run.code, 0, run.stderr)
+    const r = parseJson(run)
+    assert.equal(r.inMemory.shardsFound, 2)
+    assert.equal(r.inMemory.shardsRead, 1)
+    const unread = r.inMemory.serverStatusLocks.find((s: any) => s.host === down)
+    assert.ok(unread && typeof unread.unavailable === 'string' && !('resources' in unread), JSON.stringify(r.inMemory.serverStatusLocks))
+    assert.ok(r.inMemory.serverStatusLocks.find((s: any) => s.host === up)?.resources, 'the other shard was read')
+    assert.match(r.inMemory.note, /1 of 2 shard\(s\) read, 1 unknown/)
+    const text = await runCli(['locks', 'list', '--uri', direct(config), '--timeout-ms', '2000'])
+    assert.match(text.stdout, new RegExp(`\\(${down!.replace(/\./g, '\\.')}\\): DDL lock entries unknown \\(`))
+  })
 })
