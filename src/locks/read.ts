@@ -100,7 +100,8 @@ async function wrongTopology(reader: ServerReader, targetName: string, hello: Do
     const first = config.hosts[0]
     return new PoolToolError(
       'WRONG_TOPOLOGY',
-      `locks are not on a shard: ${targetName} is ${topologyName(hello)} of a sharded cluster whose config server is ${configString}`,
+      `locks need a mongos or a config server: ${targetName} is ${topologyName(hello)} of a sharded cluster whose config server is ${configString}`,
+      // 3.4 – 6.0 keep config.locks / config.lockpings there; from 6.1 the locks are in memory on the shards, and a mongos shows every shard's DDL operations.
       `point --uri at a mongos, or at the config server${first ? `: mongodb://${first}/?directConnection=true` : ''} (config.locks and config.lockpings live there)`,
     )
   }

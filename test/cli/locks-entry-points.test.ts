@@ -68,7 +68,7 @@ describe('locks from a config-server member and a shard member (4.4)', {timeout:
       assert.equal(run.stdout, '')
       const lines = run.stderr.trim().split('\n')
       assert.equal(lines.length, 1, run.stderr)
-      assert.match(lines[0]!, new RegExp(`^Error \\[WRONG_TOPOLOGY\\]: locks are not on a shard: .* of a sharded cluster whose config server is configRepl/${config.replace(/\./g, '\\.')} `))
+      assert.match(lines[0]!, new RegExp(`^Error \\[WRONG_TOPOLOGY\\]: locks need a mongos or a config server: .* of a sharded cluster whose config server is configRepl/${config.replace(/\./g, '\\.')} `))
       assert.match(lines[0]!, new RegExp(`hint: point --uri at a mongos, or at the config server: mongodb://${config.replace(/\./g, '\\.')}/\\?directConnection=true`))
     }
   })

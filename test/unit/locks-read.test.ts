@@ -157,7 +157,7 @@ describe('locks: config-server and shard entry points', () => {
       assert.equal(error.exitCode, 7)
       assert.equal(
         error.message,
-        "locks are not on a shard: mongodb://shard1.example.net:27018/ is a replica set member (set 'shard01') of a sharded cluster whose config server is " +
+        "locks need a mongos or a config server: mongodb://shard1.example.net:27018/ is a replica set member (set 'shard01') of a sharded cluster whose config server is " +
           'configRS/cfg1.example.net:27019,cfg2.example.net:27019,cfg3.example.net:27019',
       )
       assert.match(error.hint ?? '', /mongos, or at the config server: mongodb:\/\/cfg1\.example\.net:27019\/\?directConnection=true/)
