@@ -151,16 +151,6 @@ export async function readRouterFacts(reader: ServerReader, targetName: string, 
   const hello = await reader.hello(bounds)
   const entry = locksEntryOf(hello.value)
   if (!entry) throw await wrongTopology(reader, targetName, hello.value, bounds)
-  const entryNotes: string[] = []
-  if (entry === 'config-server') {
-    const me = typeof hello.value.me === 'string' ? hello.value.me : reader.host
-    const set = typeof hello.value.setName === 'string' ? ` (set '${hello.value.setName}')` : ''
-    entryNotes.push(`read directly on config server member ${me}${set}: config.locks, config.lockpings, config.mongos and config.shards live there`)
-    if (hello.value.secondary === true) entryNotes.push(`${me} is a secondary: what it shows can lag its primary by the replication delay`)
-  }
-  const skew = clockSkewMS(hello)
-  const skewNote = clockSkewNote(typeof hello.value.me === 'string' ? hello.value.me : reader.host, skew)
-  if (skewNote) entryNotes.push(skewNote)
   const [info, timeScale, lockCollections] = await Promise.all([
     reader.buildInfo(bounds),
     simulatedTimeScale(reader, bounds),
@@ -168,6 +158,11 @@ export async function readRouterFacts(reader: ServerReader, targetName: string, 
   ])
   const serverVersion = String(info.value.version ?? 'unknown')
   const model = modelFor(serverVersion)
+  const me = typeof hello.value.me === 'string' ? hello.value.me : reader.host
+  const entryNotes = entry === 'config-server' ? configServerEntryNotes(hello.value, me, model) : []
+  const skew = clockSkewMS(hello)
+  const skewNote = clockSkewNote(me, skew)
+  if (skewNote) entryNotes.push(skewNote)
   return {
     serverVersion,
     model,
@@ -178,6 +173,15 @@ export async function readRouterFacts(reader: ServerReader, targetName: string, 
     ...(skew === undefined ? {} : {clockSkewMS: skew}),
     entryNotes,
   }
+}
+
+/** Where a config-server entry read, and what that covers for the lock model (6.1+ dropped config.locks / config.lockpings). */
+function configServerEntryNotes(hello: Document, me: string, model: LockModel): string[] {
+  const set = typeof hello.setName === 'string' ? ` (set '${hello.setName}')` : ''
+  const there = model === 'in-memory' ? 'config.mongos and config.shards live there (config.locks / config.lockpings are gone from 6.1)' : 'config.locks, config.lockpings, config.mongos and config.shards live there'
+  const notes = [`read directly on config server member ${me}${set}: ${there}`]
+  if (hello.secondary === true) notes.push(`${me} is a secondary: what it shows can lag its primary by the replication delay`)
+  return notes
 }
 
 /** Every result's notes about the session: where it read, the clock, the embedded cluster's time scale. */

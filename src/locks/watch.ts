@@ -49,10 +49,13 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
 const noFailures = (): Record<LockPollFailureReason, number> =>
   Object.fromEntries(LOCK_POLL_FAILURE_REASONS.map((reason) => [reason, 0])) as Record<LockPollFailureReason, number>
 
-/** Said in every watch's notes: what a hold time is. */
+/** Said in every watch's notes: what a hold time is, per lock model. */
 export const HOLD_TIMES_NOTE =
   "hold times run from the lock's `when` (server clock) to the first poll that saw it free, or to the next holder's `when`: " +
   'each is over by at most one interval; holds taken and freed between two polls are only bounded by that gap (listed apart)'
+export const DDL_HOLD_TIMES_NOTE =
+  "hold times run from each DDL operation's start ($currentOp microsecs_running, server clock) to the first poll that no longer " +
+  'saw it: each is over by at most one interval; an operation that starts and ends between two polls is not seen'
 
 /** Said in the result's notes when a poll failed. */
 export const FAILED_POLLS_NOTE = 'transitions during failed polls show at the next poll that answered: their hold times are accurate to that gap'
@@ -126,7 +129,7 @@ export async function runLocksWatch(target: Target, config: LocksWatchConfig, ho
       // Each poll's events are in time order; after a failed poll, the next one's may reach back past what was printed.
       events: byTime(events),
       locks: session.model === 'in-memory' ? ddl.summary() : locks.summary(),
-      notes: [...sessionNotes(session, config.expiryMS !== undefined), HOLD_TIMES_NOTE, ...(pollFailures.length > 0 ? [FAILED_POLLS_NOTE] : [])],
+      notes: [...sessionNotes(session, config.expiryMS !== undefined), session.model === 'in-memory' ? DDL_HOLD_TIMES_NOTE : HOLD_TIMES_NOTE, ...(pollFailures.length > 0 ? [FAILED_POLLS_NOTE] : [])],
       interrupted: hooks.signal.aborted,
     }
   } finally {

@@ -91,6 +91,7 @@ describe('locks from a config-server member on 7.0 (in-memory DDL locks)', {time
     assert.equal(r.inMemory.shardsRead, shards.length)
     assert.deepEqual(r.inMemory.serverStatusLocks.map((s: any) => s.host).sort(), [...shards].sort())
     assert.match(r.inMemory.note, new RegExp(`all ${shards.length} shard\\(s\\) read`))
+    assert.ok(r.notes.some((n: string) => /config\.locks \/ config\.lockpings are gone from 6\.1/.test(n)), JSON.stringify(r.notes))
   })
 
   // Last in this block: the shard stays down until the cluster is stopped.

@@ -138,6 +138,12 @@ describe('locks: config-server and shard entry points', () => {
     assert.deepEqual(events.map((e) => e.name).sort(), ['buildInfo', 'config.listCollections', 'hello', 'hostInfo'])
   })
 
+  it('a 7.0 config-server member: the note does not claim config.locks lives there', async () => {
+    const facts = await readRouterFacts(recordedReader({hello: helloConfigPrimary60, version: '7.0.14', configCollections: []}).reader, 't', undefined)
+    assert.equal(facts.model, 'in-memory')
+    assert.equal(facts.entryNotes[0], "read directly on config server member cfg1.example.net:27019 (set 'configRS'): config.mongos and config.shards live there (config.locks / config.lockpings are gone from 6.1)")
+  })
+
   it('a config-server secondary is an entry too, with the replication lag said', async () => {
     const facts = await readRouterFacts(recordedReader({hello: helloConfigSecondary60, version: '6.0.20'}).reader, 't', undefined)
     assert.equal(facts.entry, 'config-server')
