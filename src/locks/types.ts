@@ -213,7 +213,7 @@ export const LOCK_POLL_FAILURE_REASONS: readonly LockPollFailureReason[] = ['unr
 
 /** One failed poll: a marked round of the watch, which goes on. */
 export interface LockPollFailure {
-  /** When the poll started (ISO). */
+  /** When the poll started (ISO), on the server's clock (this machine's plus the skew measured at the start). */
   at: string
   /** 1-based number of the poll among all polls. */
   poll: number

@@ -103,7 +103,9 @@ export async function runLocksWatch(target: Target, config: LocksWatchConfig, ho
           timeoutMs: pollTimeoutMS,
           timedOut: timeout.aborted,
         })
-        const failure: LockPollFailure = {at: new Date(at).toISOString(), poll: polls, reason, error: text}
+        // No reply to take the server's clock from: this machine's, moved by the skew measured at the start, so
+        // failures and events read on one clock.
+        const failure: LockPollFailure = {at: new Date(at + (session.clockSkewMS ?? 0)).toISOString(), poll: polls, reason, error: text}
         pollFailures.push(failure)
         failedPollsByReason[reason] += 1
         hooks.onPollFailed?.(failure)
