@@ -8,20 +8,17 @@
 import {EJSON, type Document} from 'bson'
 
 import {PoolToolError} from '../errors.js'
+import type {ReadEvent} from '../probes/reader.js'
 import type {HostRole} from '../probes/topology.js'
 
 export const SNAPSHOT_FORMAT = 'pooltool-snapshot'
 export const SNAPSHOT_FORMAT_VERSION = 1
 
-/** One read as the read layer made it (`ReadEvent` without the host, which the grouping carries). */
-export interface SnapshotRead {
-  /** The read layer's name: hello, serverStatus, config.locks, $currentOp, config.listCollections … */
-  name: string
+/** One read as the read layer made it (`ReadEvent`; the host is the group's), with the database it ran on. */
+export interface SnapshotRead extends Omit<ReadEvent, 'host' | 'receivedAt' | 'durationMS'> {
   /** Database the command ran on. */
   db: string
-  request: Document
-  reply?: Document | Document[]
-  error?: {name: string; message: string; code?: number; codeName?: string}
+  /** Absent in hand-assembled fixtures. */
   receivedAt?: Date
   durationMS?: number
 }
