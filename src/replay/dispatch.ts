@@ -76,6 +76,7 @@ function helloReply(read: SnapshotRead, host: ReplayHostState, command: Document
   }
   // helloOk lets the driver monitor with `hello`: only when this host answered a hello at capture.
   if (command.helloOk === true && host.reads.some((r) => r.name === 'hello' && r.error === undefined)) reply.helloOk = true
+  reply.ok ??= 1
   reply.pooltoolReplay = {capturedAt: context.capturedAt}
   return reply
 }
@@ -124,5 +125,6 @@ export function dispatchReplay(host: ReplayHostState, command: Document, db: str
     return cursorReply(ns, reply)
   }
   if (reply === undefined) return notCaptured(name ?? verb, context)
-  return shiftClock(reply, context)
+  // A published document assembled into a fixture may come without its `ok`.
+  return shiftClock(reply.ok === undefined ? {...reply, ok: 1} : reply, context)
 }
