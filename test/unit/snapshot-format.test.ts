@@ -10,7 +10,8 @@ import {Double, Int32, Long, Timestamp} from 'bson'
 
 import type {ReadEvent} from '../../src/probes/reader.js'
 import type {ClusterTopology} from '../../src/probes/topology.js'
-import {uriWithoutCredentials} from '../../src/snapshot/capture.js'
+import {snapshotFileContent, uriWithoutCredentials} from '../../src/snapshot/capture.js'
+import {secretsOfUri} from '../../src/redact.js'
 import {parseSnapshot, serializeSnapshot, type SnapshotFile} from '../../src/snapshot/format.js'
 import {groupReads} from '../../src/snapshot/group.js'
 
@@ -78,6 +79,18 @@ describe('snapshot file format', () => {
     const uri = uriWithoutCredentials('mongodb://admin:s3cr%40t-pw@h1:27017,h2:27017/?replicaSet=rs0&authSource=admin&authMechanism=SCRAM-SHA-256&directConnection=false&tlsCertificateKeyFilePassword=kpw')
     assert.doesNotMatch(uri, /admin:|s3cr|kpw|authSource|authMechanism|@/)
     assert.match(uri, /^mongodb:\/\/h1:27017,h2:27017\/\?replicaSet=rs0&directConnection=false$/)
+  })
+
+  it('scrubs every secret of the URI from the whole file, keys included, even where a driver message quoted it', () => {
+    const uri = 'mongodb://admin:Pa55-w0rd-x@h1:27017/?authSource=admin'
+    const snapshot = snapshotWith({ok: 1})
+    snapshot.entry.uri = uriWithoutCredentials(uri)
+    snapshot.hosts[0]!.reads.push({name: 'hostInfo', db: 'admin', request: {hostInfo: 1}, error: {name: 'MongoServerError', message: 'connect failed for admin:Pa55-w0rd-x@h1'}})
+    snapshot.views = {'odd key Pa55-w0rd-x': 1}
+    const text = JSON.stringify(snapshotFileContent(snapshot, secretsOfUri(uri)))
+    assert.ok(!text.includes('Pa55-w0rd-x'), text)
+    assert.ok(!text.includes('admin:'), 'the userinfo neither')
+    assert.match(text, /<credentials>/)
   })
 })
 
