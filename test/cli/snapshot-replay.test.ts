@@ -6,7 +6,7 @@
  * credentials never reach the file; --redact-hosts leaves no name or address behind.
  */
 import assert from 'node:assert/strict'
-import {mkdtempSync, readFileSync, rmSync} from 'node:fs'
+import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
 import {after, before, describe, it} from 'node:test'
@@ -220,5 +220,30 @@ describe('snapshot --redact-hosts of the embedded cluster', {timeout: 120_000}, 
     } finally {
       await replay.stop()
     }
+  })
+})
+
+describe('snapshot and replay refuse what cannot work, before any work', () => {
+  it('snapshot: --json without --out, and an --out that is a directory, are usage errors', async () => {
+    const json = await runCli(['snapshot', '--json', '--uri', 'mongodb://127.0.0.1:1/'])
+    assert.equal(json.code, 2, json.stderr + json.stdout)
+    assert.match(json.stdout, /add --out FILE/)
+    const directory = await runCli(['snapshot', '--out', dir, '--uri', 'mongodb://127.0.0.1:1/'])
+    assert.equal(directory.code, 2, directory.stderr)
+    assert.match(directory.stderr, /is a directory/)
+  })
+
+  it('sim --replay: a missing file, a file that is not a snapshot, and cluster-shape flags are usage errors', async () => {
+    const missing = await runCli(['sim', '--replay', path.join(dir, 'nope.json')])
+    assert.equal(missing.code, 2)
+    assert.match(missing.stderr, /nope\.json does not exist/)
+    const other = path.join(dir, 'other.json')
+    writeFileSync(other, '{"format": "something-else"}')
+    const wrong = await runCli(['sim', '--replay', other])
+    assert.equal(wrong.code, 2)
+    assert.match(wrong.stderr, /other\.json is not a pooltool snapshot/)
+    const shaped = await runCli(['sim', '--replay', other, '--topology', 'replset'])
+    assert.equal(shaped.code, 2)
+    assert.match(shaped.stderr, /--topology=replset cannot also be provided when using --replay/)
   })
 })
