@@ -61,6 +61,14 @@ describe('snapshot and replay of a sharded 4.4 cluster with a dead lock holder',
     assert.equal(await replay?.stop(), 0, 'Ctrl-C stops the replay cleanly')
   })
 
+  it('keeps the number types the server sent: an Int64 counter is $numberLong, not a JS number', () => {
+    const typed = EJSON.parse(readFileSync(file, 'utf8'), {relaxed: false})
+    const status = typed.hosts[0].reads.find((r: any) => r.name === 'serverStatus' && r.reply?.globalLock)?.reply
+    assert.ok(status, 'a serverStatus with globalLock was captured')
+    assert.equal(status.globalLock.totalTime?._bsontype, 'Long', 'globalLock.totalTime is an int64 on the server')
+    assert.equal(status.connections.current?._bsontype, 'Int32', 'connections.current is an int32 on the server')
+  })
+
   it('writes every host with its clock and reads, in canonical Extended JSON', () => {
     const text = readFileSync(file, 'utf8')
     assert.match(text, /"\$date": \{\s*"\$numberLong"/, 'canonical dates')
