@@ -206,6 +206,7 @@ describe('snapshot of a replica set read by a user without clusterMonitor', {tim
     }
     const run = await runCli(['conns', 'list', '--uri', cs.toString()])
     assert.equal(run.code, 5, run.stderr)
+    assert.match(run.stderr, /it is a replay of a snapshot, which has no users/, 'the user is told why, not to check the password')
     assert.ok(!run.stderr.includes(password))
   })
 })
