@@ -3,7 +3,7 @@
  * and locks → handler → reply (OP_REPLY for the legacy OP_QUERY hello, OP_MSG otherwise,
  * streaming hello replies with moreToCome when the client allowed exhaust).
  */
-import type {Document} from 'bson'
+import {Double, type Document} from 'bson'
 import {
   MSG_FLAG_MORE_TO_COME,
   OP_MSG,
@@ -22,6 +22,7 @@ import {commandNamespace, type CommandContext, type CommandSpec} from '../comman
 import {CommandError, errorDocument} from '../errors.js'
 import {sleep, waitOutStall} from '../faults.js'
 import {renderValue} from '../storage/collection.js'
+import {EXACT_DECODE, toExactForm} from '../storage/numbers.js'
 import type {Release} from '../storage/locks.js'
 import type {ActiveOp, ClientConnection} from './connection.js'
 
@@ -37,18 +38,19 @@ export async function handleMessage(conn: ClientConnection, message: Buffer): Pr
   let legacy = false
   try {
     if (opCode === OP_MSG) {
-      const msg = decodeOpMsg(message)
-      cmd = commandFromOpMsg(msg)
+      // Numbers keep their BSON type end to end (5.0 stays a double, int64 a Long): see storage/numbers.ts.
+      const msg = decodeOpMsg(message, EXACT_DECODE)
+      cmd = toExactForm(commandFromOpMsg(msg))
       flags = msg.flags
       db = cmd.$db
     } else if (opCode === OP_QUERY) {
-      const q = decodeOpQuery(message)
+      const q = decodeOpQuery(message, EXACT_DECODE)
       if (!q.fullCollectionName.endsWith('.$cmd')) {
         conn.destroy()
         return
       }
       legacy = true
-      cmd = q.query.$query && typeof q.query.$query === 'object' ? q.query.$query : q.query
+      cmd = toExactForm(q.query.$query && typeof q.query.$query === 'object' ? q.query.$query : q.query)
       db = q.fullCollectionName.slice(0, -5)
     } else {
       // OP_COMPRESSED is never negotiated; anything else is a protocol error.
@@ -74,7 +76,7 @@ export async function handleMessage(conn: ClientConnection, message: Buffer): Pr
   }
 
   if (legacy) {
-    conn.send(encodeOpReply({responseTo: requestID, documents: [reply]}))
+    conn.send(encodeOpReply({responseTo: requestID, documents: [onTheWire(reply)]}))
     return
   }
   if (isMoreToCome(flags)) return // fire-and-forget request (w:0): no reply
@@ -86,7 +88,7 @@ export async function handleMessage(conn: ClientConnection, message: Buffer): Pr
     cmd.topologyVersion !== undefined &&
     cmd.maxAwaitTimeMS !== undefined
   let rid = nextRequestId()
-  conn.send(encodeOpMsg({requestID: rid, responseTo: requestID, flags: streaming ? MSG_FLAG_MORE_TO_COME : 0, body: reply}))
+  conn.send(encodeOpMsg({requestID: rid, responseTo: requestID, flags: streaming ? MSG_FLAG_MORE_TO_COME : 0, body: onTheWire(reply)}))
   if (!streaming || !spec) return
 
   // Exhaust: keep answering the same awaitable hello until the socket closes.
@@ -102,12 +104,20 @@ export async function handleMessage(conn: ClientConnection, message: Buffer): Pr
     const more = reply.ok === 1
     const prev = rid
     rid = nextRequestId()
-    conn.send(encodeOpMsg({requestID: rid, responseTo: prev, flags: more ? MSG_FLAG_MORE_TO_COME : 0, body: reply}))
+    conn.send(encodeOpMsg({requestID: rid, responseTo: prev, flags: more ? MSG_FLAG_MORE_TO_COME : 0, body: onTheWire(reply)}))
     if (!more) {
       conn.exhaust = null
       return
     }
   }
+}
+
+/**
+ * The reply as mongod writes it: `ok` is a double (1.0 / 0.0, CommandHelpers::appendSimpleCommandStatus
+ * in src/mongo/db/commands.cpp). Handlers keep writing `ok: 1`, which the rest of the sim compares.
+ */
+function onTheWire(reply: Document): Document {
+  return typeof reply.ok === 'number' ? {...reply, ok: new Double(reply.ok)} : reply
 }
 
 function unauthorized(ctx: CommandContext): CommandError {
