@@ -138,6 +138,12 @@ function isAuthorized(ctx: CommandContext): boolean {
   return false
 }
 
+/**
+ * What 5.1+ still accepts over legacy OP_QUERY: the handshake, and for old drivers the deprecated
+ * buildInfo / authentication commands (checkAllowedOpQueryCommand, src/mongo/rpc/check_allowed_op_query_cmd.cpp).
+ */
+const OP_QUERY_ALLOWED = new Set(['hello', 'isMaster', 'ismaster', '_isSelf', 'authenticate', 'buildinfo', 'buildInfo', 'saslContinue', 'saslStart'])
+
 /** Runs one command and never throws: failures become mongod-shaped error documents. */
 export async function execute(
   conn: ClientConnection,
@@ -148,18 +154,18 @@ export async function execute(
 ): Promise<{reply: Document; spec?: CommandSpec}> {
   const proc = conn.proc
   const name = Object.keys(cmd)[0] ?? ''
-  const spec = proc.registry.lookup(name)
+  if (legacy && !proc.profile.opQueryCommands && !OP_QUERY_ALLOWED.has(name)) {
+    // 5.1+ refuses the name before looking it up, so an unknown command is 352 too.
+    return {
+      reply: new CommandError(352, `Unsupported OP_QUERY command: ${name}. The client driver may require an upgrade. For more details see https://dochub.mongodb.org/core/legacy-opcode-removal`).toDocument(),
+    }
+  }
+  const found = proc.registry.lookup(name)
+  const spec = found && (!found.availableOn || found.availableOn(proc)) ? found : undefined
   if (!spec) {
     proc.counters.unknownCommands++
     proc.counters.opcounters.command++
     return {reply: new CommandError(59, `no such command: '${name}'`).toDocument()}
-  }
-  if (legacy && !spec.monitoring && !proc.profile.opQueryCommands) {
-    proc.counters.command(spec.name, true)
-    return {
-      reply: new CommandError(352, `Unsupported OP_QUERY command: ${name}. The client driver may require an upgrade. For more details see https://dochub.mongodb.org/core/legacy-opcode-removal`).toDocument(),
-      spec,
-    }
   }
   const ctx: CommandContext = {proc, conn, cmd, db, name, spec, flags}
   const ns = spec.lock === 'write' || spec.lock === 'read' || spec.currentOpType ? commandNamespace(ctx) : `${db}.$cmd`
