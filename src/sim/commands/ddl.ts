@@ -7,7 +7,7 @@ import {grants, visibleDatabases} from '../auth/roles.js'
 import {CommandError} from '../errors.js'
 import {ID_INDEX, type Collection, type IndexSpec} from '../storage/collection.js'
 import {compileFilter} from '../storage/matcher.js'
-import {deepEqual, isPlainObject} from '../storage/values.js'
+import {deepEqual, isNumeric, isPlainObject, toNumber} from '../storage/values.js'
 import type {CommandContext, CommandSpec} from './registry.js'
 import {collectionArg, dbAdminOn, nonNegative, optionalDoc, readOn, truthyFlag, writeOn} from './util.js'
 
@@ -187,6 +187,8 @@ export function storageStatsOf(coll: Collection, scale = 1): Document {
     storageSize,
     freeStorageSize: 0,
     capped: coll.options.capped === true,
+    // A capped collection says its bounds (mongosh's rs.printReplicationInfo reads the oplog's maxSize).
+    ...(coll.options.capped === true ? {max: isNumeric(coll.options.max) ? toNumber(coll.options.max) : 0, maxSize: Math.floor((isNumeric(coll.options.size) ? toNumber(coll.options.size) : 0) / scale)} : {}),
     nindexes: coll.indexes.length,
     indexBuilds: [],
     totalIndexSize,
@@ -212,6 +214,7 @@ function collStats(ctx: CommandContext): Document {
     totalIndexSize: s.totalIndexSize,
     totalSize: s.totalSize,
     capped: s.capped,
+    ...(s.maxSize !== undefined ? {max: s.max, maxSize: s.maxSize} : {}),
     ok: 1,
   }
 }

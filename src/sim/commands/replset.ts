@@ -1,6 +1,7 @@
 /** replSetGetStatus / replSetGetConfig for replica-set members (instant replication). */
 import {Long, Timestamp, type Document} from 'bson'
 import {CommandError} from '../errors.js'
+import {oplogOf} from '../repl/oplog.js'
 import type {SimProcess} from '../process.js'
 import type {CommandContext, CommandSpec} from './registry.js'
 import {clusterMonitor} from './util.js'
@@ -18,7 +19,7 @@ function replSetGetStatus(ctx: CommandContext): Document {
   const rs = requireReplSet(ctx.proc)
   const now = new Date()
   const secs = Math.floor(now.getTime() / 1000)
-  const optime = {ts: new Timestamp({t: secs, i: 1}), t: Long.fromNumber(rs.term)}
+  const optime = oplogOf(ctx.proc.data)?.last().opTime ?? {ts: new Timestamp({t: secs, i: 1}), t: Long.fromNumber(rs.term)}
   const members = rs.members.map((m, i) => {
     const up = m.port > 0
     const doc: Document = {

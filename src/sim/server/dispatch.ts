@@ -22,6 +22,8 @@ import {commandNamespace, type CommandContext, type CommandSpec} from '../comman
 import {CommandError, errorDocument} from '../errors.js'
 import {sleep, waitOutStall} from '../faults.js'
 import {renderValue} from '../storage/collection.js'
+import type {SimProcess} from '../process.js'
+import {withClusterTime} from '../repl/optime.js'
 import {EXACT_DECODE, toExactForm} from '../storage/numbers.js'
 import type {Release} from '../storage/locks.js'
 import type {ActiveOp, ClientConnection} from './connection.js'
@@ -76,7 +78,7 @@ export async function handleMessage(conn: ClientConnection, message: Buffer): Pr
   }
 
   if (legacy) {
-    conn.send(encodeOpReply({responseTo: requestID, documents: [onTheWire(reply)]}))
+    conn.send(encodeOpReply({responseTo: requestID, documents: [onTheWire(reply, proc)]}))
     return
   }
   if (isMoreToCome(flags)) return // fire-and-forget request (w:0): no reply
@@ -88,7 +90,7 @@ export async function handleMessage(conn: ClientConnection, message: Buffer): Pr
     cmd.topologyVersion !== undefined &&
     cmd.maxAwaitTimeMS !== undefined
   let rid = nextRequestId()
-  conn.send(encodeOpMsg({requestID: rid, responseTo: requestID, flags: streaming ? MSG_FLAG_MORE_TO_COME : 0, body: onTheWire(reply)}))
+  conn.send(encodeOpMsg({requestID: rid, responseTo: requestID, flags: streaming ? MSG_FLAG_MORE_TO_COME : 0, body: onTheWire(reply, proc)}))
   if (!streaming || !spec) return
 
   // Exhaust: keep answering the same awaitable hello until the socket closes.
@@ -104,7 +106,7 @@ export async function handleMessage(conn: ClientConnection, message: Buffer): Pr
     const more = reply.ok === 1
     const prev = rid
     rid = nextRequestId()
-    conn.send(encodeOpMsg({requestID: rid, responseTo: prev, flags: more ? MSG_FLAG_MORE_TO_COME : 0, body: onTheWire(reply)}))
+    conn.send(encodeOpMsg({requestID: rid, responseTo: prev, flags: more ? MSG_FLAG_MORE_TO_COME : 0, body: onTheWire(reply, proc)}))
     if (!more) {
       conn.exhaust = null
       return
@@ -116,8 +118,10 @@ export async function handleMessage(conn: ClientConnection, message: Buffer): Pr
  * The reply as mongod writes it: `ok` is a double (1.0 / 0.0, CommandHelpers::appendSimpleCommandStatus
  * in src/mongo/db/commands.cpp). Handlers keep writing `ok: 1`, which the rest of the sim compares.
  */
-function onTheWire(reply: Document): Document {
-  return typeof reply.ok === 'number' ? {...reply, ok: new Double(reply.ok)} : reply
+function onTheWire(reply: Document, proc: SimProcess): Document {
+  const out = typeof reply.ok === 'number' ? {...reply, ok: new Double(reply.ok)} : reply
+  // Replica-set members and routers gossip the cluster time on every reply; a standalone does not.
+  return proc.replSet !== undefined || proc.role === 'mongos' ? withClusterTime(out) : out
 }
 
 function unauthorized(ctx: CommandContext): CommandError {
