@@ -141,6 +141,26 @@ describe('exact BSON types on a standalone (7.0)', () => {
   })
 })
 
+describe('exact BSON types in replSetGetStatus (7.0)', () => {
+  it('sends health as a double, uptime and state as ints, term as int64 (topology_coordinator.cpp)', async () => {
+    const sim = await startSimCluster({topology: 'replset', versionProfile: '7.0', members: 2})
+    const client = new MongoClient(sim.info.uri)
+    try {
+      const status = await client.db('admin').command({replSetGetStatus: 1}, RAW)
+      const kindOf = (v: unknown) => (v as {_bsontype?: string})._bsontype
+      assert.equal(kindOf(status.term), 'Long')
+      for (const m of status.members as Document[]) {
+        assert.equal(kindOf(m.health), 'Double')
+        assert.equal(kindOf(m.state), 'Int32')
+        assert.equal(kindOf(m.uptime), 'Int32')
+      }
+    } finally {
+      await client.close()
+      await sim.stop()
+    }
+  })
+})
+
 describe('exact BSON types through a mongos (6.0)', () => {
   let sim: SimCluster
   let client: MongoClient

@@ -2,6 +2,7 @@
 import {Long, Timestamp, type Document} from 'bson'
 import {CommandError} from '../errors.js'
 import {oplogOf} from '../repl/oplog.js'
+import {exactDouble} from '../storage/numbers.js'
 import type {SimProcess} from '../process.js'
 import type {CommandContext, CommandSpec} from './registry.js'
 import {clusterMonitor} from './util.js'
@@ -25,7 +26,8 @@ function replSetGetStatus(ctx: CommandContext): Document {
     const doc: Document = {
       _id: i,
       name: m.hostPort,
-      health: up ? 1 : 0,
+      // A double in topology_coordinator.cpp (`bb.append("health", 1.0)`); state, uptime are ints.
+      health: exactDouble(up ? 1 : 0),
       ...stateOf(m),
       uptime: Math.floor((Date.now() - m.counters.startedAt) / 1000),
       optime,
