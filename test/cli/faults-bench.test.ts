@@ -85,7 +85,7 @@ describe('fault matrix: bench', {timeout: 150_000}, () => {
             ? await runWithFault(cluster.sim, args(loop, cluster.uri), measuring(), () => fault(cluster.sim))
             : await runWithFault(cluster.sim, args(loop, cluster.uri), measured(), fault)
         if (name === 'connection limit') await cluster.sim.control({kind: 'max-connections', max: 65_536})
-        assert.equal(run.code, 0, run.stderr)
+        assert.equal(run.code, 0, `${run.stdout}\n${run.stderr}`)
         honestRun(run, loop)
       })
     }
@@ -98,7 +98,7 @@ describe('fault matrix: bench', {timeout: 150_000}, () => {
       const {run} = await runWithFault(cluster.sim, args(loop, withUser(cluster.uri, user, `${user}-pw`)), measuring(), async () => {
         await admin.db('admin').command({dropUser: user})
       })
-      assert.equal(run.code, USER_DROPPED_EXIT, run.stderr)
+      assert.equal(run.code, USER_DROPPED_EXIT, `${run.stdout}\n${run.stderr}`)
       const r = honestRun(run, loop)
       assert.ok(r.errors > 0, JSON.stringify(r.errorsByClass))
       assert.ok((r.errorsByClass.Unauthorized ?? 0) > 0, JSON.stringify(r.errorsByClass))
@@ -111,7 +111,7 @@ describe('fault matrix: bench', {timeout: 150_000}, () => {
     it(`${loop}, host lost: operations fail and are counted; the run ends on its own with its report`, async () => {
       const {run} = await runWithFault(cluster.sim, args(loop, cluster.uri), measured(), {kind: 'restart', downMS: 4000})
       await waitUntilUp(cluster.uri)
-      assert.equal(run.code, HOST_LOST_EXIT, run.stderr)
+      assert.equal(run.code, HOST_LOST_EXIT, `${run.stdout}\n${run.stderr}`)
       const r = honestRun(run, loop)
       assert.ok(r.errors > 0, JSON.stringify(r.errorsByClass))
     })
