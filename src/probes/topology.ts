@@ -81,6 +81,14 @@ export function replayOf(hello: Document): {capturedAt: string} | undefined {
   return {capturedAt: at instanceof Date ? at.toISOString() : String(at ?? 'unknown')}
 }
 
+/**
+ * The note a command adds when it read a replay: ages and verdicts are as at capture time (the
+ * replay's clock starts at the capture's), so the replay's skew against this machine is no finding.
+ */
+export function replayNote(replay: {capturedAt: string}): string {
+  return `read from a replay of a snapshot captured at ${replay.capturedAt} (pooltool sim --replay): ages and verdicts are as at capture time`
+}
+
 /** bench and auth need a live server: a replay serves the captured reads only. */
 export function refuseReplay(topology: ClusterTopology, command: string, what: string): void {
   if (!topology.replayOf) return

@@ -23,6 +23,7 @@ import {
   type SimCredentials,
   type SimFault,
   type SimOptions,
+  type SimTrigger,
 } from './types.js'
 
 /** The root user created when auth is on (documented in SimClusterInfo.credentials). */
@@ -202,6 +203,41 @@ export class SimClusterRuntime {
       }, Math.max(0, atMs))
       this.timers.push(t)
     }
+  }
+
+  private readonly armed = new Map<number, {check: NodeJS.Timeout; fired: boolean}>()
+
+  /** Arms `fault` to fire once `trigger.host` has served `trigger.grows` more `trigger.opcounter` operations. */
+  arm(id: number, fault: SimFault, trigger: SimTrigger): void {
+    validateFault(fault)
+    const proc = this.processes.find((p) => p.listenAddress === trigger.host || p.hostPort === trigger.host)
+    if (!proc) throw new Error(`no simulated process is ${trigger.host}`)
+    const baseline = proc.counters.opcounters[trigger.opcounter]
+    const started = performance.now()
+    // A check every 2 ms while armed: the fault lands within a few operations of the mark.
+    const check = setInterval(() => {
+      if (proc.counters.opcounters[trigger.opcounter] - baseline < trigger.grows) return
+      clearInterval(check)
+      entry.fired = true
+      const at = new Date().toISOString()
+      const atMS = Math.round(performance.now() - started)
+      this.control(fault).then(
+        () => this.hooks.onScheduledFault?.({at, atMS, fault, ok: true}),
+        (e: unknown) => this.hooks.onScheduledFault?.({at, atMS, fault, ok: false, error: e instanceof Error ? e.message : String(e)}),
+      )
+    }, 2)
+    const entry = {check, fired: false}
+    this.armed.set(id, entry)
+    this.timers.push(check)
+  }
+
+  /** Whether the armed fault fired; it will not fire after this. */
+  disarm(id: number): boolean {
+    const entry = this.armed.get(id)
+    if (!entry) throw new Error(`no armed fault ${id}`)
+    clearInterval(entry.check)
+    this.armed.delete(id)
+    return entry.fired
   }
 
   /** Applies a fault to the targeted processes. A restart resolves once the processes are down. */

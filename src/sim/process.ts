@@ -4,6 +4,7 @@
  * Topologies assemble several of these (see cluster.ts); a future mongos is another
  * SimProcess with role 'mongos' and its own command registry.
  */
+import {ensureOplog} from './repl/oplog.js'
 import type {Socket} from 'node:net'
 import {ObjectId, type Document} from 'bson'
 import type {UserStore} from './auth/users.js'
@@ -73,6 +74,8 @@ export class SimProcess {
     this.users = config.users
     this.registry = config.registry
     this.replSet = config.replSet
+    // A replica-set member's writes go to the set's oplog (local.oplog.rs, shared with the other members).
+    if (config.replSet) ensureOplog(config.data, () => config.replSet!.term)
     this.port = config.port
     this.faults = initialFaultState(config.options)
     this.scramIterationCount = config.options.scramIterationCount

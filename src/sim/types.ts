@@ -145,17 +145,32 @@ export interface FiredFault {
  */
 export type StartFailureReason = 'address-in-use' | 'permission-denied' | 'invalid-options' | 'internal'
 
+/**
+ * Fire a fault from inside the cluster once one process has served `grows` more operations of
+ * one kind than when it was armed: the fault lands at a point of the client's work, however
+ * loaded the machine is (a test's own observer polling the server would race the client).
+ */
+export interface SimTrigger {
+  /** The process to watch ("127.0.0.1:PORT", as SimProcessInfo.host). */
+  host: string
+  opcounter: 'insert' | 'query' | 'update' | 'delete' | 'getmore' | 'command'
+  grows: number
+}
+
 /** Messages from parent to child. */
 export type ParentMessage =
   | {type: 'start'; options: SimOptions}
   | {type: 'control'; id: number; fault: SimFault}
+  | {type: 'arm'; id: number; fault: SimFault; trigger: SimTrigger}
+  /** Answers with `fired`: whether the armed fault `armId` fired (it will not any more). */
+  | {type: 'disarm'; id: number; armId: number}
   | {type: 'stop'}
 
 /** Messages from child to parent. */
 export type ChildMessage =
   | {type: 'ready'; info: SimClusterInfo}
   | {type: 'start-failed'; message: string; reason: StartFailureReason}
-  | {type: 'control-result'; id: number; ok: boolean; message?: string}
+  | {type: 'control-result'; id: number; ok: boolean; message?: string; fired?: boolean}
   /** A scheduled fault fired (sent as it happens, in schedule order). */
   | {type: 'fault-fired'; event: FiredFault}
   | {type: 'stopped'}

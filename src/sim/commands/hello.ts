@@ -6,6 +6,7 @@ import {Long, ObjectId, type Document} from 'bson'
 import {isExhaustAllowed} from '../../wire/codec.js'
 import {CommandError} from '../errors.js'
 import type {SimProcess} from '../process.js'
+import {oplogOf} from '../repl/oplog.js'
 import {isNumeric, isPlainObject, toNumber} from '../storage/values.js'
 import type {ClientConnection} from '../server/connection.js'
 import {speculativeSaslStart} from './auth.js'
@@ -43,8 +44,12 @@ export function helloFields(proc: SimProcess, conn: ClientConnection, modern: bo
     if (primary) doc.primary = primary
     doc.me = proc.hostPort
     if (proc.isPrimaryMember) doc.electionId = rs.electionId
+    // The manual's hello `lastWrite`: the set's last oplog entry; replication is instant, so it is also the majority's.
+    const last = oplogOf(proc.data)?.last()
     const now = new Date()
-    doc.lastWrite = {lastWriteDate: now, majorityWriteDate: now}
+    doc.lastWrite = last
+      ? {opTime: last.opTime, lastWriteDate: last.wall, majorityOpTime: last.opTime, majorityWriteDate: last.wall}
+      : {lastWriteDate: now, majorityWriteDate: now}
   }
   if (proc.role === 'mongos') doc.msg = 'isdbgrid'
   // A config-server replica set member says so (mongod's hello: `configsvr: 2`, the CSRS value).

@@ -1,6 +1,8 @@
 /** replSetGetStatus / replSetGetConfig for replica-set members (instant replication). */
 import {Long, Timestamp, type Document} from 'bson'
 import {CommandError} from '../errors.js'
+import {oplogOf} from '../repl/oplog.js'
+import {exactDouble} from '../storage/numbers.js'
 import type {SimProcess} from '../process.js'
 import type {CommandContext, CommandSpec} from './registry.js'
 import {clusterMonitor} from './util.js'
@@ -18,13 +20,14 @@ function replSetGetStatus(ctx: CommandContext): Document {
   const rs = requireReplSet(ctx.proc)
   const now = new Date()
   const secs = Math.floor(now.getTime() / 1000)
-  const optime = {ts: new Timestamp({t: secs, i: 1}), t: Long.fromNumber(rs.term)}
+  const optime = oplogOf(ctx.proc.data)?.last().opTime ?? {ts: new Timestamp({t: secs, i: 1}), t: Long.fromNumber(rs.term)}
   const members = rs.members.map((m, i) => {
     const up = m.port > 0
     const doc: Document = {
       _id: i,
       name: m.hostPort,
-      health: up ? 1 : 0,
+      // A double in topology_coordinator.cpp (`bb.append("health", 1.0)`); state, uptime are ints.
+      health: exactDouble(up ? 1 : 0),
       ...stateOf(m),
       uptime: Math.floor((Date.now() - m.counters.startedAt) / 1000),
       optime,

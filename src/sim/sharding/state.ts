@@ -66,6 +66,12 @@ export function shardingStatusOf(proc: SimProcess): Document | undefined {
   }
 }
 
+/** The shard a member belongs to (undefined outside a shard). */
+export function shardNameOf(proc: SimProcess): string | undefined {
+  const found = byProcess.get(proc)
+  return found?.rt.kind === 'shard' ? found.rt.shardName : undefined
+}
+
 export function lockModelFor(profile: VersionProfile): LockModel {
   if (profile.name === '4.4') return 'dist-4.4'
   if (profile.name === '6.0') return 'dist-6.0'
