@@ -27,6 +27,7 @@ export default class ConnsList extends TargetCommand<typeof ConnsList> {
 
   static override examples = [
     '<%= config.bin %> <%= command.id %> --uri mongodb://mongos1:27017',
+    "<%= config.bin %> <%= command.id %> --uri 'mongodb://localhost:27017/?directConnection=true'   # a member through kubectl port-forward",
     '<%= config.bin %> <%= command.id %> --json | jq \'.hosts[] | {host, current, holders}\'',
   ]
 

@@ -53,6 +53,7 @@ export default class ConnsWatch extends TargetCommand<typeof ConnsWatch> {
 
   static override examples = [
     '<%= config.bin %> <%= command.id %> --uri mongodb://mongos1:27017',
+    "<%= config.bin %> <%= command.id %> --uri 'mongodb://localhost:27017/?directConnection=true'   # a member through kubectl port-forward",
     "<%= config.bin %> <%= command.id %> --interval 500ms --alert 'rate>50/s,current>80%'",
     '<%= config.bin %> <%= command.id %> --duration 10m --idle-window 2m --json > conns.json',
     '<%= config.bin %> <%= command.id %> --ndjson | jq -c \'select(.type=="sample") | [.host, .current]\'',
