@@ -132,6 +132,34 @@ describe('sharded cluster shape: 3-member shards and config server by default', 
   })
 })
 
+describe('a large sharded cluster in one child process: 8 routers, 64 shards x 3 members', {timeout: 120_000}, () => {
+  let sim: SimCluster
+
+  before(async () => {
+    sim = await startSimCluster({topology: 'sharded', mongos: 8, shards: 64})
+  })
+  after(async () => {
+    await sim?.stop()
+  })
+
+  it('starts 203 listeners; the router lists 64 shards and the last shard member answers as one', async () => {
+    assert.equal(sim.info.processes.length, 8 + 64 * 3 + 3)
+    assert.equal(new Set(sim.info.processes.map((p) => p.port)).size, 203)
+    const c = new MongoClient(sim.info.uri, {serverSelectionTimeoutMS: 5000})
+    try {
+      const {shards} = await c.db('admin').command({listShards: 1})
+      assert.equal(shards.length, 64)
+      assert.equal(shards.at(-1)._id, 'shard64')
+    } finally {
+      await c.close()
+    }
+    const last = sim.info.processes.filter((p) => p.setName === 'shard64')
+    const hello = await onDirect(last[2]!.host, (c) => c.db('admin').command({hello: 1}))
+    assert.deepEqual(hello.hosts, last.map((p) => p.host))
+    assert.equal(hello.primary, last[0]!.host)
+  })
+})
+
 describe('replica-set member options: priority, hidden, arbiter', {timeout: 60_000}, () => {
   let sim: SimCluster
   const hosts = () => sim.info.processes.map((p) => p.host)
