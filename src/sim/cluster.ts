@@ -186,6 +186,10 @@ export class SimClusterRuntime {
       }
     } catch (e) {
       await Promise.all(started.map((p) => p.stop()))
+      // A large cluster can need more descriptors than the soft limit allows: the caller's to fix, not a bug.
+      if (errnoCode(e) === 'EMFILE') {
+        throw new SimOptionsError(`${topology.processes.length} listeners need more open files than this process may have (EMFILE): raise ulimit -n or start fewer processes`)
+      }
       throw e
     }
     const creds = options.auth

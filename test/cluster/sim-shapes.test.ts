@@ -9,7 +9,10 @@ import {MongoClient} from 'mongodb'
 
 import {startSimCluster, type SimCluster} from '../../src/sim/host.js'
 import type {SimProcessInfo} from '../../src/sim/types.js'
-import {runCli} from '../helpers/cli.js'
+import {execFile} from 'node:child_process'
+import path from 'node:path'
+
+import {REPO_ROOT, runCli} from '../helpers/cli.js'
 
 const direct = (host: string) => new MongoClient(`mongodb://${host}/?directConnection=true`, {serverSelectionTimeoutMS: 5000})
 
@@ -244,6 +247,15 @@ describe('pooltool sim: shape flags', {timeout: 60_000}, () => {
     assert.equal(unparsable.code, 2, unparsable.stderr)
     assert.match(unparsable.stderr, /'invisible@2' does not parse/)
     assert.match(unparsable.stderr, /hidden@2,arbiter@3/)
+  })
+
+  it('a cluster larger than the open-file limit is a usage error that says so, not a crash', async () => {
+    const run = await new Promise<{code: number | null; stderr: string}>((resolve) => {
+      const script = `ulimit -n 150 && exec node ${JSON.stringify(path.join(REPO_ROOT, 'bin', 'run.js'))} sim --topology sharded --mongos 8 --shards 64 --duration 1s`
+      execFile('sh', ['-c', script], {timeout: 60_000}, (error, _stdout, stderr) => resolve({code: error ? ((error as {code?: number}).code ?? null) : 0, stderr}))
+    })
+    assert.equal(run.code, 2, run.stderr)
+    assert.match(run.stderr, /203 listeners need more open files .*raise ulimit -n/)
   })
 
   it('--shard-members and --config-members shape the sharded cluster', async () => {
