@@ -63,7 +63,7 @@ export default class Sim extends BaseCommand<typeof Sim> {
     'scram-iterations': Flags.integer({default: DEFAULT_SIM_OPTIONS.scramIterationCount, min: 5000, summary: 'scramIterationCount (SCRAM-SHA-1) for the users created at start.'}),
     'scram-sha256-iterations': Flags.integer({default: DEFAULT_SIM_OPTIONS.scramSHA256IterationCount, min: 5000, summary: 'scramSHA256IterationCount for the users created at start.'}),
     'time-scale': Flags.string({default: String(DEFAULT_SIM_OPTIONS.timeScale), summary: 'Multiply internal intervals (lock ping 30 s, expiry 15 min): 0.01 makes the expiry 9 s.'}),
-    scenario: Flags.string({multiple: true, default: [], summary: 'Canned situation, e.g. dead-lock-holder (sharded).'}),
+    scenario: Flags.string({multiple: true, default: [], summary: 'Canned situation: dead-lock-holder (sharded), upgraded-from-3.4 (sharded, 4.4: the 3.4 balancer lock).'}),
     fault: Flags.string({multiple: true, default: [], summary: 'Scheduled fault KIND[:VALUE]@AT, e.g. stall:1s@5s, drop-connections@10s, restart:2s@30s.'}),
     duration: durationFlag({summary: 'Stop by itself after this long, e.g. 60s, 10m (default: run until Ctrl-C).'}),
     replay: Flags.string({

@@ -76,7 +76,7 @@ export function resolveOptions(partial: Partial<SimOptions> = {}): SimOptions {
   }
   // Checked for every topology: a scenario on a standalone would otherwise be silently ignored.
   try {
-    validateScenarios(o.scenarios, o.topology)
+    validateScenarios(o.scenarios, o.topology, o.versionProfile)
   } catch (e) {
     throw new SimOptionsError(e instanceof Error ? e.message : String(e))
   }

@@ -14,7 +14,7 @@ import {useCluster} from '../helpers/cluster.js'
 const direct = (host: string) => `mongodb://${host}/?directConnection=true`
 
 describe('locks from a config-server member and a shard member (4.4)', {timeout: 90_000}, () => {
-  const cluster = useCluster({topology: 'sharded', versionProfile: '4.4', timeScale: 0.01, scenarios: ['dead-lock-holder'], mongos: 1})
+  const cluster = useCluster({topology: 'sharded', versionProfile: '4.4', timeScale: 0.01, scenarios: ['upgraded-from-3.4', 'dead-lock-holder'], mongos: 1})
   let config: string
   let shard: string
   before(() => {

@@ -211,20 +211,8 @@ export class ShardedCluster {
       this.configCollection('shards').insert(doc)
     }
     this.configCollection('mongos')
+    // A fresh cluster holds no lock: the 3.4 balancer's permanent lock comes with --scenario upgraded-from-3.4.
     if (this.lockModel !== 'ddl-memory') ensureLockCollections(this.configData)
-    if (this.lockModel === 'dist-4.4') {
-      // A 4.4 cluster upgraded from 3.4 still carries the 3.4 balancer's permanent lock:
-      // 3.6+ balancers take no lock and nothing ever frees it (facts §1.1, docs example).
-      this.configCollection('locks').insert({
-        _id: 'balancer',
-        state: 2,
-        ts: new ObjectId('5be0bc6cb20effa83b15baa8'),
-        who: 'ConfigServer:Balancer',
-        process: CONFIG_SERVER_PROCESS_ID,
-        when: new Date('2018-11-05T21:56:13.096Z'),
-        why: 'CSRS Balancer',
-      })
-    }
   }
 
   /**

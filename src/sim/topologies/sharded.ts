@@ -9,7 +9,7 @@
 import {mongodCommands} from '../commands/index.js'
 import {configServerDdlCommands, shardDdlCommands} from '../sharding/ddl.js'
 import {mongosCommands, shardConnPoolStats} from '../sharding/mongos.js'
-import {DEAD_LOCK_HOLDER, runDeadLockHolder, validateScenarios} from '../sharding/scenario.js'
+import {DEAD_LOCK_HOLDER, runDeadLockHolder, seedUpgradedFrom34, UPGRADED_FROM_34, validateScenarios} from '../sharding/scenario.js'
 import {CONFIG_REPL_SET, ShardedCluster} from '../sharding/state.js'
 import {DataStore} from '../storage/collection.js'
 import {SimProcess} from '../process.js'
@@ -39,7 +39,7 @@ export function buildSharded(ctx: TopologyContext, extra: ShardedBuildOptions = 
   for (const [name, n, max] of limits) {
     if (!Number.isInteger(n) || n < 1 || n > max) throw new Error(`${name} must be an integer between 1 and ${max} (got ${n})`)
   }
-  validateScenarios(o.scenarios, o.topology)
+  validateScenarios(o.scenarios, o.topology, o.versionProfile)
   const port = (i: number) => (o.basePort === 0 ? 0 : o.basePort + i)
   const cluster = new ShardedCluster(o, ctx.profile, new DataStore(), o.auth ? extra.internalCredentials : undefined)
   const mongos: SimProcess[] = []
@@ -69,6 +69,7 @@ export function buildSharded(ctx: TopologyContext, extra: ShardedBuildOptions = 
     uri: (creds) => `mongodb://${creds}${mongos.map((m) => m.hostPort).join(',')}/${o.auth ? '?authSource=admin' : ''}`,
     started: async () => {
       await cluster.started()
+      if (o.scenarios.includes(UPGRADED_FROM_34)) seedUpgradedFrom34(cluster, new Date())
       if (o.scenarios.includes(DEAD_LOCK_HOLDER)) await runDeadLockHolder(cluster)
     },
     stopping: () => cluster.stop(),
