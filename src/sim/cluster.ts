@@ -9,7 +9,8 @@ import type {SimProcess} from './process.js'
 import {profileFor} from './profile.js'
 import {DataStore} from './storage/collection.js'
 import {buildReplSet} from './topologies/replset.js'
-import {buildSharded} from './topologies/sharded.js'
+import {MemberOptionsError, resolveMembers} from './topologies/members.js'
+import {buildSharded, MAX_MONGOS, MAX_SET_MEMBERS, MAX_SHARDS} from './topologies/sharded.js'
 import {validateScenarios} from './sharding/scenario.js'
 import {buildStandalone} from './topologies/standalone.js'
 import type {BuiltTopology, TopologyContext} from './topologies/topology.js'
@@ -52,9 +53,22 @@ export function resolveOptions(partial: Partial<SimOptions> = {}): SimOptions {
   }
   // The topology builders check these too; here they become usage errors, not internal ones.
   const counts: Array<[string, number, number]> =
-    o.topology === 'replset' ? [['members', o.members, 50]] : o.topology === 'sharded' ? [['mongos', o.mongos, 16], ['shards', o.shards, 16]] : []
+    o.topology === 'replset'
+      ? [['members', o.members, 50]]
+      : o.topology === 'sharded'
+        ? [['mongos', o.mongos, MAX_MONGOS], ['shards', o.shards, MAX_SHARDS], ['shardMembers', o.shardMembers, MAX_SET_MEMBERS], ['configMembers', o.configMembers, MAX_SET_MEMBERS]]
+        : []
   for (const [name, n, max] of counts) {
     if (!Number.isInteger(n) || n < 1 || n > max) throw new SimOptionsError(`${name} must be an integer between 1 and ${max} (got ${n})`)
+  }
+  if (o.memberOptions.length > 0) {
+    if (o.topology !== 'replset') throw new SimOptionsError('member options (priority, hidden, arbiter) apply to a replica set (topology replset)')
+    try {
+      resolveMembers(o.members, o.memberOptions)
+    } catch (e) {
+      if (e instanceof MemberOptionsError) throw new SimOptionsError(e.message)
+      throw e
+    }
   }
   const lastPort = o.basePort + processCount(o) - 1
   if (o.basePort !== 0 && lastPort > 65535) {
@@ -62,7 +76,7 @@ export function resolveOptions(partial: Partial<SimOptions> = {}): SimOptions {
   }
   // Checked for every topology: a scenario on a standalone would otherwise be silently ignored.
   try {
-    validateScenarios(o.scenarios, o.topology)
+    validateScenarios(o.scenarios, o.topology, o.versionProfile)
   } catch (e) {
     throw new SimOptionsError(e instanceof Error ? e.message : String(e))
   }
@@ -72,7 +86,7 @@ export function resolveOptions(partial: Partial<SimOptions> = {}): SimOptions {
 /** Listeners a topology runs, one port each (from basePort up): routers, shards and the config server when sharded. */
 function processCount(o: SimOptions): number {
   if (o.topology === 'replset') return o.members
-  if (o.topology === 'sharded') return o.mongos + o.shards + 1
+  if (o.topology === 'sharded') return o.mongos + o.shards * o.shardMembers + o.configMembers
   return 1
 }
 
@@ -172,6 +186,10 @@ export class SimClusterRuntime {
       }
     } catch (e) {
       await Promise.all(started.map((p) => p.stop()))
+      // A large cluster can need more descriptors than the soft limit allows: the caller's to fix, not a bug.
+      if (errnoCode(e) === 'EMFILE') {
+        throw new SimOptionsError(`${topology.processes.length} listeners need more open files than this process may have (EMFILE): raise ulimit -n or start fewer processes`)
+      }
       throw e
     }
     const creds = options.auth

@@ -29,9 +29,17 @@ export interface SimOptions {
   basePort: number
   /** Replica-set members (replset topology) — default 3. */
   members: number
+  /**
+   * Replset topology: per-member settings (priority, hidden, arbiter), by 1-based member position.
+   * The primary is the first member with the highest priority; hidden members and arbiters have priority 0.
+   */
+  memberOptions: SimMemberOption[]
   /** Sharded topology: number of mongos routers and shards. */
   mongos: number
   shards: number
+  /** Sharded topology: members of each shard's replica set and of the config server's (default 3, as deployed). */
+  shardMembers: number
+  configMembers: number
   /** Require SCRAM authentication and create the default users. */
   auth: boolean
   /** Added to every operation's service time, in milliseconds. */
@@ -60,8 +68,11 @@ export const DEFAULT_SIM_OPTIONS: SimOptions = {
   host: '127.0.0.1',
   basePort: 0,
   members: 3,
+  memberOptions: [],
   mongos: 2,
   shards: 2,
+  shardMembers: 3,
+  configMembers: 3,
   auth: false,
   latencyMs: 0,
   setupCostMs: 0,
@@ -71,6 +82,14 @@ export const DEFAULT_SIM_OPTIONS: SimOptions = {
   timeScale: 1,
   scenarios: [],
   faultSchedule: [],
+}
+
+/** Settings of one replica-set member (replSetGetConfig `members[n]`), by 1-based position. */
+export interface SimMemberOption {
+  member: number
+  priority?: number
+  hidden?: boolean
+  arbiter?: boolean
 }
 
 /** A fault injected at run time through `SimCluster.control()` or scheduled at start. */
@@ -93,7 +112,10 @@ export interface ScheduledFault {
   fault: SimFault
 }
 
-export type SimProcessRole = 'standalone' | 'primary' | 'secondary' | 'mongos' | 'shard' | 'config'
+/** A replset member's role is its state; shard and config-server members keep 'shard' / 'config' (see `memberState`). */
+export type SimProcessRole = 'standalone' | 'primary' | 'secondary' | 'arbiter' | 'mongos' | 'shard' | 'config'
+
+export type SimMemberState = 'primary' | 'secondary' | 'arbiter'
 
 export interface SimProcessInfo {
   /** "127.0.0.1:PORT": where it listens, and (unless `advertisedAs` is set) how it names itself in hello. */
@@ -104,6 +126,10 @@ export interface SimProcessInfo {
   role: SimProcessRole
   /** Replica set name for replset members, shard members and the config server. */
   setName?: string
+  /** Replica-set members: PRIMARY, SECONDARY or ARBITER. */
+  memberState?: SimMemberState
+  /** A hidden member (not in hello `hosts`). */
+  hidden?: true
 }
 
 export interface SimCredentials {

@@ -35,7 +35,7 @@ const connsFigures = (result: any) =>
   result.hosts.map((h: any) => ({host: h.host, role: h.role, state: h.state, current: h.current, available: h.available, totalCreated: h.totalCreated, active: h.active, holders: h.holders, pools: h.pools}))
 
 describe('snapshot and replay of a sharded 4.4 cluster with a dead lock holder', {timeout: 120_000}, () => {
-  const cluster = useCluster({topology: 'sharded', versionProfile: '4.4', timeScale: 0.01, scenarios: ['dead-lock-holder']})
+  const cluster = useCluster({topology: 'sharded', versionProfile: '4.4', timeScale: 0.01, scenarios: ['upgraded-from-3.4', 'dead-lock-holder']})
   const file = path.join(dir, 'sharded.json')
   let replay: ReplayHandle
   let snapshot: any

@@ -36,12 +36,13 @@ export function helloFields(proc: SimProcess, conn: ClientConnection, modern: bo
   doc.topologyVersion = topologyVersionDoc(proc)
   const rs = proc.replSet
   if (rs) {
-    doc.hosts = proc.replSetHosts()
+    Object.assign(doc, proc.replSetHelloLists())
     doc.setName = rs.setName
     doc.setVersion = rs.setVersion
-    doc.secondary = proc.role === 'secondary'
+    doc.secondary = proc.isSecondaryMember
     const primary = proc.primaryHost()
     if (primary) doc.primary = primary
+    Object.assign(doc, proc.selfMemberFields())
     doc.me = proc.hostPort
     if (proc.isPrimaryMember) doc.electionId = rs.electionId
     // The manual's hello `lastWrite`: the set's last oplog entry; replication is instant, so it is also the majority's.

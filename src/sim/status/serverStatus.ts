@@ -74,13 +74,14 @@ function security(proc: SimProcess): Document {
 export function replSection(proc: SimProcess): Document | undefined {
   const rs = proc.replSet
   if (!rs) return undefined
-  const doc: Document = {topologyVersion: topologyVersionDoc(proc), hosts: proc.replSetHosts(), setName: rs.setName, setVersion: rs.setVersion}
+  const doc: Document = {topologyVersion: topologyVersionDoc(proc), ...proc.replSetHelloLists(), setName: rs.setName, setVersion: rs.setVersion}
   const writable = proc.isPrimaryMember
   if (proc.profile.name === '4.4') doc.ismaster = writable
   else doc.isWritablePrimary = writable
-  doc.secondary = proc.role === 'secondary'
+  doc.secondary = proc.isSecondaryMember
   const primary = proc.primaryHost()
   if (primary) doc.primary = primary
+  Object.assign(doc, proc.selfMemberFields())
   doc.me = proc.hostPort
   if (writable) doc.electionId = rs.electionId
   doc.rbid = 1
