@@ -9,7 +9,7 @@
  */
 import {toPoolToolError} from '../mongo/errors.js'
 import {clockSkewMS} from '../probes/clock.js'
-import {HostConnection} from '../probes/host-connection.js'
+import {HostConnection, resolvingFirst} from '../probes/host-connection.js'
 import type {Reading, ServerReader} from '../probes/reader.js'
 import {type ConnectionsStatus, diffLockWaits, type LockWaitTotals, parseConnections, parseLockWaits, type ServerStatusSection} from '../probes/server-status.js'
 import {type ClusterHost, connectAddress} from '../probes/topology.js'
@@ -65,7 +65,10 @@ export class ServerSampler {
   static async open(target: Target, hosts: readonly ClusterHost[]): Promise<ServerSampler> {
     const timeoutMs = Math.min(target.connection.timeoutMs, SAMPLED_HOST_TIMEOUT_MS)
     const sampler = new ServerSampler(
-      hosts.map((host) => ({host, connection: new HostConnection(() => target.openReader(connectAddress(host), SAMPLER_PURPOSE, {timeoutMs}))})),
+      hosts.map((host) => {
+        const address = connectAddress(host)
+        return {host, connection: new HostConnection(resolvingFirst(address, () => target.openReader(address, SAMPLER_PURPOSE, {timeoutMs})))}
+      }),
       target.secrets,
     )
     await sampler.sampleAll('before')
@@ -76,7 +79,7 @@ export class ServerSampler {
     if (entry.unavailable) return undefined
     let reading: Reading<unknown>
     try {
-      reading = await readStatus(entry.connection.reader)
+      reading = await readStatus(await entry.connection.reader())
     } catch (error) {
       const failure = toPoolToolError(error, {target: entry.host.host, secrets: this.secrets})
       // Missing privileges will not change during the run: stop asking. A

@@ -19,9 +19,9 @@
 import type {Document} from '../mongo/driver.js'
 import {toPoolToolError} from '../mongo/errors.js'
 import {clockSkewMS} from '../probes/clock.js'
+import {HostConnection, type ReaderOpener} from '../probes/host-connection.js'
 import type {ServerReader} from '../probes/reader.js'
 import {type ConnectionsStatus, type GlobalLockStatus, type LockWaitTotals, parseConnections, parseGlobalLock, parseLockWaits, toNumber} from '../probes/server-status.js'
-import type {OpenReader} from '../target.js'
 import {holdersCurrentOp, holdersFromGroups} from './holders.js'
 import {parseConnPoolStats} from './pool-stats.js'
 import {processKey} from './same-process.js'
@@ -64,34 +64,21 @@ function memberStateOf(status: Document): HostSample['memberState'] {
 
 const DENIED = new Set(['UNAUTHORIZED', 'AUTH_FAILED'])
 
-/** Opens a fresh connection to the host (called again after a failure); may reject (a name that does not resolve). */
-export type ReaderOpener = () => OpenReader | Promise<OpenReader>
-
 export class HostPoller {
-  private connection?: OpenReader
-  /** Connections let go after a failure, still closing: `close()` waits for them. */
-  private readonly closing = new Set<Promise<void>>()
+  private readonly connection: HostConnection
   private inflight?: Promise<PollAnswer>
   private holdersDenied?: string
   private poolsDenied?: string
   /** Why the last finished poll failed: a retry still under way at the deadline is reported with it. */
   private lastFailure?: string
-  private closed = false
 
   constructor(
     readonly entry: ClusterHost,
-    private readonly open: ReaderOpener,
+    open: ReaderOpener,
     private readonly settings: PollerSettings,
     private readonly topology: readonly ClusterHost[],
-  ) {}
-
-  /** Let the current connection go; the next poll opens a fresh one. */
-  private reopenNextTime(): void {
-    const connection = this.connection
-    if (!connection) return
-    this.connection = undefined
-    const closing = connection.close().finally(() => this.closing.delete(closing))
-    this.closing.add(closing)
+  ) {
+    this.connection = new HostConnection(open)
   }
 
   private describe(error: unknown) {
@@ -103,23 +90,14 @@ export class HostPoller {
     let skew: number | undefined
     let reader: ServerReader
     try {
-      if (!this.connection) {
-        const opened = await this.open()
-        // Closed while it was opening (the watch ended): let it go rather than leak it.
-        if (this.closed) {
-          await opened.close()
-          return {ok: false, state: 'unreachable', error: 'closed'}
-        }
-        this.connection = opened
-      }
-      reader = this.connection.reader
+      reader = await this.connection.reader()
       const reading = await reader.serverStatus(['connections', 'repl', 'globalLock', 'locks'])
       status = reading.value
       skew = clockSkewMS(reading)
     } catch (error) {
       const failure = this.describe(error)
       const denied = DENIED.has(failure.code)
-      if (!denied) this.reopenNextTime()
+      if (!denied) this.connection.failed()
       return {ok: false, state: denied ? 'unauthorized' : 'unreachable', error: failure.message}
     }
     const answer: PollAnswer = {ok: true, atMS: performance.now()}
@@ -190,8 +168,6 @@ export class HostPoller {
 
   /** Bounded: against a stalled host the driver's close waits for the stall (its endSessions and monitor). */
   async close(): Promise<void> {
-    this.closed = true
-    this.reopenNextTime()
-    await Promise.all([...this.closing])
+    await this.connection.close()
   }
 }

@@ -20,7 +20,7 @@ import {connectAddress} from '../probes/topology.js'
 import {targetSummary} from '../result.js'
 import type {Target} from '../target.js'
 import {AlertEvaluator, type AlertRule} from './alerts.js'
-import {CONNS_PURPOSE, connsAppName, openResolvedHostReader} from './host-reader.js'
+import {CONNS_PURPOSE, connsAppName, resolvedHostReader} from './host-reader.js'
 import {connsNotes, routerVersions} from './notes.js'
 import {HostPoller, type PollAnswer} from './poller.js'
 import {SameProcess} from './same-process.js'
@@ -80,7 +80,7 @@ function discover(target: Target, options: {discover?: boolean}): Promise<Cluste
  */
 function openPollers(target: Target, topology: ClusterTopology, hostTimeoutMs: number, holders: boolean): HostPoller[] {
   const pollerSettings = {appName: connsAppName(target), holders, secrets: target.secrets}
-  return topology.hosts.map((entry) => new HostPoller(entry, () => openResolvedHostReader(target, connectAddress(entry), hostTimeoutMs), pollerSettings, topology.hosts))
+  return topology.hosts.map((entry) => new HostPoller(entry, resolvedHostReader(target, connectAddress(entry), hostTimeoutMs), pollerSettings, topology.hosts))
 }
 
 /**

@@ -9,7 +9,7 @@ import {describe, test} from 'node:test'
 
 import {Long} from 'bson'
 
-import {hostnameOf} from '../../src/conns/host-reader.js'
+import {hostnameOf} from '../../src/probes/host-connection.js'
 import {connsNotes, topologyFindings} from '../../src/conns/notes.js'
 import {HostPoller, type PollAnswer} from '../../src/conns/poller.js'
 import {processKey, SameProcess} from '../../src/conns/same-process.js'
