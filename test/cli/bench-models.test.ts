@@ -39,8 +39,10 @@ describe('bench pool models against the embedded cluster', () => {
     // 5 ms server wait about 3 operations' time for one; on pooltool's clock, not rounded to a millisecond.
     assert.ok(pool2.checkoutWaitUs.p50 > pool8.checkoutWaitUs.p50, `checkout p50 ${pool2.checkoutWaitUs.p50} vs ${pool8.checkoutWaitUs.p50}`)
     assert.ok(pool2.checkoutWaitUs.p50 >= LATENCY_MS * 1000, `pool(2) waits at least one operation for a connection: ${pool2.checkoutWaitUs.p50} µs`)
-    // Beside the driver's whole milliseconds at the median (a GC pause between its clock read and our listener moves the extremes).
-    assert.ok(Math.abs(pool2.checkoutWaitUs.p50 / 1000 - pool2.checkoutWaitDriverMS.p50) <= 1, `own ${pool2.checkoutWaitUs.p50} µs vs driver ${pool2.checkoutWaitDriverMS.p50} ms`)
+    // Beside the driver's whole milliseconds at the median: the same checkouts agree within the driver's flooring plus a
+    // listener's delay, a mispaired one is off by a whole operation; half an operation tells them apart on any machine
+    // (the derivation is in test/cluster/bench-pool-telemetry.test.ts).
+    assert.ok(Math.abs(pool2.checkoutWaitUs.p50 / 1000 - pool2.checkoutWaitDriverMS.p50) < LATENCY_MS / 2, `own ${pool2.checkoutWaitUs.p50} µs vs driver ${pool2.checkoutWaitDriverMS.p50} ms`)
     assert.ok(result.knee, 'a matrix names its knee')
   })
 

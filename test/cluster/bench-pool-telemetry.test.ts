@@ -1,8 +1,8 @@
 /**
  * bench's client-pool telemetry on the real driver's CMAP events against the
  * embedded cluster: every checkout and every new connection is timed on
- * pooltool's own clock, each paired with the start the driver's own
- * whole-millisecond durationMS agrees with (within its 1 ms of flooring).
+ * pooltool's own clock, each paired with its own start (the driver's
+ * whole-millisecond durationMS agrees, within its flooring and a listener's delay).
  */
 import assert from 'node:assert/strict'
 import {describe, it} from 'node:test'
@@ -38,13 +38,18 @@ describe('pool telemetry on the driver', () => {
     const driver = summarize(telemetry.checkoutWaitDriverMS)
     // 12 operations on 2 connections of a 3 ms server: most of them wait for one.
     assert.ok(own.max >= LATENCY_MS * 1000, `the longest wait spans at least one operation: ${own.max} µs`)
-    // The medians, not the extremes: a GC pause or a descheduled process between the driver's clock read and
-    // our listener shifts a single reading by milliseconds (a loaded machine does that), never most of them.
-    assert.ok(Math.abs(own.p50 / 1000 - driver.p50) <= 1, `own median ${own.p50} µs vs the driver's ${driver.p50} ms`)
+    // The driver's figure is floor(end) − floor(start) of its own clock reads, so it is off the true interval by
+    // less than 1 ms either way, and our listener reads its clock a little after each of the driver's reads (by
+    // as much as the machine delays a listener: microseconds idle, more on a loaded machine). So the two agree
+    // within 1 ms plus that delay — not within exactly 1 ms. What would be wrong is pairing a checkout's end with
+    // another's start: that is off by a whole server operation (LATENCY_MS). The medians are compared against
+    // half of that, which tells the two apart however the machine delays a listener.
+    const pairingTolerance = LATENCY_MS / 2
+    assert.ok(Math.abs(own.p50 / 1000 - driver.p50) < pairingTolerance, `own median ${own.p50} µs vs the driver's ${driver.p50} ms`)
     assert.equal(telemetry.setupUs.totalCount, telemetry.created, 'every new connection timed')
     assert.equal(telemetry.setupDriverMS.totalCount, telemetry.created)
     const setup = summarize(telemetry.setupUs)
     assert.ok(setup.p50 >= 2000, `set-up includes the server's 2 ms set-up cost: ${setup.p50} µs`)
-    assert.ok(Math.abs(setup.p50 / 1000 - summarize(telemetry.setupDriverMS).p50) <= 1, `set-up median agrees with the driver's within its millisecond: ${setup.p50} µs`)
+    assert.ok(Math.abs(setup.p50 / 1000 - summarize(telemetry.setupDriverMS).p50) < pairingTolerance, `set-up median agrees with the driver's: ${setup.p50} µs`)
   })
 })
