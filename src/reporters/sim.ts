@@ -27,9 +27,15 @@ export function toSimStartedResult(info: SimClusterInfo): SimStartedResult {
   }
 }
 
+/** A set member's state (which shard or config member is primary); hidden members say so. */
+function memberStateText(p: SimProcessInfo): string {
+  const state = p.memberState ?? (p.role === 'primary' || p.role === 'secondary' ? p.role : '')
+  return p.hidden ? `${state} (hidden)` : state
+}
+
 export function renderSimStarted(result: SimStartedResult): string {
-  const table = new Table({head: ['host', 'role', 'set'], style: {head: [], border: []}})
-  for (const p of result.processes) table.push([p.host, p.role, p.setName ?? ''])
+  const table = new Table({head: ['host', 'role', 'set', 'state'], style: {head: [], border: []}})
+  for (const p of result.processes) table.push([p.advertisedAs ? `${p.host} (as ${p.advertisedAs})` : p.host, p.role, p.setName ?? '', memberStateText(p)])
   const lines = [
     result.uri,
     '',
