@@ -17,7 +17,9 @@ const SHAPE_FLAGS = [
 ] as const
 
 export default class Sim extends BaseCommand<typeof Sim> {
-  protected override readonly stopWording = 'stopping the embedded cluster'
+  protected override get stopWording(): string {
+    return process.argv.includes('--replay') || process.argv.some((a) => a.startsWith('--replay=')) ? 'stopping the replay' : 'stopping the embedded cluster'
+  }
 
   static override summary = 'Start the embedded simulated MongoDB cluster on loopback and print its URI.'
 

@@ -42,7 +42,10 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   protected target?: Target
 
   /** Said on stderr when the first signal arrives; a command whose stop is not "partial results" says its own. */
-  protected readonly stopWording: string = 'stopping; partial results follow'
+  /** What the first stop signal prints; a getter so a command can word it by what it runs (sim: a cluster or a replay). */
+  protected get stopWording(): string {
+    return 'stopping; partial results follow'
+  }
   private readonly stops = new StopSignals((line) => process.stderr.write(`${line}\n`), () => this.stopWording)
 
   /** Aborted on the first SIGINT, SIGTERM, SIGHUP or a closed stdout: long-running work stops, reports and cleans up. */
