@@ -13,6 +13,7 @@ import {clusterAdmin, clusterMonitor, truthyFlag} from '../commands/util.js'
 import {CommandError} from '../errors.js'
 import {runPipeline} from '../storage/aggregate.js'
 import {isNumeric, isPlainObject, toNumber, valuesEqual} from '../storage/values.js'
+import {SHARDED_DATA_DISTRIBUTION, shardedDataDistribution} from './data-distribution.js'
 import {type DdlKind, internalCommand, replyError, runLocal} from './ddl.js'
 import {type ProcessRuntime, type ShardEntry, ShardedCluster, shardingStatusOf} from './state.js'
 
@@ -185,6 +186,11 @@ async function aggregate(ctx: CommandContext): Promise<Document> {
     if (truthyFlag(stage.localOps)) return runLocal(ctx, ctx.db, ctx.cmd)
     if (ctx.db !== 'admin' || ctx.cmd.aggregate !== 1) throw new CommandError(73, "$currentOp must be run against the 'admin' database with {aggregate: 1}")
     const docs = runPipeline(await shardOps(ctx, stage), pipeline.slice(1))
+    return ctx.proc.cursors.open('admin.$cmd.aggregate', docs, undefined, false, ctx.conn.id)
+  }
+  if (first && SHARDED_DATA_DISTRIBUTION in first) {
+    const {cluster, rt} = ShardedCluster.of(ctx.proc)
+    const docs = runPipeline(await shardedDataDistribution(cluster, rt, ctx.db, ctx.cmd, first[SHARDED_DATA_DISTRIBUTION]), pipeline.slice(1))
     return ctx.proc.cursors.open('admin.$cmd.aggregate', docs, undefined, false, ctx.conn.id)
   }
   return route(ctx, false)
