@@ -164,6 +164,21 @@ async function listDatabases(ctx: CommandContext): Promise<Document> {
   return nameOnly ? {databases, ok: 1} : {databases, totalSize, totalSizeMb: Math.round(totalSize / 1048576), ok: 1}
 }
 
+/**
+ * One shard's $currentOp document as the shard shapes it for a router (document_source_current_op.cpp):
+ * `shard` first, `opid` as "shard:opid", and `client` renamed `client_s` — the address is the router's
+ * connection, not the application's.
+ */
+function fromShard(shard: string, d: Document): Document {
+  const out: Document = {shard}
+  for (const [k, v] of Object.entries(d)) {
+    if (k === 'client') out.client_s = v
+    else if (k === 'opid') out.opid = `${shard}:${String(v ?? '')}`
+    else out[k] = v
+  }
+  return out
+}
+
 /** $currentOp / currentOp across the shards (each document tagged with its shard, opid "shard:opid"). */
 async function shardOps(ctx: CommandContext, stage: Document): Promise<Document[]> {
   const {cluster, rt} = ShardedCluster.of(ctx.proc)
@@ -172,7 +187,7 @@ async function shardOps(ctx: CommandContext, stage: Document): Promise<Document[
     cluster.shards.map(async (s) => {
       const r = await cluster.toShard(rt, s, 'admin', {aggregate: 1, pipeline: [{$currentOp: {...stage, localOps: false}}], cursor: {batchSize: 100_000}})
       if (r.ok !== 1) return
-      for (const d of r.cursor.firstBatch as Document[]) out.push({shard: s.name, ...d, opid: `${s.name}:${String(d.opid ?? '')}`})
+      for (const d of r.cursor.firstBatch as Document[]) out.push(fromShard(s.name, d))
     }),
   )
   return out
