@@ -79,6 +79,9 @@ describe('mongosh conformance', () => {
           assert.match(run.stdout, /## auth SCRAM-SHA-256\n\[\s*\{\s*user: 'pooltool'/, shown)
           if (topology === 'sharded') {
             assert.match(run.stdout, /'Currently running': 'no'/, shown)
+            // a router's serverStatus has no lock sections (mongod's only)
+            assert.match(run.stdout, /process: 'mongos'/, shown)
+            assert.doesNotMatch(run.stdout, /'globalLock'|'locks'/, shown)
             // $shardedDataDistribution exists from 6.0.3; sh.status() shows undefined where it fails
             if (versionProfile !== '4.4') assert.match(run.stdout, /ns: 'conformance\.s',\s+shards: \[\s+\{\s+shardName: 'shard0\d',\s+numOrphanedDocs: 0,\s+numOwnedDocuments: 3,/, shown)
           }
