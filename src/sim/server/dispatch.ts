@@ -26,6 +26,7 @@ import type {SimProcess} from '../process.js'
 import {withClusterTime} from '../repl/optime.js'
 import {EXACT_DECODE, toExactForm} from '../storage/numbers.js'
 import type {Release} from '../storage/locks.js'
+import {beginGlobalWait, endGlobalWait, grantedAll, requestGlobal} from '../status/op-locks.js'
 import type {ActiveOp, ClientConnection} from './connection.js'
 
 export async function handleMessage(conn: ClientConnection, message: Buffer): Promise<void> {
@@ -196,16 +197,33 @@ export async function execute(
       if (!isAuthorized(ctx)) throw unauthorized(ctx)
     }
     if (spec.write && !proc.isWritablePrimary) throw new CommandError(10107, 'not primary')
+    // currentOp's locks / lockStats of this operation (a mongod's; a router has no lock manager)
+    const lockKind = proc.role === 'mongos' ? undefined : spec.lock === 'read' || spec.lock === 'global' || spec.lock === 'dbExclusive' ? spec.lock : spec.write || spec.lock === 'write' ? 'write' : undefined
+    const inSet = proc.replSet !== undefined
     const fsyncHold = spec.write ? proc.locks.whenWritesAllowed() : undefined
     if (fsyncHold) {
+      if (lockKind) {
+        requestGlobal(op, lockKind, proc.profile, inSet)
+        beginGlobalWait(op, lockKind)
+      }
       op.waitingForLock = true
       await fsyncHold
       op.waitingForLock = false
+      endGlobalWait(op)
     }
     if (spec.lock === 'write') {
       const r = proc.locks.acquireWrite(ns)
-      release = typeof r === 'function' ? r : await r
+      if (typeof r === 'function') release = r
+      else {
+        const waitStarted = process.hrtime.bigint()
+        // the sim's per-collection write queue (its way to make writes contend): counted as a
+        // Collection wait, as storage/locks.ts counts it for serverStatus
+        if (lockKind) requestGlobal(op, lockKind, proc.profile, inSet)
+        release = await r
+        if (lockKind) grantedAll(op, lockKind, proc.profile, inSet, Number((process.hrtime.bigint() - waitStarted) / 1000n))
+      }
     }
+    if (lockKind) grantedAll(op, lockKind, proc.profile, inSet)
     if (!spec.monitoring && proc.faults.latencyMs > 0) await sleep(proc.faults.latencyMs)
     if (op.killed) throw new CommandError(11601, 'operation was interrupted')
     if (conn.closed) throw new CommandError(6, 'connection closed')

@@ -13,6 +13,7 @@ import {clusterAdmin, clusterMonitor, truthyFlag} from '../commands/util.js'
 import {CommandError} from '../errors.js'
 import {runPipeline} from '../storage/aggregate.js'
 import {isNumeric, isPlainObject, toNumber, valuesEqual} from '../storage/values.js'
+import {SHARDED_DATA_DISTRIBUTION, shardedDataDistribution} from './data-distribution.js'
 import {type DdlKind, internalCommand, replyError, runLocal} from './ddl.js'
 import {type ProcessRuntime, type ShardEntry, ShardedCluster, shardingStatusOf} from './state.js'
 
@@ -163,6 +164,21 @@ async function listDatabases(ctx: CommandContext): Promise<Document> {
   return nameOnly ? {databases, ok: 1} : {databases, totalSize, totalSizeMb: Math.round(totalSize / 1048576), ok: 1}
 }
 
+/**
+ * One shard's $currentOp document as the shard shapes it for a router (document_source_current_op.cpp):
+ * `shard` first, `opid` as "shard:opid", and `client` renamed `client_s` — the address is the router's
+ * connection, not the application's.
+ */
+function fromShard(shard: string, d: Document): Document {
+  const out: Document = {shard}
+  for (const [k, v] of Object.entries(d)) {
+    if (k === 'client') out.client_s = v
+    else if (k === 'opid') out.opid = `${shard}:${String(v ?? '')}`
+    else out[k] = v
+  }
+  return out
+}
+
 /** $currentOp / currentOp across the shards (each document tagged with its shard, opid "shard:opid"). */
 async function shardOps(ctx: CommandContext, stage: Document): Promise<Document[]> {
   const {cluster, rt} = ShardedCluster.of(ctx.proc)
@@ -171,7 +187,7 @@ async function shardOps(ctx: CommandContext, stage: Document): Promise<Document[
     cluster.shards.map(async (s) => {
       const r = await cluster.toShard(rt, s, 'admin', {aggregate: 1, pipeline: [{$currentOp: {...stage, localOps: false}}], cursor: {batchSize: 100_000}})
       if (r.ok !== 1) return
-      for (const d of r.cursor.firstBatch as Document[]) out.push({shard: s.name, ...d, opid: `${s.name}:${String(d.opid ?? '')}`})
+      for (const d of r.cursor.firstBatch as Document[]) out.push(fromShard(s.name, d))
     }),
   )
   return out
@@ -185,6 +201,11 @@ async function aggregate(ctx: CommandContext): Promise<Document> {
     if (truthyFlag(stage.localOps)) return runLocal(ctx, ctx.db, ctx.cmd)
     if (ctx.db !== 'admin' || ctx.cmd.aggregate !== 1) throw new CommandError(73, "$currentOp must be run against the 'admin' database with {aggregate: 1}")
     const docs = runPipeline(await shardOps(ctx, stage), pipeline.slice(1))
+    return ctx.proc.cursors.open('admin.$cmd.aggregate', docs, undefined, false, ctx.conn.id)
+  }
+  if (first && SHARDED_DATA_DISTRIBUTION in first) {
+    const {cluster, rt} = ShardedCluster.of(ctx.proc)
+    const docs = runPipeline(await shardedDataDistribution(cluster, rt, ctx.db, ctx.cmd, first[SHARDED_DATA_DISTRIBUTION]), pipeline.slice(1))
     return ctx.proc.cursors.open('admin.$cmd.aggregate', docs, undefined, false, ctx.conn.id)
   }
   return route(ctx, false)

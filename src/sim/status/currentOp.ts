@@ -2,6 +2,7 @@
 import {Long, type Document} from 'bson'
 import type {SimProcess} from '../process.js'
 import type {ClientConnection} from '../server/connection.js'
+import {currentOpFlowControl, currentOpLockFields} from './op-locks.js'
 
 export interface CurrentOpOptions {
   allUsers: boolean
@@ -59,8 +60,8 @@ export function currentOpDocuments(proc: SimProcess, asking: ClientConnection, o
       doc.command = shownCommand(conn)
       doc.numYields = 0
       doc.waitingForLock = op.waitingForLock === true
-      doc.locks = {}
-      doc.lockStats = {}
+      // A router has no lock manager: its own operations carry no lock fields (CurOp on mongos).
+      if (proc.role !== 'mongos') Object.assign(doc, currentOpLockFields(op), currentOpFlowControl(op))
       if (op.killed) doc.killPending = true
     }
     out.push(doc)

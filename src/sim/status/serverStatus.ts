@@ -4,6 +4,7 @@ import type {SimProcess} from '../process.js'
 import {topologyVersionDoc} from '../commands/hello.js'
 import {shardingStatusOf} from '../sharding/state.js'
 import {exactDouble} from '../storage/numbers.js'
+import {hasFcvLock} from './op-locks.js'
 
 export function connectionsSection(proc: SimProcess): Document {
   const p = proc.profile
@@ -101,6 +102,26 @@ function metrics(proc: SimProcess): Document {
   }
 }
 
+/** Resource types in the order mongod reports them (ResourceType / ResourceGlobalId order, oplog appended last). */
+const LOCK_ORDER = ['ParallelBatchWriterMode', 'FeatureCompatibilityVersion', 'ReplicationStateTransition', 'Global', 'Database', 'Collection', 'Metadata', 'Mutex', 'oplog']
+
+/**
+ * serverStatus.locks: the process's counters, plus what follows from them — 7.0's
+ * FeatureCompatibilityVersion lock, taken with every global lock in the same mode, and its `Mutex` r per
+ * read (7.0 profiler and currentOp output show both); on a replica-set primary, `oplog` w once per write
+ * (lock_stats.cpp reports the oplog's collection lock under its own name, `oplog`).
+ */
+function locksSection(proc: SimProcess): Document {
+  const doc = proc.locks.toDocument()
+  if (hasFcvLock(proc.profile) && doc.Global) doc.FeatureCompatibilityVersion = Object.fromEntries(Object.entries(doc.Global as Document).map(([k, v]) => [k, {...(v as Document)}]))
+  const collectionCounts = doc.Collection?.acquireCount as Document | undefined
+  if (hasFcvLock(proc.profile) && collectionCounts?.r) doc.Mutex = {acquireCount: {r: collectionCounts.r}}
+  if (proc.replSet && proc.isPrimaryMember && collectionCounts?.w) doc.oplog = {acquireCount: {w: collectionCounts.w}}
+  const ordered: Document = {}
+  for (const k of [...LOCK_ORDER, ...Object.keys(doc)]) if (doc[k] !== undefined && !(k in ordered)) ordered[k] = doc[k]
+  return ordered
+}
+
 /** `sections` lets a caller drop top-level sections ({repl: 0, locks: 0, …}) like mongod. */
 export function buildServerStatus(proc: SimProcess, exclude: Set<string>): Document {
   const c = proc.counters
@@ -120,8 +141,10 @@ export function buildServerStatus(proc: SimProcess, exclude: Set<string>): Docum
   const sections: Array<[string, () => Document | undefined]> = [
     ['asserts', () => ({regular: 0, warning: 0, msg: 0, user: 0, rollovers: 0})],
     ['connections', () => connectionsSection(proc)],
-    ['globalLock', () => globalLock(proc)],
-    ['locks', () => proc.locks.toDocument()],
+    // A router has no lock manager: the globalLock and locks sections are mongod's (src/mongo/db/),
+    // absent from a mongos's serverStatus in every version.
+    ['globalLock', () => (proc.role === 'mongos' ? undefined : globalLock(proc))],
+    ['locks', () => (proc.role === 'mongos' ? undefined : locksSection(proc))],
     [
       'mem',
       () => ({bits: 64, resident: Math.round(mem.rss / 1048576), virtual: Math.round((mem.rss + mem.external) / 1048576), supported: true}),
