@@ -72,7 +72,7 @@ class HostPool {
   private async connectOne(): Promise<WireConnection> {
     this.connecting++
     try {
-      const c = await WireConnection.open(this.host, this.owner.appName, this.owner.credentials)
+      const c = await WireConnection.open(this.host, this.owner.client, this.owner.credentials)
       this.created++
       return c
     } finally {
@@ -149,6 +149,12 @@ export interface PoolStatsShape {
   replicaSetMatchingStrategy: boolean
 }
 
+/** connPoolStats fields by version: `refreshed` 7.0+, acquisition wait histograms 6.3+, matching strategy 5.0+. */
+export function connPoolStatsShape(versionArray: readonly number[]): PoolStatsShape {
+  const atLeast = (major: number, minor: number) => versionArray[0] > major || (versionArray[0] === major && versionArray[1] >= minor)
+  return {refreshed: atLeast(7, 0), acquisitionWaitTimes: atLeast(6, 3), replicaSetMatchingStrategy: atLeast(5, 0)}
+}
+
 /** All outbound pools of one process, by pool name then host. */
 export class OutboundPools {
   closed = false
@@ -156,7 +162,8 @@ export class OutboundPools {
   private timer: NodeJS.Timeout | null = null
 
   constructor(
-    readonly appName: string,
+    /** The hello's `client` of every connection (internal/metadata.ts). */
+    readonly client: Document,
     readonly credentials: InternalCredentials | undefined,
     private readonly scale: number,
   ) {}
