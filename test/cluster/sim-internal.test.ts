@@ -1,0 +1,115 @@
+/**
+ * The connections a real sharded cluster's processes hold to each other at rest, for an idle
+ * 2-shard × 3-member cluster with 1 router and 3 config members (6.0 and 7.0 profiles).
+ *
+ * Expected figures, from the server source:
+ * - Heartbeats: every member sends replSetHeartbeat to each other member of its set every 2 s over
+ *   its ReplNetwork executor (src/mongo/db/repl/replication_coordinator_impl_heartbeat.cpp;
+ *   `makeNetworkInterface("ReplNetwork")` in src/mongo/db/mongod_main.cpp): each member accepts one
+ *   connection per peer (2) and holds 2 in connPoolStats `NetworkInterfaceTL-ReplNetwork`
+ *   (src/mongo/db/commands/conn_pool_stats.cpp appends `ReplicationCoordinator::appendConnectionStats`).
+ * - Oplog fetching: each secondary keeps one connection to its sync source, the primary at rest,
+ *   as `_conn->connect(_source, "OplogFetcher")` (src/mongo/db/repl/oplog_fetcher.cpp), a
+ *   DBClientConnection whose metadata is driver "MongoDB Internal Client" (src/mongo/client/dbclient_connection.cpp):
+ *   a primary accepts 2.
+ * - Replica set monitors (streamable, 4.4+: src/mongo/client/server_discovery_monitor.cpp streams
+ *   hellos, server_ping_monitor.cpp measures round trips): 2 connections per monitored host. The router
+ *   monitors every shard member and config member, every shard member the 3 config members, every
+ *   config member the 6 shard members: a shard member accepts 2 (router) + 3 × 2 (config) = 8, a config
+ *   member 2 (router) + 6 × 2 (shards) = 14.
+ * - The router's ShardingUptimeReporter writes config.mongos every 10 s over the ShardRegistry pool:
+ *   one connection to the config primary (`NetworkInterfaceTL-ShardRegistry`).
+ * - Every NetworkInterfaceTL connection says `driver: {name: "NetworkInterfaceTL", version: <server
+ *   version>}` with no application (`initWireVersion("NetworkInterfaceTL", …)` in
+ *   src/mongo/executor/connection_pool_tl.cpp → `ClientMetadata::serialize` in src/mongo/client/async_client.cpp).
+ * So at rest: shard primary 2 + 8 NetworkInterfaceTL + 2 OplogFetcher, shard secondary 10, config
+ * primary 2 + 14 + 1 = 17 NetworkInterfaceTL + 2 OplogFetcher, config secondary 16; a router accepts none.
+ */
+import {after, before, describe, it} from 'node:test'
+import assert from 'node:assert/strict'
+import type {Document} from 'bson'
+import {MongoClient} from 'mongodb'
+import {startSimCluster, type SimCluster} from '../../src/sim/host.js'
+import type {SimProcessInfo} from '../../src/sim/types.js'
+import {waitForState} from '../helpers/sim.js'
+
+interface Holders {
+  tl: number
+  fetcher: number
+  versions: string[]
+  appNames: string[]
+}
+
+const EXPECTED: Record<string, {tl: number; fetcher: number}> = {
+  'shard/primary': {tl: 10, fetcher: 2},
+  'shard/secondary': {tl: 10, fetcher: 0},
+  'config/primary': {tl: 17, fetcher: 2},
+  'config/secondary': {tl: 16, fetcher: 0},
+}
+
+for (const versionProfile of ['6.0', '7.0'] as const) {
+  describe(`internal connections of an idle 2×3 sharded cluster (${versionProfile})`, () => {
+    let sim: SimCluster
+    const clients = new Map<string, MongoClient>()
+    const client = (p: SimProcessInfo) => {
+      let c = clients.get(p.host)
+      if (!c) {
+        c = new MongoClient(`mongodb://${p.host}/?directConnection=true`, {maxPoolSize: 1})
+        clients.set(p.host, c)
+      }
+      return c
+    }
+
+    before(async () => {
+      sim = await startSimCluster({topology: 'sharded', mongos: 1, shards: 2, shardMembers: 3, configMembers: 3, versionProfile})
+    })
+    after(async () => {
+      for (const c of clients.values()) await c.close()
+      await sim?.stop()
+    })
+
+    /** Internal connections a process accepted, by label, from its own $currentOp with idle connections. */
+    async function holders(p: SimProcessInfo): Promise<Holders> {
+      const ops = await client(p).db('admin').aggregate([{$currentOp: {allUsers: true, idleConnections: true}}]).toArray()
+      const internal = ops.filter((o: Document) => o.clientMetadata?.driver?.name !== 'nodejs')
+      return {
+        tl: internal.filter((o: Document) => o.clientMetadata?.driver?.name === 'NetworkInterfaceTL').length,
+        fetcher: internal.filter((o: Document) => o.clientMetadata?.driver?.name === 'MongoDB Internal Client' && o.appName === 'OplogFetcher').length,
+        versions: [...new Set(internal.map((o: Document) => String(o.clientMetadata?.driver?.version)))],
+        appNames: [...new Set(internal.filter((o: Document) => o.clientMetadata?.driver?.name === 'NetworkInterfaceTL').map((o: Document) => String(o.appName)))],
+      }
+    }
+
+    it('every member holds the connections a real member holds at rest, labelled as real internal clients', async () => {
+      for (const p of sim.info.processes.filter((x) => x.role !== 'mongos')) {
+        const want = EXPECTED[`${p.role}/${p.memberState}`]
+        const got = await waitForState(`${p.role} ${p.memberState} ${p.host} at rest`, () => holders(p), (h) => h.tl === want.tl && h.fetcher === want.fetcher)
+        assert.deepEqual(got.versions, [sim.info.serverVersion], `${p.host}: internal clients send the server's version`)
+        assert.deepEqual(got.appNames, ['undefined'], `${p.host}: NetworkInterfaceTL sends no application name`)
+      }
+    })
+
+    it('each side counts the sockets: serverStatus.connections on the accepting side, connPoolStats on the holding side', async () => {
+      for (const p of sim.info.processes) {
+        const admin = client(p).db('admin')
+        if (p.role === 'mongos') {
+          const pools = await waitForState('router ShardRegistry pool', () => admin.command({connPoolStats: 1}), (s) => s.pools?.['NetworkInterfaceTL-ShardRegistry']?.poolAvailable === 1)
+          assert.equal(pools.pools['NetworkInterfaceTL-ReplNetwork'], undefined, 'a router has no replication executor')
+          // Only the test's own driver sockets: nothing in the cluster connects to a router.
+          const s = await admin.command({serverStatus: 1})
+          assert.ok(s.connections.current <= 3, `router accepts only the test's sockets (${s.connections.current})`)
+          continue
+        }
+        const want = EXPECTED[`${p.role}/${p.memberState}`]
+        const s = await waitForState(`${p.host} connections.current`, () => admin.command({serverStatus: 1}), (x) => x.connections.current >= want.tl + want.fetcher + 1)
+        // The internal ones plus this test's driver (monitor, round-trip, pool: at most 3).
+        assert.ok(s.connections.current - (want.tl + want.fetcher) <= 3, `${p.host}: current ${s.connections.current}`)
+        const stats = await admin.command({connPoolStats: 1})
+        const repl = stats.pools['NetworkInterfaceTL-ReplNetwork']
+        assert.ok(repl, `${p.host}: NetworkInterfaceTL-ReplNetwork pool`)
+        assert.equal(repl.poolAvailable + repl.poolInUse, 2, `${p.host}: one heartbeat connection per peer`)
+        assert.equal(Object.keys(repl).filter((k) => k.includes(':')).length, 2)
+      }
+    })
+  })
+}
