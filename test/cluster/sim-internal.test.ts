@@ -113,3 +113,31 @@ for (const versionProfile of ['6.0', '7.0'] as const) {
     })
   })
 }
+
+describe('internal connections of an idle 3-member replica set (7.0)', () => {
+  let sim: SimCluster
+  const clients: MongoClient[] = []
+  before(async () => {
+    sim = await startSimCluster({topology: 'replset', members: 3, versionProfile: '7.0'})
+  })
+  after(async () => {
+    for (const c of clients) await c.close()
+    await sim?.stop()
+  })
+
+  it('members heartbeat each other and secondaries fetch from the primary, as in the header above', async () => {
+    for (const p of sim.info.processes) {
+      const c = new MongoClient(`mongodb://${p.host}/?directConnection=true`, {maxPoolSize: 1})
+      clients.push(c)
+      const admin = c.db('admin')
+      const want = p.memberState === 'primary' ? {tl: 2, fetcher: 2} : {tl: 2, fetcher: 0}
+      await waitForState(`${p.memberState} ${p.host} at rest`, async () => {
+        const ops = await admin.aggregate([{$currentOp: {allUsers: true, idleConnections: true}}]).toArray()
+        const driver = (o: Document) => o.clientMetadata?.driver?.name
+        return {tl: ops.filter((o) => driver(o) === 'NetworkInterfaceTL').length, fetcher: ops.filter((o) => driver(o) === 'MongoDB Internal Client' && o.appName === 'OplogFetcher').length}
+      }, (h) => h.tl === want.tl && h.fetcher === want.fetcher)
+      const repl = (await admin.command({connPoolStats: 1})).pools['NetworkInterfaceTL-ReplNetwork']
+      assert.equal(repl.poolAvailable + repl.poolInUse, 2, `${p.host}: one heartbeat connection per peer`)
+    }
+  })
+})
