@@ -17,6 +17,8 @@
  *   monitors every shard member and config member, every shard member the 3 config members, every
  *   config member the 6 shard members: a shard member accepts 2 (router) + 3 × 2 (config) = 8, a config
  *   member 2 (router) + 6 × 2 (shards) = 14.
+ *   Its DBClientConnection counts in connPoolStats `numClientConnections` (`DBClientConnection::getNumConnections()`,
+ *   src/mongo/db/commands/conn_pool_stats.cpp): 1 on each secondary.
  * - The router's ShardingUptimeReporter writes config.mongos every 10 s over the ShardRegistry pool:
  *   one connection to the config primary (`NetworkInterfaceTL-ShardRegistry`).
  * - Every NetworkInterfaceTL connection says `driver: {name: "NetworkInterfaceTL", version: <server
@@ -109,6 +111,8 @@ for (const versionProfile of ['6.0', '7.0'] as const) {
         assert.ok(repl, `${p.host}: NetworkInterfaceTL-ReplNetwork pool`)
         assert.equal(repl.poolAvailable + repl.poolInUse, 2, `${p.host}: one heartbeat connection per peer`)
         assert.equal(Object.keys(repl).filter((k) => k.includes(':')).length, 2)
+        // The oplog fetcher is a DBClientConnection: counted in numClientConnections, in no pool.
+        assert.equal(stats.numClientConnections, p.memberState === 'secondary' ? 1 : 0, `${p.host}: numClientConnections`)
       }
     })
   })

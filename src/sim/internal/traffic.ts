@@ -85,6 +85,13 @@ class Held {
   }
 }
 
+/** The DBClientConnections (oplog fetchers) a process holds: connPoolStats `numClientConnections`. */
+const clientConnections = new WeakMap<SimProcess, Held[]>()
+
+export function clientConnectionCount(proc: SimProcess): number {
+  return (clientConnections.get(proc) ?? []).filter((h) => h.live).length
+}
+
 /** One monitored host: the streaming connection and the round-trip one. */
 interface MonitorLink {
   stream: Held
@@ -112,7 +119,12 @@ export class InternalTraffic {
     const primary = members.find((m) => m.isPrimaryMember)
     if (!primary) return
     const fetcher = internalClientMetadata(this.options.version, OPLOG_FETCHER_APP)
-    for (const m of members) if (m.isSecondaryMember) this.fetchers.push(new Held(m, primary, fetcher, this.options.credentials))
+    for (const m of members) {
+      if (!m.isSecondaryMember) continue
+      const held = new Held(m, primary, fetcher, this.options.credentials)
+      this.fetchers.push(held)
+      clientConnections.set(m, [...(clientConnections.get(m) ?? []), held])
+    }
   }
 
   /** `from` runs a replica set monitor of the set `members`. */

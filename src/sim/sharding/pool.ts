@@ -205,8 +205,11 @@ export class OutboundPools {
     }
   }
 
-  /** The connPoolStats document of this process. */
-  toConnPoolStats(shape: PoolStatsShape, replicaSets: Document): Document {
+  /**
+   * The connPoolStats document of this process; `clientConnections` is its live DBClientConnection count
+   * (`numClientConnections`, `DBClientConnection::getNumConnections()`: a secondary's oplog fetcher).
+   */
+  toConnPoolStats(shape: PoolStatsShape, replicaSets: Document, clientConnections = 0): Document {
     const totals = {inUse: 0, available: 0, leased: 0, created: 0, refreshing: 0, refreshed: 0, waits: new Array<number>(WAIT_BUCKETS + 2).fill(0)}
     const pools: Document = {}
     const hosts: Document = {}
@@ -248,7 +251,7 @@ export class OutboundPools {
       pools[name] = {...head, ...poolDoc}
     }
     const doc: Document = {
-      numClientConnections: 0,
+      numClientConnections: clientConnections,
       numAScopedConnections: 0,
       totalInUse: totals.inUse,
       totalAvailable: totals.available,

@@ -13,7 +13,7 @@ import {DataStore} from '../storage/collection.js'
 import type {UserStore} from '../auth/users.js'
 import type {SimMemberOption, SimOptions, SimProcessRole} from '../types.js'
 import {resolveMembers} from './members.js'
-import {InternalTraffic} from '../internal/traffic.js'
+import {clientConnectionCount, InternalTraffic} from '../internal/traffic.js'
 import {replSetHeartbeatCommand} from '../repl/heartbeat.js'
 import {connPoolStatsShape, OutboundPools} from '../sharding/pool.js'
 import type {InternalCredentials} from '../sharding/wire-client.js'
@@ -97,7 +97,7 @@ const replMemberConnPoolStats: CommandSpec = {
   handler: (ctx) => {
     const pools = memberPools.get(ctx.proc)
     const shape = connPoolStatsShape(ctx.proc.profile.versionArray)
-    return (pools ?? new OutboundPools({}, undefined, 1)).toConnPoolStats(shape, {})
+    return (pools ?? new OutboundPools({}, undefined, 1)).toConnPoolStats(shape, {}, clientConnectionCount(ctx.proc))
   },
 }
 
