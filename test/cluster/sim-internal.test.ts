@@ -19,6 +19,9 @@
  *   member 2 (router) + 6 × 2 (shards) = 14.
  *   Its DBClientConnection counts in connPoolStats `numClientConnections` (`DBClientConnection::getNumConnections()`,
  *   src/mongo/db/commands/conn_pool_stats.cpp): 1 on each secondary.
+ *   The streaming connection is one exhaust hello (`scheduleExhaustRemoteCommandOnAny` in
+ *   server_discovery_monitor.cpp): the monitored side counts it in `connections.exhaustHello` and
+ *   `awaitingTopologyChanges` (shard member 1 + 3 = 4, config member 1 + 6 = 7).
  * - The router's ShardingUptimeReporter writes config.mongos every 10 s over the ShardRegistry pool:
  *   one connection to the config primary (`NetworkInterfaceTL-ShardRegistry`).
  * - Every NetworkInterfaceTL connection says `driver: {name: "NetworkInterfaceTL", version: <server
@@ -42,11 +45,12 @@ interface Holders {
   appNames: string[]
 }
 
-const EXPECTED: Record<string, {tl: number; fetcher: number}> = {
-  'shard/primary': {tl: 10, fetcher: 2},
-  'shard/secondary': {tl: 10, fetcher: 0},
-  'config/primary': {tl: 17, fetcher: 2},
-  'config/secondary': {tl: 16, fetcher: 0},
+/** tl, fetcher: accepted connections by label; streams: monitors streaming exhaust hellos to it (1 router + 3 config, or 1 router + 6 shard members). */
+const EXPECTED: Record<string, {tl: number; fetcher: number; streams: number}> = {
+  'shard/primary': {tl: 10, fetcher: 2, streams: 4},
+  'shard/secondary': {tl: 10, fetcher: 0, streams: 4},
+  'config/primary': {tl: 17, fetcher: 2, streams: 7},
+  'config/secondary': {tl: 16, fetcher: 0, streams: 7},
 }
 
 for (const versionProfile of ['6.0', '7.0'] as const) {
@@ -103,7 +107,14 @@ for (const versionProfile of ['6.0', '7.0'] as const) {
           continue
         }
         const want = EXPECTED[`${p.role}/${p.memberState}`]
-        const s = await waitForState(`${p.host} connections.current`, () => admin.command({serverStatus: 1}), (x) => x.connections.current >= want.tl + want.fetcher + 1)
+        const s = await waitForState(
+          `${p.host} connections.current and exhaustHello`,
+          () => admin.command({serverStatus: 1}),
+          (x) => x.connections.current >= want.tl + want.fetcher + 1 && x.connections.exhaustHello >= want.streams,
+        )
+        // The monitors' streams, plus at most the test driver's own streaming monitor.
+        assert.ok(s.connections.exhaustHello - want.streams <= 1, `${p.host}: exhaustHello ${s.connections.exhaustHello}`)
+        assert.ok(s.connections.awaitingTopologyChanges >= want.streams, `${p.host}: awaitingTopologyChanges ${s.connections.awaitingTopologyChanges}`)
         // The internal ones plus this test's driver (monitor, round-trip, pool: at most 3).
         assert.ok(s.connections.current - (want.tl + want.fetcher) <= 3, `${p.host}: current ${s.connections.current}`)
         const stats = await admin.command({connPoolStats: 1})

@@ -16,7 +16,7 @@
  *   monitor of 4.4+ (src/mongo/client/streamable_replica_set_monitor.cpp,
  *   server_discovery_monitor.cpp, server_ping_monitor.cpp): per member host one connection
  *   streaming awaitable hellos (`maxAwaitTimeMS` = heartbeat frequency, 10 s) and one measuring
- *   round trips with a plain hello every 10 s. Its executor `ReplicaSetMonitor-TaskExecutor` is
+ *   round trips with a plain hello every 10 s (the stream is one exhaust hello, as the server's). Its executor `ReplicaSetMonitor-TaskExecutor` is
  *   not one connPoolStats reports, so these show only on the monitored side.
  * Every connection says hello with the client metadata of internal/metadata.ts and authenticates
  * with the cluster's internal credentials when auth is on. Intervals are multiplied by the time scale.
@@ -203,24 +203,25 @@ export class InternalTraffic {
   }
 
   /**
-   * Awaitable hellos back to back, as the server discovery monitor streams them: the server answers
-   * when its topology changes or after maxAwaitTimeMS. (Real monitors use exhaust: one request, a
-   * reply every period; the sim's internal client sends a request per reply, the same cadence.)
+   * The server discovery monitor's stream: a hello for the topologyVersion, then one exhaust awaitable hello
+   * (`maxAwaitTimeMS` 10 s) the server answers on every topology change or period, with moreToCome, until the
+   * connection closes (server_discovery_monitor.cpp: `scheduleExhaustRemoteCommandOnAny`). The accepting side
+   * counts it in `serverStatus.connections.exhaustHello` and `awaitingTopologyChanges`.
    */
   private async stream(l: MonitorLink): Promise<void> {
     l.stream.busy = true
     try {
-      while (!this.stopped && l.stream.live) {
-        const conn = l.stream.conn!
-        const body: Document = l.topologyVersion
-          ? {hello: 1, topologyVersion: l.topologyVersion, maxAwaitTimeMS: Math.round(this.interval(MONITOR_INTERVAL_MS))}
-          : {hello: 1}
-        const reply = await conn.command('admin', body)
+      const conn = l.stream.conn!
+      if (!l.topologyVersion) l.topologyVersion = (await conn.command('admin', {hello: 1})).topologyVersion as Document | undefined
+      if (this.stopped || !l.stream.live || !l.topologyVersion) return
+      const maxAwaitTimeMS = Math.round(this.interval(MONITOR_INTERVAL_MS))
+      await conn.exhaust('admin', {hello: 1, topologyVersion: l.topologyVersion, maxAwaitTimeMS}, (reply) => {
         l.topologyVersion = reply.topologyVersion as Document | undefined
-      }
+      })
     } catch {
-      l.topologyVersion = undefined
+      // The connection failed: the next check opens a new one and starts from a plain hello.
     } finally {
+      l.topologyVersion = undefined
       l.stream.busy = false
     }
   }

@@ -57,6 +57,12 @@ export class WireConnection {
     return reply
   }
 
+  /** Streams an exhaust command's replies (a monitor's awaitable hello) until the server stops or the socket closes. */
+  async exhaust(db: string, body: Document, onReply: (doc: Document) => void): Promise<void> {
+    this.lastUsed = Date.now()
+    await this.connection.exhaust(db, body, (doc) => onReply(toExactForm(doc)), EXACT_DECODE)
+  }
+
   close(): void {
     this.connection.close()
   }
