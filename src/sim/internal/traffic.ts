@@ -146,8 +146,11 @@ export class InternalTraffic {
    * well within the host's 15 s start timeout; a small one is complete when start() resolves.
    */
   async start(): Promise<void> {
-    const monitors = Promise.all(this.monitors.map((l) => this.checkMonitor(l)))
-    await Promise.all([this.heartbeatRound(), ...this.fetchers.map((f) => f.ensure()), ...(this.monitors.length <= MONITORS_AWAITED_AT_START ? [monitors] : [])])
+    const monitors = () => Promise.all(this.monitors.map((l) => this.checkMonitor(l)))
+    const small = this.monitors.length <= MONITORS_AWAITED_AT_START
+    await Promise.all([this.heartbeatRound(), ...this.fetchers.map((f) => f.ensure()), ...(small ? [monitors()] : [])])
+    // Opened after the sets' own connections, so they do not queue behind thousands of monitor handshakes.
+    if (!small) void monitors()
     const every = (ms: number, f: () => void) => {
       const t = setInterval(f, this.interval(ms))
       t.unref()
