@@ -156,3 +156,39 @@ describe('internal connections of an idle 3-member replica set (7.0)', () => {
     }
   })
 })
+
+describe('internal connections after a member restarts (7.0, time scale 0.1)', () => {
+  let sim: SimCluster
+  const clients: MongoClient[] = []
+  before(async () => {
+    // Time scale 0.1: heartbeats every 200 ms, monitor checks every second.
+    sim = await startSimCluster({topology: 'sharded', mongos: 1, shards: 2, shardMembers: 3, configMembers: 3, versionProfile: '7.0', timeScale: 0.1})
+  })
+  after(async () => {
+    for (const c of clients) await c.close()
+    await sim?.stop()
+  })
+
+  it('a restarted shard secondary gets its peers, monitors and pools back, and its old outbound connections are gone', async () => {
+    const open = (p: SimProcessInfo) => {
+      const c = new MongoClient(`mongodb://${p.host}/?directConnection=true`, {maxPoolSize: 1})
+      clients.push(c)
+      return c.db('admin')
+    }
+    const labels = async (admin: ReturnType<MongoClient['db']>) => {
+      const ops = await admin.aggregate([{$currentOp: {allUsers: true, idleConnections: true}}]).toArray()
+      const driver = (o: Document) => o.clientMetadata?.driver?.name
+      return {tl: ops.filter((o) => driver(o) === 'NetworkInterfaceTL').length, fetcher: ops.filter((o) => driver(o) === 'MongoDB Internal Client').length}
+    }
+    const secondary = sim.info.processes.find((p) => p.role === 'shard' && p.memberState === 'secondary')!
+    const primary = sim.info.processes.find((p) => p.role === 'shard' && p.memberState === 'primary' && p.setName === secondary.setName)!
+    const onPrimary = open(primary)
+    await waitForState('the primary at rest', () => labels(onPrimary), (h) => h.tl === 10 && h.fetcher === 2)
+    await sim.control({kind: 'restart', downMS: 3000, hosts: [secondary.host]})
+    // While it is down its oplog fetcher is gone from the primary.
+    await waitForState('the primary without the fetcher of the down secondary', () => labels(onPrimary), (h) => h.fetcher === 1)
+    const onSecondary = open(secondary)
+    await waitForState('the restarted secondary at rest again', () => labels(onSecondary), (h) => h.tl === 10 && h.fetcher === 0)
+    await waitForState('the primary at rest again', () => labels(onPrimary), (h) => h.tl === 10 && h.fetcher === 2)
+  })
+})

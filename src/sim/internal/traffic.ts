@@ -104,6 +104,10 @@ export class InternalTraffic {
   private readonly fetchers: Held[] = []
   private readonly monitors: MonitorLink[] = []
   private readonly heartbeatsInFlight = new Set<string>()
+  /** Every process that holds internal connections. */
+  private readonly processes = new Set<SimProcess>()
+  /** topologyVersion.processId of each process at the last tick: a new one means it restarted. */
+  private readonly instances = new Map<SimProcess, string>()
   private readonly timers: NodeJS.Timeout[] = []
   private stopped = false
 
@@ -116,6 +120,7 @@ export class InternalTraffic {
   /** Members heartbeat each other; secondaries fetch from the primary. */
   addReplicaSet(members: SimProcess[]): void {
     this.sets.push(members)
+    for (const m of members) this.processes.add(m)
     const primary = members.find((m) => m.isPrimaryMember)
     if (!primary) return
     const fetcher = internalClientMetadata(this.options.version, OPLOG_FETCHER_APP)
@@ -129,6 +134,7 @@ export class InternalTraffic {
 
   /** `from` runs a replica set monitor of the set `members`. */
   addMonitor(from: SimProcess, members: SimProcess[]): void {
+    this.processes.add(from)
     for (const to of members) {
       if (to === from) continue
       this.monitors.push({stream: new Held(from, to, this.tl, this.options.credentials), ping: new Held(from, to, this.tl, this.options.credentials)})
@@ -157,12 +163,37 @@ export class InternalTraffic {
       this.timers.push(t)
     }
     every(HEARTBEAT_INTERVAL_MS, () => {
+      this.dropConnectionsOfRestartedProcesses()
       void this.heartbeatRound()
       for (const f of this.fetchers) void f.ensure()
     })
     every(MONITOR_INTERVAL_MS, () => {
       for (const l of this.monitors) void this.checkMonitor(l)
     })
+  }
+
+  /**
+   * A process that is down or came back since the last tick (stop / restart fault: a new
+   * topologyVersion.processId) holds none of its old connections: its outbound ones close, so its peers
+   * see them go and new ones arrive once it is back, as after a real restart.
+   */
+  private dropConnectionsOfRestartedProcesses(): void {
+    const gone = new Set<SimProcess>()
+    const check = (p: SimProcess) => {
+      const instance = p.topologyVersion.processId.toHexString()
+      const seen = this.instances.get(p)
+      this.instances.set(p, instance)
+      if (!p.running || (seen !== undefined && seen !== instance)) gone.add(p)
+    }
+    this.processes.forEach(check)
+    if (gone.size === 0) return
+    for (const p of gone) if (this.sets.some((members) => members.includes(p))) this.options.poolsOf(p).dropIdle()
+    for (const f of this.fetchers) if (gone.has(f.from)) f.close()
+    for (const l of this.monitors) {
+      if (!gone.has(l.stream.from)) continue
+      l.stream.close()
+      l.ping.close()
+    }
   }
 
   /** One heartbeat from every running member to every other running member of its set (skipping one still in flight). */

@@ -269,6 +269,11 @@ export class OutboundPools {
     return doc
   }
 
+  /** Its process went down: the idle connections die with it; the pools stay usable once it is back. */
+  dropIdle(): void {
+    for (const byHost of this.pools.values()) for (const hp of byHost.values()) for (const c of hp.idle.splice(0)) c.close()
+  }
+
   close(): void {
     this.closed = true
     if (this.timer) clearInterval(this.timer)
