@@ -209,6 +209,12 @@ export interface ScramCredentials {
   password: string
   /** The authentication database (authSource). */
   source: string
+  /**
+   * Salted passwords by mechanism, salt and iteration count, for a client that authenticates many connections
+   * as one user (a server's internal client caches them the same way, src/mongo/client/scram_client_cache.h).
+   * Absent: PBKDF2 on every connection, as a driver does.
+   */
+  saltedPasswordCache?: Map<string, Buffer>
 }
 
 /** The handshake document: `isMaster` + helloOk + metadata, and speculativeAuthenticate when given (`extra` may replace `client`). */
@@ -280,12 +286,12 @@ export class ScramSession {
     const started = performance.now()
     // Parse the salt and count first (final() checks the nonce and the minimum count again).
     const {salt, iterationCount} = parseSaltAndCount(serverFirst)
-    const salted = await hiAsync(
-      this.mechanism,
-      scramPassword(this.mechanism, this.credentials.username, this.credentials.password),
-      salt,
-      iterationCount,
-    )
+    const cacheKey = `${this.mechanism}:${salt.toString('base64')}:${iterationCount}`
+    const cache = this.credentials.saltedPasswordCache
+    const salted =
+      cache?.get(cacheKey) ??
+      (await hiAsync(this.mechanism, scramPassword(this.mechanism, this.credentials.username, this.credentials.password), salt, iterationCount))
+    cache?.set(cacheKey, salted)
     const keyDerivationMs = performance.now() - started
     const clientFinal = this.client.final(serverFirst, salted)
     let reply = await conn.command(this.credentials.source, {

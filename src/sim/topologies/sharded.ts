@@ -14,6 +14,7 @@ import {CONFIG_REPL_SET, ShardedCluster} from '../sharding/state.js'
 import {DataStore} from '../storage/collection.js'
 import {SimProcess} from '../process.js'
 import {InternalTraffic} from '../internal/traffic.js'
+import type {InternalCredentials} from '../sharding/wire-client.js'
 import {buildMembers, memberCommands} from './replset.js'
 import type {BuiltTopology, TopologyContext} from './topology.js'
 
@@ -24,7 +25,7 @@ export const MAX_SET_MEMBERS = 7
 
 /** Username/password of the root user the cluster's internal connections authenticate as (auth on). */
 export interface ShardedBuildOptions {
-  internalCredentials?: {username: string; password: string; source: string}
+  internalCredentials?: InternalCredentials
 }
 
 function memberRegistry(kind: 'shard' | 'config') {
