@@ -132,11 +132,11 @@ export class InternalTraffic {
     }
   }
 
-  /** `from` runs a replica set monitor of the set `members`. */
+  /** `from` runs a replica set monitor of the set `members` (hidden members are in no hello list, so unmonitored). */
   addMonitor(from: SimProcess, members: SimProcess[]): void {
     this.processes.add(from)
     for (const to of members) {
-      if (to === from) continue
+      if (to === from || to.member?.hidden) continue
       this.monitors.push({stream: new Held(from, to, this.tl, this.options.credentials), ping: new Held(from, to, this.tl, this.options.credentials)})
     }
   }
