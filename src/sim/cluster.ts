@@ -115,14 +115,21 @@ export interface RuntimeHooks {
   onScheduledFault?(event: FiredFault): void
 }
 
+/**
+ * What the cluster's own connections authenticate as when auth is on (real members use the keyFile's __system
+ * user), with one salted-password cache for the child, as a server's SCRAM client cache: thousands of internal
+ * connections derive the key once, not once each.
+ */
+const INTERNAL_CREDENTIALS = {...DEFAULT_CREDENTIALS, source: DEFAULT_CREDENTIALS.authSource, saltedPasswordCache: new Map<string, Buffer>()}
+
 function build(ctx: TopologyContext): BuiltTopology {
   switch (ctx.options.topology) {
     case 'standalone':
       return buildStandalone(ctx)
     case 'replset':
-      return buildReplSet(ctx)
+      return buildReplSet(ctx, undefined, INTERNAL_CREDENTIALS)
     case 'sharded':
-      return buildSharded(ctx, {internalCredentials: {...DEFAULT_CREDENTIALS, source: DEFAULT_CREDENTIALS.authSource}})
+      return buildSharded(ctx, {internalCredentials: INTERNAL_CREDENTIALS})
     default:
       throw new Error(`unknown topology '${String(ctx.options.topology)}'`)
   }

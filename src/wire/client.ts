@@ -14,7 +14,7 @@ import {performance} from 'node:perf_hooks'
 
 import {Binary, type DeserializeOptions, type Document} from 'bson'
 
-import {MessageFramer, OP_MSG, OP_REPLY, decodeOpMsg, decodeOpReply, encodeOpMsg, encodeOpQuery, readHeader} from './codec.js'
+import {MessageFramer, MSG_FLAG_EXHAUST_ALLOWED, OP_MSG, OP_REPLY, decodeOpMsg, decodeOpReply, encodeOpMsg, encodeOpQuery, isMoreToCome, readHeader} from './codec.js'
 import {hiAsync, ScramClient, scramPassword, type ScramMechanism} from './scram.js'
 
 /** A server reply with ok: 0, shaped like the driver's MongoServerError (code, codeName). */
@@ -154,6 +154,33 @@ export class WireConnection {
     return decodeOpMsg(reply, decode).body
   }
 
+  /**
+   * An exhaust command (OP_MSG exhaustAllowed, e.g. a streaming awaitable hello): the server keeps
+   * answering with moreToCome, each reply answering the previous one. `onReply` gets every body; resolves
+   * with the first reply without moreToCome, rejects when the connection fails. No request timeout.
+   */
+  exhaust(db: string, body: Document, onReply: (doc: Document) => void, decode?: DeserializeOptions): Promise<Document> {
+    if (this.failure) return Promise.reject(this.failure)
+    const bytes = encodeOpMsg({body: {...body, $db: db}, flags: MSG_FLAG_EXHAUST_ALLOWED})
+    return new Promise((resolve, reject) => {
+      const next = (message: Buffer): void => {
+        let msg: ReturnType<typeof decodeOpMsg>
+        try {
+          msg = decodeOpMsg(message, decode)
+        } catch (error) {
+          reject(error as Error)
+          return
+        }
+        // Waits for the next reply before the framer hands over another message of the same chunk.
+        if (isMoreToCome(msg.flags)) this.pending.set(msg.requestID, {resolve: next, reject, timer: undefined})
+        else resolve(msg.body)
+        onReply(msg.body)
+      }
+      this.pending.set(readHeader(bytes).requestID, {resolve: next, reject, timer: undefined})
+      this.socket.write(bytes)
+    })
+  }
+
   /** True once the socket failed or was closed: the connection cannot be used again. */
   get closed(): boolean {
     return this.failure !== null || this.socket.destroyed
@@ -182,6 +209,12 @@ export interface ScramCredentials {
   password: string
   /** The authentication database (authSource). */
   source: string
+  /**
+   * Salted passwords by mechanism, salt and iteration count, for a client that authenticates many connections
+   * as one user (a server's internal client caches them the same way, src/mongo/client/scram_client_cache.h).
+   * Absent: PBKDF2 on every connection, as a driver does.
+   */
+  saltedPasswordCache?: Map<string, Buffer>
 }
 
 /** The handshake document: `isMaster` + helloOk + metadata, and speculativeAuthenticate when given (`extra` may replace `client`). */
@@ -253,12 +286,12 @@ export class ScramSession {
     const started = performance.now()
     // Parse the salt and count first (final() checks the nonce and the minimum count again).
     const {salt, iterationCount} = parseSaltAndCount(serverFirst)
-    const salted = await hiAsync(
-      this.mechanism,
-      scramPassword(this.mechanism, this.credentials.username, this.credentials.password),
-      salt,
-      iterationCount,
-    )
+    const cacheKey = `${this.mechanism}:${salt.toString('base64')}:${iterationCount}`
+    const cache = this.credentials.saltedPasswordCache
+    const salted =
+      cache?.get(cacheKey) ??
+      (await hiAsync(this.mechanism, scramPassword(this.mechanism, this.credentials.username, this.credentials.password), salt, iterationCount))
+    cache?.set(cacheKey, salted)
     const keyDerivationMs = performance.now() - started
     const clientFinal = this.client.final(serverFirst, salted)
     let reply = await conn.command(this.credentials.source, {

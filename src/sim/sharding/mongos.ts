@@ -11,6 +11,7 @@ import {mongodCommands} from '../commands/index.js'
 import type {CommandContext, CommandSpec} from '../commands/registry.js'
 import {clusterAdmin, clusterMonitor, truthyFlag} from '../commands/util.js'
 import {CommandError} from '../errors.js'
+import {clientConnectionCount} from '../internal/traffic.js'
 import {runPipeline} from '../storage/aggregate.js'
 import {isNumeric, isPlainObject, toNumber, valuesEqual} from '../storage/values.js'
 import {SHARDED_DATA_DISTRIBUTION, shardedDataDistribution} from './data-distribution.js'
@@ -140,7 +141,7 @@ async function listShards(ctx: CommandContext): Promise<Document> {
 
 function connPoolStats(ctx: CommandContext): Document {
   const {cluster, rt} = ShardedCluster.of(ctx.proc)
-  return rt.pools.toConnPoolStats(cluster.connPoolStatsShape(), cluster.replicaSetsDoc())
+  return rt.pools.toConnPoolStats(cluster.connPoolStatsShape(), cluster.replicaSetsDoc(), clientConnectionCount(ctx.proc))
 }
 
 async function listDatabases(ctx: CommandContext): Promise<Document> {

@@ -72,7 +72,7 @@ class HostPool {
   private async connectOne(): Promise<WireConnection> {
     this.connecting++
     try {
-      const c = await WireConnection.open(this.host, this.owner.appName, this.owner.credentials)
+      const c = await WireConnection.open(this.host, this.owner.client, this.owner.credentials)
       this.created++
       return c
     } finally {
@@ -149,6 +149,12 @@ export interface PoolStatsShape {
   replicaSetMatchingStrategy: boolean
 }
 
+/** connPoolStats fields by version: `refreshed` 7.0+, acquisition wait histograms 6.3+, matching strategy 5.0+. */
+export function connPoolStatsShape(versionArray: readonly number[]): PoolStatsShape {
+  const atLeast = (major: number, minor: number) => versionArray[0] > major || (versionArray[0] === major && versionArray[1] >= minor)
+  return {refreshed: atLeast(7, 0), acquisitionWaitTimes: atLeast(6, 3), replicaSetMatchingStrategy: atLeast(5, 0)}
+}
+
 /** All outbound pools of one process, by pool name then host. */
 export class OutboundPools {
   closed = false
@@ -156,7 +162,8 @@ export class OutboundPools {
   private timer: NodeJS.Timeout | null = null
 
   constructor(
-    readonly appName: string,
+    /** The hello's `client` of every connection (internal/metadata.ts). */
+    readonly client: Document,
     readonly credentials: InternalCredentials | undefined,
     private readonly scale: number,
   ) {}
@@ -198,8 +205,11 @@ export class OutboundPools {
     }
   }
 
-  /** The connPoolStats document of this process. */
-  toConnPoolStats(shape: PoolStatsShape, replicaSets: Document): Document {
+  /**
+   * The connPoolStats document of this process; `clientConnections` is its live DBClientConnection count
+   * (`numClientConnections`, `DBClientConnection::getNumConnections()`: a secondary's oplog fetcher).
+   */
+  toConnPoolStats(shape: PoolStatsShape, replicaSets: Document, clientConnections = 0): Document {
     const totals = {inUse: 0, available: 0, leased: 0, created: 0, refreshing: 0, refreshed: 0, waits: new Array<number>(WAIT_BUCKETS + 2).fill(0)}
     const pools: Document = {}
     const hosts: Document = {}
@@ -241,7 +251,7 @@ export class OutboundPools {
       pools[name] = {...head, ...poolDoc}
     }
     const doc: Document = {
-      numClientConnections: 0,
+      numClientConnections: clientConnections,
       numAScopedConnections: 0,
       totalInUse: totals.inUse,
       totalAvailable: totals.available,
@@ -257,6 +267,11 @@ export class OutboundPools {
     doc.replicaSets = replicaSets
     doc.ok = 1
     return doc
+  }
+
+  /** Its process went down: the idle connections die with it; the pools stay usable once it is back. */
+  dropIdle(): void {
+    for (const byHost of this.pools.values()) for (const hp of byHost.values()) for (const c of hp.idle.splice(0)) c.close()
   }
 
   close(): void {

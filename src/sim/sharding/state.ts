@@ -19,7 +19,8 @@ import type {DataStore} from '../storage/collection.js'
 import type {SimOptions} from '../types.js'
 import {DdlLockManager, ddlLockTimeoutMessage} from './ddl-lock.js'
 import {CONFIG_SERVER_PROCESS_ID, CONFIG_SHARD_ID, DistLockManager, PING_INTERVAL_MS, ensureLockCollections, generateProcessId} from './dist-lock.js'
-import {OutboundPools, SHARD_REGISTRY_POOL, TASK_EXECUTOR_POOL} from './pool.js'
+import {networkInterfaceMetadata} from '../internal/metadata.js'
+import {connPoolStatsShape, OutboundPools, SHARD_REGISTRY_POOL, TASK_EXECUTOR_POOL} from './pool.js'
 import type {InternalCredentials} from './wire-client.js'
 
 export type LockModel = 'dist-4.4' | 'dist-6.0' | 'ddl-memory'
@@ -122,7 +123,7 @@ export class ShardedCluster {
       kind,
       proc,
       shardName,
-      pools: new OutboundPools(`${kind}-${shardName ?? 'router'}`, this.credentials, this.scale),
+      pools: new OutboundPools(networkInterfaceMetadata(this.profile.version), this.credentials, this.scale),
       seenInstance: proc.topologyVersion.processId.toHexString(),
       startedAt: Date.now(),
     }
@@ -363,8 +364,6 @@ export class ShardedCluster {
   }
 
   connPoolStatsShape() {
-    const v = this.profile.versionArray
-    const atLeast = (major: number, minor: number) => v[0] > major || (v[0] === major && v[1] >= minor)
-    return {refreshed: atLeast(7, 0), acquisitionWaitTimes: atLeast(6, 3), replicaSetMatchingStrategy: atLeast(5, 0)}
+    return connPoolStatsShape(this.profile.versionArray)
   }
 }

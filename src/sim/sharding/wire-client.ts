@@ -27,16 +27,19 @@ export class WireConnection {
     private readonly connection: Socketed,
   ) {}
 
-  /** Opens, says hello as a server's network interface, and authenticates (SCRAM-SHA-256) when credentials are given. */
-  static async open(host: string, appName: string, credentials?: InternalCredentials, timeoutMs = 10_000): Promise<WireConnection> {
+  /**
+   * Opens, says hello with `client` (internal/metadata.ts: what the server's network interface or
+   * internal client sends), and authenticates (SCRAM-SHA-256) when credentials are given.
+   */
+  static async open(host: string, client: Document, credentials?: InternalCredentials, timeoutMs = 10_000): Promise<WireConnection> {
     const {conn} = await openAuthenticated({
       ...splitHostPort(host),
       timeoutMs,
       requestTimeoutMs: 0,
-      appName,
+      appName: '',
       credentials,
       mechanism: credentials ? 'SCRAM-SHA-256' : undefined,
-      handshake: {client: {driver: {name: 'NetworkInterfaceTL', version: 'pooltool-sim'}, application: {name: appName}, os: {type: 'Linux'}}},
+      handshake: {client},
     })
     return new WireConnection(host, conn)
   }
@@ -52,6 +55,12 @@ export class WireConnection {
     // `ok` arrives as the double 1.0 every server sends; the sim compares it as a plain number.
     if (isNumeric(reply.ok)) reply.ok = toNumber(reply.ok)
     return reply
+  }
+
+  /** Streams an exhaust command's replies (a monitor's awaitable hello) until the server stops or the socket closes. */
+  async exhaust(db: string, body: Document, onReply: (doc: Document) => void): Promise<void> {
+    this.lastUsed = Date.now()
+    await this.connection.exhaust(db, body, (doc) => onReply(toExactForm(doc)), EXACT_DECODE)
   }
 
   close(): void {

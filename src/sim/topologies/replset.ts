@@ -13,6 +13,12 @@ import {DataStore} from '../storage/collection.js'
 import type {UserStore} from '../auth/users.js'
 import type {SimMemberOption, SimOptions, SimProcessRole} from '../types.js'
 import {resolveMembers} from './members.js'
+import {clientConnectionCount, InternalTraffic} from '../internal/traffic.js'
+import {replSetHeartbeatCommand} from '../repl/heartbeat.js'
+import {connPoolStatsShape, OutboundPools} from '../sharding/pool.js'
+import type {InternalCredentials} from '../sharding/wire-client.js'
+import {networkInterfaceMetadata} from '../internal/metadata.js'
+import {clusterMonitor} from '../commands/util.js'
 import type {BuiltTopology, TopologyContext} from './topology.js'
 
 export const REPLSET_NAME = 'rs0'
@@ -81,9 +87,29 @@ export function buildMembers(spec: ReplSetSpec): ReplSetState {
   return state
 }
 
-export function buildReplSet(ctx: TopologyContext, setName = REPLSET_NAME): BuiltTopology {
+/** A replica set member's outbound pools (its ReplNetwork heartbeat connections), for connPoolStats. */
+const memberPools = new WeakMap<SimProcess, OutboundPools>()
+
+/** connPoolStats of a plain replica-set member: its ReplNetwork pool; it monitors no other set. */
+const replMemberConnPoolStats: CommandSpec = {
+  name: 'connPoolStats',
+  authz: clusterMonitor,
+  handler: (ctx) => {
+    const pools = memberPools.get(ctx.proc)
+    const shape = connPoolStatsShape(ctx.proc.profile.versionArray)
+    return (pools ?? new OutboundPools({}, undefined, 1)).toConnPoolStats(shape, {}, clientConnectionCount(ctx.proc))
+  },
+}
+
+/** mongod's table plus what members say to each other (replSetHeartbeat) and report of it (connPoolStats). */
+export function memberCommands(base: CommandRegistry, connPoolStats: CommandSpec = replMemberConnPoolStats): CommandRegistry {
+  return base.clone().override(replSetHeartbeatCommand).override(connPoolStats)
+}
+
+export function buildReplSet(ctx: TopologyContext, setName = REPLSET_NAME, internalCredentials?: InternalCredentials): BuiltTopology {
   const n = ctx.options.members
   if (!Number.isInteger(n) || n < 1 || n > 50) throw new Error(`members must be an integer between 1 and 50 (got ${n})`)
+  const table = memberCommands(mongodCommands())
   const state = buildMembers({
     setName,
     options: ctx.options,
@@ -92,12 +118,21 @@ export function buildReplSet(ctx: TopologyContext, setName = REPLSET_NAME): Buil
     data: ctx.data,
     count: n,
     memberOptions: ctx.options.memberOptions,
-    registry: mongodCommands,
+    registry: () => table,
     port: (i) => (ctx.options.basePort === 0 ? 0 : ctx.options.basePort + i),
     index: 1,
   })
+  const credentials = ctx.options.auth ? internalCredentials : undefined
+  for (const m of state.members) memberPools.set(m, new OutboundPools(networkInterfaceMetadata(ctx.profile.version), credentials, ctx.options.timeScale))
+  const traffic = new InternalTraffic({version: ctx.profile.version, credentials, timeScale: ctx.options.timeScale, poolsOf: (p) => memberPools.get(p)!})
+  traffic.addReplicaSet(state.members)
   return {
     processes: state.members,
+    started: () => traffic.start(),
+    stopping: () => {
+      traffic.stop()
+      for (const m of state.members) memberPools.get(m)?.close()
+    },
     uri: (creds) =>
       ctx.options.advertiseHost === undefined
         ? `mongodb://${creds}${state.members.map((m) => m.listenAddress).join(',')}/?replicaSet=${setName}${ctx.options.auth ? '&authSource=admin' : ''}`

@@ -13,7 +13,9 @@ import {DEAD_LOCK_HOLDER, runDeadLockHolder, seedUpgradedFrom34, UPGRADED_FROM_3
 import {CONFIG_REPL_SET, ShardedCluster} from '../sharding/state.js'
 import {DataStore} from '../storage/collection.js'
 import {SimProcess} from '../process.js'
-import {buildMembers} from './replset.js'
+import {InternalTraffic} from '../internal/traffic.js'
+import type {InternalCredentials} from '../sharding/wire-client.js'
+import {buildMembers, memberCommands} from './replset.js'
 import type {BuiltTopology, TopologyContext} from './topology.js'
 
 /** Limits of one cluster (one child process): cluster.ts checks them too, as usage errors. */
@@ -23,13 +25,12 @@ export const MAX_SET_MEMBERS = 7
 
 /** Username/password of the root user the cluster's internal connections authenticate as (auth on). */
 export interface ShardedBuildOptions {
-  internalCredentials?: {username: string; password: string; source: string}
+  internalCredentials?: InternalCredentials
 }
 
 function memberRegistry(kind: 'shard' | 'config') {
-  const t = mongodCommands().clone()
+  const t = memberCommands(mongodCommands(), shardConnPoolStats)
   for (const spec of kind === 'shard' ? shardDdlCommands : configServerDdlCommands) t.override(spec)
-  t.override(shardConnPoolStats)
   return t
 }
 
@@ -64,14 +65,40 @@ export function buildSharded(ctx: TopologyContext, extra: ShardedBuildOptions = 
   const firstConfig = o.mongos + o.shards * o.shardMembers
   const configRs = buildMembers({...common, setName: CONFIG_REPL_SET, data: cluster.configData, count: o.configMembers, role: 'config', registry: () => configTable, port: (m) => port(firstConfig + m), index: o.shards + 1})
   for (const p of configRs.members) cluster.register('config', p)
+  const traffic = shardedTraffic(cluster, o.auth ? extra.internalCredentials : undefined)
   return {
     processes: [...mongos, ...shards, ...configRs.members],
     uri: (creds) => `mongodb://${creds}${mongos.map((m) => m.hostPort).join(',')}/${o.auth ? '?authSource=admin' : ''}`,
     started: async () => {
       await cluster.started()
+      await traffic.start()
       if (o.scenarios.includes(UPGRADED_FROM_34)) seedUpgradedFrom34(cluster, new Date())
       if (o.scenarios.includes(DEAD_LOCK_HOLDER)) await runDeadLockHolder(cluster)
     },
-    stopping: () => cluster.stop(),
+    stopping: () => {
+      traffic.stop()
+      return cluster.stop()
+    },
   }
+}
+
+/**
+ * What the processes of a sharded cluster hold to each other at rest (internal/traffic.ts): every set's
+ * heartbeats and oplog fetchers; routers monitor every shard and the config server (their
+ * ShardRegistry targets each shard and the config shard through a replica set monitor), shard members
+ * monitor the config server, config members every shard (the config server's ShardRegistry). Shard
+ * members monitor other shards only once they talk to them (migrations, DDL), not at rest.
+ */
+function shardedTraffic(cluster: ShardedCluster, credentials: ShardedBuildOptions['internalCredentials']): InternalTraffic {
+  const traffic = new InternalTraffic({version: cluster.profile.version, credentials, timeScale: cluster.options.timeScale, poolsOf: (p) => cluster.runtime(p).pools})
+  for (const s of cluster.shards) traffic.addReplicaSet(s.members)
+  traffic.addReplicaSet(cluster.configMembers)
+  const allShardMembers = cluster.shards.flatMap((s) => s.members)
+  for (const m of cluster.mongos) {
+    for (const s of cluster.shards) traffic.addMonitor(m, s.members)
+    traffic.addMonitor(m, cluster.configMembers)
+  }
+  for (const p of allShardMembers) traffic.addMonitor(p, cluster.configMembers)
+  for (const c of cluster.configMembers) traffic.addMonitor(c, allShardMembers)
+  return traffic
 }

@@ -1,0 +1,272 @@
+/**
+ * The connections a cluster's own processes hold to each other at rest, with the traffic that
+ * keeps them alive, on shared timers (one per interval for the whole cluster, not one per
+ * connection):
+ * - Replication heartbeats: every member sends `replSetHeartbeat` to every other member of its
+ *   set every `heartbeatIntervalMillis` (2 s, the replica set config default) over its ReplNetwork
+ *   executor (`makeNetworkInterface("ReplNetwork")` in src/mongo/db/mongod_main.cpp), so each
+ *   member holds one pooled connection per peer in `NetworkInterfaceTL-ReplNetwork` (reported by
+ *   connPoolStats through `ReplicationCoordinator::appendConnectionStats`) and accepts one from
+ *   each peer.
+ * - Oplog fetching: each secondary keeps one DBClientConnection (`MongoDB Internal Client`,
+ *   application `OplogFetcher`, src/mongo/db/repl/oplog_fetcher.cpp) to its sync source, the
+ *   primary at rest. Not pooled: connPoolStats does not list it.
+ * - Replica set monitoring: a process that monitors a set (routers: every shard and the config
+ *   server; shard members: the config server; config members: every shard) runs the streamable
+ *   monitor of 4.4+ (src/mongo/client/streamable_replica_set_monitor.cpp,
+ *   server_discovery_monitor.cpp, server_ping_monitor.cpp): per member host one connection
+ *   streaming awaitable hellos (`maxAwaitTimeMS` = heartbeat frequency, 10 s) and one measuring
+ *   round trips with a plain hello every 10 s (the stream is one exhaust hello, as the server's). Its executor `ReplicaSetMonitor-TaskExecutor` is
+ *   not one connPoolStats reports, so these show only on the monitored side.
+ * Every connection says hello with the client metadata of internal/metadata.ts and authenticates
+ * with the cluster's internal credentials when auth is on. Intervals are multiplied by the time scale.
+ */
+import type {Document} from 'bson'
+import type {SimProcess} from '../process.js'
+import {heartbeatRequest} from '../repl/heartbeat.js'
+import type {OutboundPools} from '../sharding/pool.js'
+import {type InternalCredentials, WireConnection} from '../sharding/wire-client.js'
+import {internalClientMetadata, networkInterfaceMetadata, OPLOG_FETCHER_APP} from './metadata.js'
+
+export const REPL_NETWORK_POOL = 'NetworkInterfaceTL-ReplNetwork'
+/** `heartbeatIntervalMillis` default of a replica set config. */
+export const HEARTBEAT_INTERVAL_MS = 2_000
+/** `heartbeatIntervalMS` of the replica set monitor (the server's `kDefaultHeartbeatFrequency`, 10 s). */
+export const MONITOR_INTERVAL_MS = 10_000
+
+/** Monitored hosts (two connections each) a start waits for; beyond, they open in the background. */
+const MONITORS_AWAITED_AT_START = 500
+
+export interface InternalTrafficOptions {
+  version: string
+  credentials: InternalCredentials | undefined
+  timeScale: number
+  /** The outbound pools of a process: heartbeats lease from its ReplNetwork pool (its connPoolStats). */
+  poolsOf(proc: SimProcess): OutboundPools
+}
+
+/** A connection that comes back after its peer restarts: reopened on the next tick. */
+class Held {
+  conn: WireConnection | null = null
+  private opening = false
+  busy = false
+
+  constructor(
+    readonly from: SimProcess,
+    readonly to: SimProcess,
+    private readonly client: Document,
+    private readonly credentials: InternalCredentials | undefined,
+  ) {}
+
+  get live(): boolean {
+    return this.conn !== null && !this.conn.closed
+  }
+
+  /** Opens when both ends are up and it is not open; failures wait for the next tick. */
+  async ensure(): Promise<boolean> {
+    if (this.live) return true
+    if (this.opening || !this.from.running || !this.to.running) return false
+    this.opening = true
+    try {
+      this.conn = await WireConnection.open(this.to.hostPort, this.client, this.credentials, 5_000)
+      if (!this.from.running) this.close()
+      return this.live
+    } catch {
+      this.conn = null
+      return false
+    } finally {
+      this.opening = false
+    }
+  }
+
+  close(): void {
+    this.conn?.close()
+    this.conn = null
+  }
+}
+
+/** The DBClientConnections (oplog fetchers) a process holds: connPoolStats `numClientConnections`. */
+const clientConnections = new WeakMap<SimProcess, Held[]>()
+
+export function clientConnectionCount(proc: SimProcess): number {
+  return (clientConnections.get(proc) ?? []).filter((h) => h.live).length
+}
+
+/** One monitored host: the streaming connection and the round-trip one. */
+interface MonitorLink {
+  stream: Held
+  ping: Held
+  topologyVersion?: Document
+}
+
+export class InternalTraffic {
+  private readonly sets: SimProcess[][] = []
+  private readonly fetchers: Held[] = []
+  private readonly monitors: MonitorLink[] = []
+  private readonly heartbeatsInFlight = new Set<string>()
+  /** Every process that holds internal connections. */
+  private readonly processes = new Set<SimProcess>()
+  /** topologyVersion.processId of each process at the last tick: a new one means it restarted. */
+  private readonly instances = new Map<SimProcess, string>()
+  private readonly timers: NodeJS.Timeout[] = []
+  private stopped = false
+
+  constructor(private readonly options: InternalTrafficOptions) {}
+
+  private get tl(): Document {
+    return networkInterfaceMetadata(this.options.version)
+  }
+
+  /** Members heartbeat each other; secondaries fetch from the primary. */
+  addReplicaSet(members: SimProcess[]): void {
+    this.sets.push(members)
+    for (const m of members) this.processes.add(m)
+    const primary = members.find((m) => m.isPrimaryMember)
+    if (!primary) return
+    const fetcher = internalClientMetadata(this.options.version, OPLOG_FETCHER_APP)
+    for (const m of members) {
+      if (!m.isSecondaryMember) continue
+      const held = new Held(m, primary, fetcher, this.options.credentials)
+      this.fetchers.push(held)
+      clientConnections.set(m, [...(clientConnections.get(m) ?? []), held])
+    }
+  }
+
+  /** `from` runs a replica set monitor of the set `members` (hidden members are in no hello list, so unmonitored). */
+  addMonitor(from: SimProcess, members: SimProcess[]): void {
+    this.processes.add(from)
+    for (const to of members) {
+      if (to === from || to.member?.hidden) continue
+      this.monitors.push({stream: new Held(from, to, this.tl, this.options.credentials), ping: new Held(from, to, this.tl, this.options.credentials)})
+    }
+  }
+
+  private interval(ms: number): number {
+    return Math.max(20, ms * this.options.timeScale)
+  }
+
+  /**
+   * Opens every connection (the first heartbeat round, oplog fetchers, monitor checks), then starts the
+   * shared timers. A cluster with more than MONITORS_AWAITED_AT_START monitored hosts opens its monitors
+   * in the background (real monitors connect asynchronously too), so a 200-process cluster still starts
+   * well within the host's 15 s start timeout; a small one is complete when start() resolves.
+   */
+  async start(): Promise<void> {
+    const monitors = () => Promise.all(this.monitors.map((l) => this.checkMonitor(l)))
+    const small = this.monitors.length <= MONITORS_AWAITED_AT_START
+    await Promise.all([this.heartbeatRound(), ...this.fetchers.map((f) => f.ensure()), ...(small ? [monitors()] : [])])
+    // Opened after the sets' own connections, so they do not queue behind thousands of monitor handshakes.
+    if (!small) void monitors()
+    const every = (ms: number, f: () => void) => {
+      const t = setInterval(f, this.interval(ms))
+      t.unref()
+      this.timers.push(t)
+    }
+    every(HEARTBEAT_INTERVAL_MS, () => {
+      this.dropConnectionsOfRestartedProcesses()
+      void this.heartbeatRound()
+      for (const f of this.fetchers) void f.ensure()
+    })
+    every(MONITOR_INTERVAL_MS, () => {
+      for (const l of this.monitors) void this.checkMonitor(l)
+    })
+  }
+
+  /**
+   * A process that is down or came back since the last tick (stop / restart fault: a new
+   * topologyVersion.processId) holds none of its old connections: its outbound ones close, so its peers
+   * see them go and new ones arrive once it is back, as after a real restart.
+   */
+  private dropConnectionsOfRestartedProcesses(): void {
+    const gone = new Set<SimProcess>()
+    const check = (p: SimProcess) => {
+      const instance = p.topologyVersion.processId.toHexString()
+      const seen = this.instances.get(p)
+      this.instances.set(p, instance)
+      if (!p.running || (seen !== undefined && seen !== instance)) gone.add(p)
+    }
+    this.processes.forEach(check)
+    if (gone.size === 0) return
+    for (const p of gone) if (this.sets.some((members) => members.includes(p))) this.options.poolsOf(p).dropIdle()
+    for (const f of this.fetchers) if (gone.has(f.from)) f.close()
+    for (const l of this.monitors) {
+      if (!gone.has(l.stream.from)) continue
+      l.stream.close()
+      l.ping.close()
+    }
+  }
+
+  /** One heartbeat from every running member to every other running member of its set (skipping one still in flight). */
+  private async heartbeatRound(): Promise<void> {
+    const sends: Promise<void>[] = []
+    for (const members of this.sets) {
+      for (const from of members) {
+        if (!from.running) continue
+        for (const to of members) {
+          if (to === from || !to.running) continue
+          const key = `${from.hostPort}>${to.hostPort}`
+          if (this.heartbeatsInFlight.has(key)) continue
+          this.heartbeatsInFlight.add(key)
+          sends.push(
+            this.options
+              .poolsOf(from)
+              .run(REPL_NETWORK_POOL, to.hostPort, 'admin', heartbeatRequest(from))
+              .then(
+                () => undefined,
+                () => undefined,
+              )
+              .finally(() => this.heartbeatsInFlight.delete(key)),
+          )
+        }
+      }
+    }
+    await Promise.all(sends)
+  }
+
+  /** The monitor's 10 s check: (re)opens both connections, pings, and keeps a streaming hello waiting. */
+  private async checkMonitor(l: MonitorLink): Promise<void> {
+    if (this.stopped) return
+    if ((await l.ping.ensure()) && !l.ping.busy) {
+      l.ping.busy = true
+      l.ping.conn!.command('admin', {hello: 1}).then(
+        () => (l.ping.busy = false),
+        () => (l.ping.busy = false),
+      )
+    }
+    if ((await l.stream.ensure()) && !l.stream.busy) void this.stream(l)
+  }
+
+  /**
+   * The server discovery monitor's stream: a hello for the topologyVersion, then one exhaust awaitable hello
+   * (`maxAwaitTimeMS` 10 s) the server answers on every topology change or period, with moreToCome, until the
+   * connection closes (server_discovery_monitor.cpp: `scheduleExhaustRemoteCommandOnAny`). The accepting side
+   * counts it in `serverStatus.connections.exhaustHello` and `awaitingTopologyChanges`.
+   */
+  private async stream(l: MonitorLink): Promise<void> {
+    l.stream.busy = true
+    try {
+      const conn = l.stream.conn!
+      if (!l.topologyVersion) l.topologyVersion = (await conn.command('admin', {hello: 1})).topologyVersion as Document | undefined
+      if (this.stopped || !l.stream.live || !l.topologyVersion) return
+      const maxAwaitTimeMS = Math.round(this.interval(MONITOR_INTERVAL_MS))
+      await conn.exhaust('admin', {hello: 1, topologyVersion: l.topologyVersion, maxAwaitTimeMS}, (reply) => {
+        l.topologyVersion = reply.topologyVersion as Document | undefined
+      })
+    } catch {
+      // The connection failed: the next check opens a new one and starts from a plain hello.
+    } finally {
+      l.topologyVersion = undefined
+      l.stream.busy = false
+    }
+  }
+
+  stop(): void {
+    this.stopped = true
+    for (const t of this.timers) clearInterval(t)
+    for (const f of this.fetchers) f.close()
+    for (const l of this.monitors) {
+      l.stream.close()
+      l.ping.close()
+    }
+  }
+}
