@@ -4,9 +4,16 @@ import {BaseCommand} from '../src/cli/base-command.js'
 import {durationFlag} from '../src/cli/flags.js'
 import {usageError} from '../src/errors.js'
 import {parseFaultSpec} from '../src/parse/fault-spec.js'
-import {ndjsonFaultFired, ndjsonStarted, renderFaultFired, renderSimStarted, type SimStartedResult, toSimStartedResult} from '../src/reporters/sim.js'
+import {ndjsonFaultFired, ndjsonStarted, renderFaultFired, renderReplayStarted, renderSimStarted, type SimStartedResult, toReplayStartedResult, toSimStartedResult} from '../src/reporters/sim.js'
+import {runReplayUntilStopped} from '../src/replay/run.js'
 import {runSimUntilStopped} from '../src/run-sim.js'
 import {DEFAULT_SIM_OPTIONS, SIM_TOPOLOGIES, SIM_VERSION_PROFILES, type SimTopology, type SimVersionProfile} from '../src/sim/types.js'
+
+/** What shapes a simulated cluster: none of it applies to a replay, which serves what was captured. */
+const SHAPE_FLAGS = [
+  'topology', 'version-profile', 'auth', 'port', 'members', 'mongos', 'shards', 'latency', 'setup-cost', 'max-connections',
+  'scram-iterations', 'scram-sha256-iterations', 'time-scale', 'scenario', 'fault', 'ndjson',
+] as const
 
 export default class Sim extends BaseCommand<typeof Sim> {
   protected override readonly stopWording = 'stopping the embedded cluster'
@@ -19,7 +26,10 @@ export default class Sim extends BaseCommand<typeof Sim> {
     'run it here to point other tools at it, or to inject faults. Runs until Ctrl-C (or --duration).\n\n' +
     'Each scheduled --fault prints one line on stderr when it fires; --ndjson streams the started document and then one ' +
     '{"type":"fault", …} line per fired fault on stdout (--json prints only the started document). If the cluster\'s ' +
-    'process dies, sim exits with one line: 9 when it was killed from outside (kill -9, the OOM killer), 1 when it failed on its own.'
+    'process dies, sim exits with one line: 9 when it was killed from outside (kill -9, the OOM killer), 1 when it failed on its own.\n\n' +
+    '--replay FILE serves a file written by `pooltool snapshot` instead: one loopback listener per captured host, every ' +
+    'command answered with the captured document (or the captured error), host names rewritten to the listeners, clocks ' +
+    'as captured. Read only and without authentication; the printed URI keeps the captured options (directConnection, replicaSet).'
 
   static override examples = [
     '<%= config.bin %> <%= command.id %>',
@@ -28,6 +38,7 @@ export default class Sim extends BaseCommand<typeof Sim> {
     '<%= config.bin %> <%= command.id %> --topology sharded --mongos 2 --shards 2 --version-profile 4.4 --time-scale 0.01',
     '<%= config.bin %> <%= command.id %> --fault stall:1s@5s --fault drop-connections@20s',
     '<%= config.bin %> <%= command.id %> --ndjson --fault restart:2s@30s | jq -c \'select(.type=="fault")\'',
+    '<%= config.bin %> <%= command.id %> --replay snapshot.json   # then: <%= config.bin %> conns list --uri <printed uri>',
   ]
 
   static override flags = {
@@ -47,11 +58,17 @@ export default class Sim extends BaseCommand<typeof Sim> {
     scenario: Flags.string({multiple: true, default: [], summary: 'Canned situation, e.g. dead-lock-holder (sharded).'}),
     fault: Flags.string({multiple: true, default: [], summary: 'Scheduled fault KIND[:VALUE]@AT, e.g. stall:1s@5s, drop-connections@10s, restart:2s@30s.'}),
     duration: durationFlag({summary: 'Stop by itself after this long, e.g. 60s, 10m (default: run until Ctrl-C).'}),
+    replay: Flags.string({
+      summary: 'Serve a snapshot file (from `pooltool snapshot`) instead of simulating a cluster.',
+      helpValue: '<file>',
+      exclusive: [...SHAPE_FLAGS],
+    }),
     ndjson: Flags.boolean({default: false, exclusive: ['json'], summary: 'Stream JSON lines: the started document (type "started"), then one line per fired fault (type "fault").', helpGroup: 'OUTPUT'}),
   }
 
   async run(): Promise<void> {
     const {flags} = this
+    if (flags.replay !== undefined) return this.replay(flags.replay)
     const timeScale = Number(flags['time-scale'])
     if (!(timeScale > 0 && timeScale <= 1000)) {
       throw usageError(`--time-scale '${flags['time-scale']}' is not a number above 0`, 'e.g. --time-scale 0.01 makes the 15 min lock expiry 9 s')
@@ -93,6 +110,20 @@ export default class Sim extends BaseCommand<typeof Sim> {
       },
     })
     // Ctrl-C is how an open-ended sim ends (exit 0); cutting a --duration short is an interruption, as in conns watch.
+    if (this.interruptSignal.aborted && durationMs !== undefined) process.exitCode = this.interruptedExitCode
+  }
+
+  private async replay(file: string): Promise<void> {
+    const durationMs = this.flags.duration
+    await runReplayUntilStopped(file, {
+      signal: this.interruptSignal,
+      durationMs,
+      onReady: (info) => {
+        const started = toReplayStartedResult(info)
+        if (this.jsonEnabled()) this.logJson(started)
+        else this.log(renderReplayStarted(started))
+      },
+    })
     if (this.interruptSignal.aborted && durationMs !== undefined) process.exitCode = this.interruptedExitCode
   }
 }

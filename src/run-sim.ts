@@ -7,9 +7,7 @@
 import {type SimExit, startSimCluster, unexpectedExitError} from './sim/host.js'
 import type {FiredFault, SimClusterInfo, SimOptions} from './sim/types.js'
 
-export interface RunSimHooks {
-  signal: AbortSignal
-  durationMs?: number
+export interface RunSimHooks extends StopWhen {
   onReady(info: SimClusterInfo): void
   /** Each scheduled fault as it fires (after onReady, in firing order). */
   onFaultFired?(event: FiredFault): void
@@ -20,31 +18,47 @@ const MAX_TIMER_MS = 2 ** 31 - 1
 /** What ended the wait: the caller (signal or duration) or the cluster's own death. */
 type Ending = {kind: 'requested'} | {kind: 'died'; exit: SimExit}
 
+/** How long to serve: until the signal aborts or the duration ends. */
+export interface StopWhen {
+  signal: AbortSignal
+  durationMs?: number
+}
+
+/**
+ * Resolves when the caller wants the server stopped (signal or duration). A served
+ * cluster or replay is the whole point of the process, so this holds the event loop
+ * open; `cancel` releases it. Re-armed in steps: setTimeout fires at once for delays
+ * past 2^31-1 ms (~24.8 days).
+ */
+export function stopRequested(when: StopWhen): {requested: Promise<void>; cancel(): void} {
+  let timer: NodeJS.Timeout | undefined
+  const requested = new Promise<void>((resolve) => {
+    if (when.signal.aborted) return resolve()
+    const deadline = when.durationMs === undefined ? Number.POSITIVE_INFINITY : Date.now() + when.durationMs
+    const arm = () => {
+      const left = deadline - Date.now()
+      if (left <= 0) resolve()
+      else timer = setTimeout(arm, Math.min(left, MAX_TIMER_MS))
+    }
+    arm()
+    when.signal.addEventListener('abort', () => resolve(), {once: true})
+  })
+  return {requested, cancel: () => clearTimeout(timer)}
+}
+
 export async function runSimUntilStopped(options: Partial<SimOptions>, hooks: RunSimHooks): Promise<void> {
   const cluster = await startSimCluster(options)
-  let timer: NodeJS.Timeout | undefined
+  // The child is unref'd (so library callers exit promptly); stopRequested holds the event loop open here.
+  const stop = stopRequested(hooks)
   try {
     hooks.onReady(cluster.info)
     if (hooks.onFaultFired) cluster.onFaultFired(hooks.onFaultFired)
-    const requested = new Promise<Ending>((resolve) => {
-      if (hooks.signal.aborted) return resolve({kind: 'requested'})
-      // The child is unref'd (so library callers exit promptly); here the
-      // cluster is the whole point, so hold the event loop open ourselves.
-      // Re-armed in steps: setTimeout fires at once for delays past 2^31-1 ms (~24.8 days).
-      const deadline = hooks.durationMs === undefined ? Number.POSITIVE_INFINITY : Date.now() + hooks.durationMs
-      const arm = () => {
-        const left = deadline - Date.now()
-        if (left <= 0) resolve({kind: 'requested'})
-        else timer = setTimeout(arm, Math.min(left, MAX_TIMER_MS))
-      }
-      arm()
-      hooks.signal.addEventListener('abort', () => resolve({kind: 'requested'}), {once: true})
-    })
+    const requested = stop.requested.then((): Ending => ({kind: 'requested'}))
     const died = cluster.exited.then((exit): Ending => ({kind: 'died', exit}))
     const ending = await Promise.race([requested, died])
     if (ending.kind === 'died') throw unexpectedExitError(ending.exit, cluster.info.pid)
   } finally {
-    clearTimeout(timer)
+    stop.cancel()
     await cluster.stop()
   }
 }

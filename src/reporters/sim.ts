@@ -78,3 +78,28 @@ export function renderFaultFired(event: FiredFault): string {
     ? `pooltool sim: ${when} fired: ${whatFaultDoes(event.fault)}${where}`
     : `pooltool sim: ${when} failed: ${whatFaultDoes(event.fault)}${where}: ${event.error ?? 'unknown error'}`
 }
+
+/** What `pooltool sim --replay FILE` prints: the URI to point pooltool at, then where each captured host is served. */
+export interface ReplayStartedResult {
+  uri: string
+  replay: string
+  capturedAt: string
+  /** Captured name → the listener serving it. */
+  hosts: Record<string, string>
+}
+
+export function toReplayStartedResult(info: {uri: string; file: string; capturedAt: Date; hosts: Record<string, string>}): ReplayStartedResult {
+  return {uri: info.uri, replay: info.file, capturedAt: info.capturedAt.toISOString(), hosts: info.hosts}
+}
+
+export function renderReplayStarted(result: ReplayStartedResult): string {
+  const table = new Table({head: ['captured host', 'served at'], style: {head: [], border: []}})
+  for (const [captured, listener] of Object.entries(result.hosts)) table.push([captured, listener])
+  return [
+    result.uri,
+    '',
+    `replaying ${result.replay}, captured ${result.capturedAt}: captured documents only, read only, no authentication`,
+    table.toString(),
+    'Ctrl-C to stop.',
+  ].join('\n')
+}

@@ -1,0 +1,100 @@
+/**
+ * The snapshot file (`pooltool snapshot` writes it, `pooltool sim --replay`
+ * serves it, published-document fixtures are written in it): one document in
+ * canonical Extended JSON, so Int32/Int64/Double/Date/Timestamp/ObjectId come
+ * back as the types the server sent. The contract is described field by field
+ * in src/replay/README.md.
+ */
+import {EJSON, type Document} from 'bson'
+
+import {PoolToolError} from '../errors.js'
+import type {HostRole} from '../probes/topology.js'
+
+export const SNAPSHOT_FORMAT = 'pooltool-snapshot'
+export const SNAPSHOT_FORMAT_VERSION = 1
+
+/** One read as the read layer made it (`ReadEvent` without the host, which the grouping carries). */
+export interface SnapshotRead {
+  /** The read layer's name: hello, serverStatus, config.locks, $currentOp, config.listCollections … */
+  name: string
+  /** Database the command ran on. */
+  db: string
+  request: Document
+  reply?: Document | Document[]
+  error?: {name: string; message: string; code?: number; codeName?: string}
+  receivedAt?: Date
+  durationMS?: number
+}
+
+export interface SnapshotHost {
+  /** The name the cluster uses for this process ("host:port"). */
+  host: string
+  /** Where the capture connected, when not `host` (the entry node reached through a tunnel). */
+  address?: string
+  role: HostRole
+  /** From this host's first hello: the server's clock and this machine's when the reply arrived. */
+  clock?: {serverTime?: Date; receivedAt: Date}
+  reads: SnapshotRead[]
+}
+
+export interface SnapshotFile {
+  format: typeof SNAPSHOT_FORMAT
+  formatVersion: number
+  capturedAt: Date
+  pooltoolVersion?: string
+  entry: {uri: string; seedHosts: string[]}
+  redactedHosts: boolean
+  hosts: SnapshotHost[]
+  unreachable: Array<{host: string; error: string}>
+  views?: Record<string, unknown>
+  /** Fixtures only: where the documents come from, and what a DBA concludes from them. */
+  source?: Document
+  verdicts?: Document
+  notes?: string[]
+}
+
+/** The snapshot as canonical Extended JSON values (plain JSON: `{"$numberLong": "…"}`, `{"$date": …}`), ready for JSON.stringify. */
+export function toCanonicalJson(snapshot: SnapshotFile): Document {
+  return EJSON.serialize(snapshot as unknown as Document, {relaxed: false})
+}
+
+/** Canonical Extended JSON text, two-space indented, newline-terminated. */
+export function serializeSnapshot(snapshot: SnapshotFile): string {
+  return `${JSON.stringify(toCanonicalJson(snapshot), null, 2)}\n`
+}
+
+/** The database a read of this name ran on (`config.locks` → config, `admin.listCollections` → admin). */
+export function dbOfRead(name: string): string {
+  const dot = name.indexOf('.')
+  if (name.startsWith('$') || dot <= 0) return 'admin'
+  return name.slice(0, dot)
+}
+
+const badFile = (file: string, why: string) =>
+  new PoolToolError('USAGE', `${file} is not a pooltool snapshot: ${why}`, 'pass a file written by `pooltool snapshot --out FILE` (or a fixture in that format)')
+
+/** Parse and check a snapshot's text (bad input is a usage error naming the file). */
+export function parseSnapshot(text: string, file: string): SnapshotFile {
+  let doc: Document
+  try {
+    doc = EJSON.parse(text, {relaxed: false}) as Document
+  } catch (error) {
+    throw badFile(file, `not Extended JSON (${(error as Error).message})`)
+  }
+  if (doc?.format !== SNAPSHOT_FORMAT) throw badFile(file, `"format" is ${JSON.stringify(doc?.format)}, expected "${SNAPSHOT_FORMAT}"`)
+  const version = Number(doc.formatVersion)
+  if (version !== SNAPSHOT_FORMAT_VERSION) throw badFile(file, `formatVersion ${String(doc.formatVersion)} (this pooltool reads ${SNAPSHOT_FORMAT_VERSION})`)
+  if (!Array.isArray(doc.hosts) || doc.hosts.length === 0) throw badFile(file, 'no "hosts"')
+  for (const host of doc.hosts as Document[]) {
+    if (typeof host?.host !== 'string' || !Array.isArray(host.reads)) throw badFile(file, 'a host without "host" or "reads"')
+  }
+  if (typeof doc.entry?.uri !== 'string') throw badFile(file, 'no "entry.uri"')
+  return {
+    ...(doc as unknown as SnapshotFile),
+    formatVersion: version,
+    capturedAt: doc.capturedAt instanceof Date ? doc.capturedAt : new Date(String(doc.capturedAt)),
+    redactedHosts: doc.redactedHosts === true,
+    unreachable: Array.isArray(doc.unreachable) ? doc.unreachable : [],
+    entry: {uri: doc.entry.uri, seedHosts: Array.isArray(doc.entry.seedHosts) ? doc.entry.seedHosts : []},
+  }
+}
