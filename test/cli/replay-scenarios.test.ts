@@ -70,9 +70,9 @@ function mismatch(expected: unknown, actual: unknown, at = '$'): string | undefi
   }
   if (Array.isArray(expected)) {
     if (!Array.isArray(actual)) return `${at}: expected an array, got ${show(actual)}`
-    for (const [i, element] of expected.entries()) {
+    for (const element of expected) {
       if (!actual.some((candidate) => mismatch(element, candidate) === undefined)) {
-        const nearest = actual.map((candidate) => mismatch(element, candidate, `${at}[${i}]`)).join('\n    ')
+        const nearest = actual.map((candidate, j) => mismatch(element, candidate, `${at}[${j}]`)).join('\n    ')
         return `${at}: no element matches ${show(element)}\n    ${nearest || '(empty array)'}`
       }
     }
