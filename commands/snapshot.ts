@@ -3,11 +3,8 @@ import {Flags} from '@oclif/core'
 import {TargetCommand} from '../src/cli/base-command.js'
 import {usageError} from '../src/errors.js'
 import {checkOutputPath, writeJsonAtomically} from '../src/output.js'
-import {scrubSecrets} from '../src/redact.js'
 import {renderSnapshotSummary} from '../src/reporters/snapshot.js'
-import {captureSnapshot, ReadLog} from '../src/snapshot/capture.js'
-import {toCanonicalJson} from '../src/snapshot/format.js'
-import {rewriteTree} from '../src/snapshot/rewrite.js'
+import {captureSnapshot, ReadLog, snapshotFileContent} from '../src/snapshot/capture.js'
 import {type SnapshotSummary, summarizeCapture} from '../src/snapshot/summary.js'
 import {resolveTarget} from '../src/target.js'
 
@@ -54,8 +51,7 @@ export default class Snapshot extends TargetCommand<typeof Snapshot> {
       pooltoolVersion: this.config.version,
       signal: this.interruptSignal,
     })
-    // A safety net behind the stripped URI: no literal secret of the target survives anywhere in the file.
-    const document = rewriteTree(toCanonicalJson(outcome.snapshot), (text) => scrubSecrets(text, target.secrets))
+    const document = snapshotFileContent(outcome.snapshot, target.secrets)
     if (flags.out !== undefined) await writeJsonAtomically(flags.out, document)
     else process.stdout.write(`${JSON.stringify(document, null, 2)}\n`)
     const summary = summarizeCapture(target, outcome, flags.out)

@@ -76,6 +76,7 @@ function helloReply(read: SnapshotRead, host: ReplayHostState, command: Document
   }
   // helloOk lets the driver monitor with `hello`: only when this host answered a hello at capture.
   if (command.helloOk === true && host.reads.some((r) => r.name === 'hello' && r.error === undefined)) reply.helloOk = true
+  reply.ok ??= 1
   reply.pooltoolReplay = {capturedAt: context.capturedAt}
   return reply
 }
@@ -112,7 +113,8 @@ export function dispatchReplay(host: ReplayHostState, command: Document, db: str
   }
   if (lower === 'getmore') return errorReply(43, 'CursorNotFound', `cursor id ${String(command.getMore)} not found: a replay returns every cursor whole`)
   if (AUTH_COMMANDS.has(lower)) return errorReply(18, 'AuthenticationFailed', REPLAY_AUTH_MESSAGE)
-  if (WRITE_COMMANDS.has(lower)) return errorReply(20, 'IllegalOperation', `${verb} was not run: a replay is read only (it serves the reads captured in ${context.file})`)
+  // CommandNotFound, not IllegalOperation: the driver rewrites code 20 on a write into advice about retryable writes.
+  if (WRITE_COMMANDS.has(lower)) return errorReply(59, 'CommandNotFound', `${verb} was not run: a replay is read only (it serves the reads captured in ${context.file})`)
   const name = readNameOf(command, db)
   const read = matchRead(host.reads, command, db)
   if (read === undefined) return notCaptured(name ?? verb, context)
@@ -123,5 +125,6 @@ export function dispatchReplay(host: ReplayHostState, command: Document, db: str
     return cursorReply(ns, reply)
   }
   if (reply === undefined) return notCaptured(name ?? verb, context)
-  return shiftClock(reply, context)
+  // A published document assembled into a fixture may come without its `ok`.
+  return shiftClock(reply.ok === undefined ? {...reply, ok: 1} : reply, context)
 }

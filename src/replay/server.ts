@@ -108,8 +108,10 @@ export async function startReplayServer(snapshot: SnapshotFile, file: string): P
       }),
   )
   const stop = async () => {
-    await Promise.all(listeners.map((l) => l.close()))
+    // A listener's close waits for its open sockets: stop accepting, drop the clients, then wait.
+    const closed = Promise.all(listeners.map((l) => l.close()))
     for (const socket of sockets) socket.destroy()
+    await closed
   }
   let ports: number[]
   try {

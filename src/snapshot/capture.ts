@@ -7,6 +7,7 @@
  * with every section a command may ask for. The results of the commands are
  * kept as `views`: what they computed from these very reads. Read only.
  */
+import type {Document} from 'bson'
 import {ConnectionString} from 'mongodb-connection-string-url'
 
 import {runConnsList} from '../conns/watch.js'
@@ -16,10 +17,12 @@ import {discoverCluster} from '../probes/discovery.js'
 import type {ReadEvent, ReadRecorder} from '../probes/reader.js'
 import {SERVER_STATUS_SECTIONS} from '../probes/server-status.js'
 import {type ClusterTopology, connectAddress} from '../probes/topology.js'
+import {scrubSecrets} from '../redact.js'
 import type {Target} from '../target.js'
-import {SNAPSHOT_FORMAT, SNAPSHOT_FORMAT_VERSION, type SnapshotFile} from './format.js'
+import {SNAPSHOT_FORMAT, SNAPSHOT_FORMAT_VERSION, type SnapshotFile, toCanonicalJson} from './format.js'
 import {groupReads} from './group.js'
 import {redactHosts} from './redact-hosts.js'
+import {rewriteTree} from './rewrite.js'
 
 /** The appName suffix of the capture's own per-host connections (`pooltool-snapshot`). */
 export const SNAPSHOT_PURPOSE = 'snapshot'
@@ -55,6 +58,14 @@ export function uriWithoutCredentials(uri: string): string {
   cs.password = ''
   for (const key of [...cs.searchParams.keys()]) if (CREDENTIAL_OPTION.test(key)) cs.searchParams.delete(key)
   return cs.toString()
+}
+
+/**
+ * The file's content (canonical Extended JSON values). Behind the stripped URI, a safety net: no literal
+ * secret of the target (a password a driver message quoted, a token option) survives in any string or key.
+ */
+export function snapshotFileContent(snapshot: SnapshotFile, secrets: readonly string[]): Document {
+  return rewriteTree(toCanonicalJson(snapshot), (text) => scrubSecrets(text, secrets))
 }
 
 function oneLine(error: unknown, target: Target): string {

@@ -8,20 +8,17 @@
 import {EJSON, type Document} from 'bson'
 
 import {PoolToolError} from '../errors.js'
+import type {ReadEvent} from '../probes/reader.js'
 import type {HostRole} from '../probes/topology.js'
 
 export const SNAPSHOT_FORMAT = 'pooltool-snapshot'
 export const SNAPSHOT_FORMAT_VERSION = 1
 
-/** One read as the read layer made it (`ReadEvent` without the host, which the grouping carries). */
-export interface SnapshotRead {
-  /** The read layer's name: hello, serverStatus, config.locks, $currentOp, config.listCollections … */
-  name: string
+/** One read as the read layer made it (`ReadEvent`; the host is the group's), with the database it ran on. */
+export interface SnapshotRead extends Omit<ReadEvent, 'host' | 'receivedAt' | 'durationMS'> {
   /** Database the command ran on. */
   db: string
-  request: Document
-  reply?: Document | Document[]
-  error?: {name: string; message: string; code?: number; codeName?: string}
+  /** Absent in hand-assembled fixtures. */
   receivedAt?: Date
   durationMS?: number
 }
@@ -70,6 +67,16 @@ export function dbOfRead(name: string): string {
   return name.slice(0, dot)
 }
 
+/** Hand-assembled fixtures may leave out what a capture always writes: a read's database and request, a host's role. */
+function normalizeHost(host: Document): SnapshotHost {
+  const reads = (host.reads as Document[]).map((read) => ({
+    ...read,
+    db: typeof read.db === 'string' ? read.db : dbOfRead(String(read.name)),
+    request: read.request && typeof read.request === 'object' ? read.request : {},
+  }))
+  return {...host, role: host.role ?? 'standalone', reads} as SnapshotHost
+}
+
 const badFile = (file: string, why: string) =>
   new PoolToolError('USAGE', `${file} is not a pooltool snapshot: ${why}`, 'pass a file written by `pooltool snapshot --out FILE` (or a fixture in that format)')
 
@@ -91,6 +98,7 @@ export function parseSnapshot(text: string, file: string): SnapshotFile {
   if (typeof doc.entry?.uri !== 'string') throw badFile(file, 'no "entry.uri"')
   return {
     ...(doc as unknown as SnapshotFile),
+    hosts: (doc.hosts as Document[]).map(normalizeHost),
     formatVersion: version,
     capturedAt: doc.capturedAt instanceof Date ? doc.capturedAt : new Date(String(doc.capturedAt)),
     redactedHosts: doc.redactedHosts === true,

@@ -10,7 +10,8 @@ import {Double, Int32, Long, Timestamp} from 'bson'
 
 import type {ReadEvent} from '../../src/probes/reader.js'
 import type {ClusterTopology} from '../../src/probes/topology.js'
-import {uriWithoutCredentials} from '../../src/snapshot/capture.js'
+import {snapshotFileContent, uriWithoutCredentials} from '../../src/snapshot/capture.js'
+import {secretsOfUri} from '../../src/redact.js'
 import {parseSnapshot, serializeSnapshot, type SnapshotFile} from '../../src/snapshot/format.js'
 import {groupReads} from '../../src/snapshot/group.js'
 
@@ -56,10 +57,40 @@ describe('snapshot file format', () => {
     assert.throws(() => parseSnapshot('not json', 'y.json'), /y\.json is not a pooltool snapshot: not Extended JSON/)
   })
 
+  it('reads a hand-assembled fixture: plain JSON numbers, reads without db or request, a host without role', () => {
+    const fixture = JSON.stringify({
+      format: 'pooltool-snapshot',
+      formatVersion: 1,
+      capturedAt: {$date: '2021-03-04T05:06:07Z'},
+      entry: {uri: 'mongodb://cfg1.example.net:27019/?directConnection=true'},
+      hosts: [{host: 'cfg1.example.net:27019', reads: [{name: 'config.locks', reply: [{_id: 'balancer', state: 2}]}]}],
+    })
+    const parsed = parseSnapshot(fixture, 'fixture.json')
+    const read = parsed.hosts[0]!.reads[0]!
+    assert.equal(read.db, 'config')
+    assert.deepEqual(read.request, {})
+    assert.equal(parsed.hosts[0]!.role, 'standalone')
+    assert.deepEqual(parsed.entry.seedHosts, [])
+    assert.deepEqual(parsed.unreachable, [])
+    assert.equal(((read.reply as Array<Record<string, any>>)[0]!.state)._bsontype, 'Int32', 'a plain 2 reads as Int32, as the server sends it')
+  })
+
   it('drops user, password and authentication options from the captured URI, keeping the others', () => {
     const uri = uriWithoutCredentials('mongodb://admin:s3cr%40t-pw@h1:27017,h2:27017/?replicaSet=rs0&authSource=admin&authMechanism=SCRAM-SHA-256&directConnection=false&tlsCertificateKeyFilePassword=kpw')
     assert.doesNotMatch(uri, /admin:|s3cr|kpw|authSource|authMechanism|@/)
     assert.match(uri, /^mongodb:\/\/h1:27017,h2:27017\/\?replicaSet=rs0&directConnection=false$/)
+  })
+
+  it('scrubs every secret of the URI from the whole file, keys included, even where a driver message quoted it', () => {
+    const uri = 'mongodb://admin:Pa55-w0rd-x@h1:27017/?authSource=admin'
+    const snapshot = snapshotWith({ok: 1})
+    snapshot.entry.uri = uriWithoutCredentials(uri)
+    snapshot.hosts[0]!.reads.push({name: 'hostInfo', db: 'admin', request: {hostInfo: 1}, error: {name: 'MongoServerError', message: 'connect failed for admin:Pa55-w0rd-x@h1'}})
+    snapshot.views = {'odd key Pa55-w0rd-x': 1}
+    const text = JSON.stringify(snapshotFileContent(snapshot, secretsOfUri(uri)))
+    assert.ok(!text.includes('Pa55-w0rd-x'), text)
+    assert.ok(!text.includes('admin:'), 'the userinfo neither')
+    assert.match(text, /<credentials>/)
   })
 })
 

@@ -1,0 +1,249 @@
+/**
+ * `pooltool snapshot` then `pooltool sim --replay` as a user runs them (built CLI, real
+ * TCP, the official driver): every command against the replay gives the figures the
+ * commands computed at capture time (the file's `views`), host names mapped to the
+ * replay's listeners; a read that failed at capture fails the same way in the replay;
+ * credentials never reach the file; --redact-hosts leaves no name or address behind.
+ */
+import assert from 'node:assert/strict'
+import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import path from 'node:path'
+import {after, before, describe, it} from 'node:test'
+
+import {EJSON} from 'bson'
+import {MongoClient, MongoServerError} from 'mongodb'
+import {ConnectionString} from 'mongodb-connection-string-url'
+
+import {rewriteNames} from '../../src/snapshot/rewrite.js'
+import {parseJson, runCli} from '../helpers/cli.js'
+import {useCluster} from '../helpers/cluster.js'
+import {type ReplayHandle, startReplay} from '../helpers/replay.js'
+import {waitForState} from '../helpers/sim.js'
+
+const dir = mkdtempSync(path.join(tmpdir(), 'pooltool-snapshot-'))
+after(() => rmSync(dir, {recursive: true, force: true}))
+
+/** The file as plain JSON values (relaxed EJSON), for comparing with the commands' --json output. */
+const readSnapshot = (file: string): any => EJSON.parse(readFileSync(file, 'utf8'), {relaxed: true})
+
+/** A captured view with every captured host name replaced by the replay's listener for it. */
+const asReplayed = (view: unknown, replay: ReplayHandle): any => rewriteNames(view, new Map(Object.entries(replay.hosts)))
+
+/** What conns list says of each host that must be the same at capture and replay. */
+const connsFigures = (result: any) =>
+  result.hosts.map((h: any) => ({host: h.host, role: h.role, state: h.state, current: h.current, available: h.available, totalCreated: h.totalCreated, active: h.active, holders: h.holders, pools: h.pools}))
+
+describe('snapshot and replay of a sharded 4.4 cluster with a dead lock holder', {timeout: 120_000}, () => {
+  const cluster = useCluster({topology: 'sharded', versionProfile: '4.4', timeScale: 0.01, scenarios: ['dead-lock-holder']})
+  const file = path.join(dir, 'sharded.json')
+  let replay: ReplayHandle
+  let snapshot: any
+
+  before(async () => {
+    // Capture once the dead holder's lock is stale: a verdict that only ages further in the replay.
+    await waitForState(
+      'the dead holder\'s lock is stale',
+      async () => parseJson(await runCli(['locks', 'list', '--json', '--uri', cluster.uri])),
+      (r) => r.locks.some((l: any) => l.verdict === 'stale'),
+    )
+    const capture = await runCli(['snapshot', '--json', '--out', file, '--uri', cluster.uri])
+    assert.equal(capture.code, 0, capture.stderr)
+    const summary = parseJson(capture)
+    assert.equal(summary.file, file)
+    assert.deepEqual(summary.views, ['conns list', 'locks list', 'locks pings'])
+    assert.ok(summary.hosts.length >= 4 && summary.hosts.every((h: any) => h.reads > 0 && h.errors === 0), JSON.stringify(summary.hosts))
+    snapshot = readSnapshot(file)
+    replay = await startReplay(file)
+  })
+
+  after(async () => {
+    assert.equal(await replay?.stop(), 0, 'Ctrl-C stops the replay cleanly')
+  })
+
+  it('writes every host with its clock and reads, in canonical Extended JSON', () => {
+    const text = readFileSync(file, 'utf8')
+    assert.match(text, /"\$date": \{\s*"\$numberLong"/, 'canonical dates')
+    assert.match(text, /"\$timestamp"/, 'Timestamps kept as such')
+    assert.equal(snapshot.format, 'pooltool-snapshot')
+    assert.equal(snapshot.formatVersion, 1)
+    const names = snapshot.hosts.map((h: any) => h.host)
+    assert.deepEqual(Object.keys(replay.hosts), names, 'one listener per captured host')
+    for (const host of snapshot.hosts) {
+      assert.ok(host.clock?.serverTime instanceof Date, `${host.host} has its server clock`)
+      for (const name of ['hello', 'buildInfo', 'hostInfo', 'serverStatus']) assert.ok(host.reads.some((r: any) => r.name === name), `${host.host} ${name}`)
+    }
+    assert.equal(snapshot.hosts.filter((h: any) => h.role === 'mongos').length, 2)
+  })
+
+  it('conns list against the replay gives the captured hosts, roles, counts, pools and holders', async () => {
+    const run = await runCli(['conns', 'list', '--json', '--uri', replay.uri])
+    assert.equal(run.code, 0, run.stderr)
+    const replayed = parseJson(run)
+    const captured = asReplayed(snapshot.views['conns list'], replay)
+    assert.equal(replayed.topology.kind, 'sharded')
+    assert.deepEqual(connsFigures(replayed), connsFigures(captured))
+    assert.ok(replayed.hosts.every((h: any) => typeof h.current === 'number'), 'figures, not unknowns')
+  })
+
+  it('locks list against the replay gives the captured lock rows and verdicts', async () => {
+    const run = await runCli(['locks', 'list', '--json', '--uri', replay.uri])
+    assert.equal(run.code, 0, run.stderr)
+    const replayed = parseJson(run)
+    const captured = asReplayed(snapshot.views['locks list'], replay)
+    assert.equal(replayed.serverVersion, '4.4.29')
+    assert.equal(replayed.expiryMS, captured.expiryMS, 'the embedded time scale comes from the captured hostInfo')
+    // A live holder's last ping is left out: the capture read config.lockpings again after this view (for locks pings),
+    // and a replay serves the latest read of a request. A dead holder's ping stood still: it is the same.
+    const rows = (r: any) =>
+      r.locks.map((l: any) => ({name: l.name, state: l.state, process: l.process, who: l.who, why: l.why, since: l.since, verdict: l.verdict, holder: l.holder, ...(l.verdict === 'stale' ? {holderLastPing: l.holderLastPing} : {})}))
+    assert.deepEqual(rows(replayed), rows(captured))
+    assert.deepEqual(replayed.locks.map((l: any) => l.verdict).sort(), ['balancer', 'stale'])
+    // The replay's clock starts at the capture's and moves on: ages are the capture's or later, never earlier.
+    assert.ok(Date.parse(replayed.now) >= Date.parse(captured.now))
+    for (const lock of replayed.locks) {
+      const then = captured.locks.find((l: any) => l.name === lock.name)
+      if (then.holderPingAgeMS !== null) assert.ok(lock.holderPingAgeMS >= then.holderPingAgeMS, `${lock.name}: ${lock.holderPingAgeMS} < ${then.holderPingAgeMS}`)
+    }
+  })
+
+  it('locks pings against the replay gives the captured processes, what they hold, and the dead ones dead', async () => {
+    const run = await runCli(['locks', 'pings', '--json', '--uri', replay.uri])
+    assert.equal(run.code, 0, run.stderr)
+    const replayed = parseJson(run)
+    const captured = asReplayed(snapshot.views['locks pings'], replay)
+    // Sorted by process: the command orders rows by age and liveness, which move on in the replay.
+    const rows = (r: any) => r.pings.map((p: any) => ({process: p.process, ping: p.ping, holds: p.holds, role: p.role, host: p.host})).sort((a: any, b: any) => a.process.localeCompare(b.process))
+    assert.deepEqual(rows(replayed), rows(captured))
+    for (const ping of captured.pings.filter((p: any) => !p.alive)) {
+      assert.equal(replayed.pings.find((p: any) => p.process === ping.process).alive, false, `${ping.process} stays dead`)
+    }
+  })
+
+  it('says what was not captured, and refuses writes', async () => {
+    const client = new MongoClient(replay.uri, {serverSelectionTimeoutMS: 5000})
+    try {
+      await assert.rejects(client.db('admin').command({listDatabases: 1}), (e: unknown) => e instanceof MongoServerError && e.code === 59 && /was not captured in .*sharded\.json/.test(e.message))
+      await assert.rejects(client.db('shop').collection('orders').insertOne({x: 1}), /insert was not run: a replay is read only/)
+    } finally {
+      await client.close()
+    }
+  })
+})
+
+describe('snapshot of a replica set read by a user without clusterMonitor', {timeout: 120_000}, () => {
+  const cluster = useCluster({topology: 'replset', auth: true})
+  const file = path.join(dir, 'replset.json')
+  const password = 'watcher-pw-7f3c9'
+  let userUri: string
+  let replay: ReplayHandle
+
+  before(async () => {
+    const admin = new MongoClient(cluster.uri, {serverSelectionTimeoutMS: 5000})
+    try {
+      await admin.db('admin').command({createUser: 'watcher', pwd: password, roles: [{role: 'read', db: 'shop'}]})
+    } finally {
+      await admin.close()
+    }
+    const cs = new ConnectionString(cluster.uri)
+    cs.username = 'watcher'
+    cs.password = password
+    userUri = cs.toString()
+    const capture = await runCli(['snapshot', '--out', file, '--uri', userUri])
+    assert.equal(capture.code, 0, capture.stderr)
+    replay = await startReplay(file)
+  })
+
+  after(async () => {
+    await replay?.stop()
+  })
+
+  it('keeps no credentials in the file', () => {
+    const text = readFileSync(file, 'utf8')
+    assert.ok(!text.includes(password), 'the password is nowhere')
+    assert.ok(!text.includes(cluster.sim.info.credentials!.password), 'nor the root password')
+    const snapshot = readSnapshot(file)
+    assert.doesNotMatch(snapshot.entry.uri, /@|watcher|authSource/)
+    assert.match(snapshot.entry.uri, /replicaSet=rs0/)
+  })
+
+  it('replays the members with the captured options, and a read that failed at capture fails the same way', async () => {
+    const snapshot = readSnapshot(file)
+    assert.match(replay.uri, /^mongodb:\/\/127\.0\.0\.1:\d+(,127\.0\.0\.1:\d+){2}\/\?replicaSet=rs0$/)
+    const captured = snapshot.hosts[0].reads.find((r: any) => r.name === 'hostInfo')
+    assert.equal(captured.error?.codeName, 'Unauthorized', JSON.stringify(captured))
+    const client = new MongoClient(replay.uri, {serverSelectionTimeoutMS: 5000})
+    try {
+      await assert.rejects(client.db('admin').command({hostInfo: 1}), (e: unknown) => e instanceof MongoServerError && e.code === 13 && e.message === captured.error.message)
+    } finally {
+      await client.close()
+    }
+    const run = await runCli(['conns', 'list', '--json', '--uri', replay.uri])
+    assert.equal(run.code, 0, run.stderr)
+    const replayed = parseJson(run)
+    const view = asReplayed(snapshot.views['conns list'], replay)
+    assert.deepEqual(replayed.hosts.map((h: any) => [h.host, h.role, h.state]), view.hosts.map((h: any) => [h.host, h.role, h.state]))
+    assert.ok(replayed.hosts.every((h: any) => h.state === 'unauthorized'), 'serverStatus was refused at capture: refused in the replay')
+  })
+
+  it('refuses credentials: the driver is told to leave them out, pooltool exits as for failed authentication', async () => {
+    const cs = new ConnectionString(replay.uri)
+    cs.username = 'watcher'
+    cs.password = password
+    const client = new MongoClient(cs.toString(), {serverSelectionTimeoutMS: 5000})
+    try {
+      await assert.rejects(client.db('admin').command({ping: 1}), /a replay serves reads without authentication: leave credentials out of the URI/)
+    } finally {
+      await client.close()
+    }
+    const run = await runCli(['conns', 'list', '--uri', cs.toString()])
+    assert.equal(run.code, 5, run.stderr)
+    assert.ok(!run.stderr.includes(password))
+  })
+})
+
+describe('snapshot --redact-hosts of the embedded cluster', {timeout: 120_000}, () => {
+  it('leaves no host name or address in the file, and the redacted file still replays', async () => {
+    const file = path.join(dir, 'redacted.json')
+    const capture = await runCli(['snapshot', '--redact-hosts', '--out', file])
+    assert.equal(capture.code, 0, capture.stderr)
+    const text = readFileSync(file, 'utf8')
+    assert.doesNotMatch(text, /127\.0\.0\.1|localhost/)
+    assert.doesNotMatch(text, /(?<![0-9.])(?:\d{1,3}\.){3}\d{1,3}(?![0-9])/, 'no IPv4 address')
+    const snapshot = readSnapshot(file)
+    assert.equal(snapshot.redactedHosts, true)
+    assert.ok(snapshot.hosts.every((h: any) => /^host-\d+\.redacted:\d+$/.test(h.host)), JSON.stringify(snapshot.hosts.map((h: any) => h.host)))
+    const replay = await startReplay(file)
+    try {
+      const replayed = parseJson(await runCli(['conns', 'list', '--json', '--uri', replay.uri]))
+      assert.deepEqual(connsFigures(replayed), connsFigures(asReplayed(snapshot.views['conns list'], replay)))
+    } finally {
+      await replay.stop()
+    }
+  })
+})
+
+describe('snapshot and replay refuse what cannot work, before any work', () => {
+  it('snapshot: --json without --out, and an --out that is a directory, are usage errors', async () => {
+    const json = await runCli(['snapshot', '--json', '--uri', 'mongodb://127.0.0.1:1/'])
+    assert.equal(json.code, 2, json.stderr + json.stdout)
+    assert.match(json.stdout, /add --out FILE/)
+    const directory = await runCli(['snapshot', '--out', dir, '--uri', 'mongodb://127.0.0.1:1/'])
+    assert.equal(directory.code, 2, directory.stderr)
+    assert.match(directory.stderr, /is a directory/)
+  })
+
+  it('sim --replay: a missing file, a file that is not a snapshot, and cluster-shape flags are usage errors', async () => {
+    const missing = await runCli(['sim', '--replay', path.join(dir, 'nope.json')])
+    assert.equal(missing.code, 2)
+    assert.match(missing.stderr, /nope\.json does not exist/)
+    const other = path.join(dir, 'other.json')
+    writeFileSync(other, '{"format": "something-else"}')
+    const wrong = await runCli(['sim', '--replay', other])
+    assert.equal(wrong.code, 2)
+    assert.match(wrong.stderr, /other\.json is not a pooltool snapshot/)
+    const shaped = await runCli(['sim', '--replay', other, '--topology', 'replset'])
+    assert.equal(shaped.code, 2)
+    assert.match(shaped.stderr, /--topology=replset cannot also be provided when using --replay/)
+  })
+})
