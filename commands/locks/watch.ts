@@ -12,13 +12,22 @@ export default class LocksWatch extends TargetCommand<typeof LocksWatch> {
   static override summary = 'Poll the locks and print each acquisition, release and overtake with its hold time.'
 
   static override description =
-    'Polls config.locks (with the holders\' pings) every --interval and prints transitions as they happen: acquired, ' +
-    'released (with how long it was held) and overtaken (a stale or ping-less holder\'s lock taken by someone else). ' +
-    'Hold times are measured from the lock\'s `when` to the poll that saw it free, so they are accurate to one ' +
-    'interval. Runs for --duration or until Ctrl-C, then prints hold-time percentiles per lock (--json: the summary ' +
-    'with every event). Each poll is bounded by --timeout-ms; a poll that fails (router or config server unreachable, ' +
-    'a stall, a lost privilege) is printed on stderr and counted in the summary (failedPolls, by reason), and the watch ' +
-    'goes on. On 6.1+ it follows DDL operations in $currentOp instead. Read only.'
+    'Polls config.locks (with the holders\' pings) every --interval, through a mongos or on a config-server member, ' +
+    'and prints what happens in time order: first the locks held (or stale) at the start with their verdicts, then ' +
+    'acquired, released (with its hold time), overtaken (a stale or ping-less holder\'s lock taken by someone else) ' +
+    'and stale (a holder stopped pinging for the expiry). Hold times come from the lock documents on the server\'s ' +
+    'clock: from the lock\'s `when` to the first poll that saw it free, or to the next holder\'s `when` (a changed ' +
+    '`ts`/`when` between two polls is a release and re-take no poll saw), shown as a range ("1.0s–1.5s"); a hold ' +
+    'taken and freed between two polls is only bounded by that gap ("≤ 480ms (between polls)") and kept out of the ' +
+    'percentiles. Runs the whole --duration (its last poll at the deadline) or until Ctrl-C, then prints hold-time ' +
+    'percentiles per lock. Each poll is bounded by --timeout-ms; a poll that fails (router or config server ' +
+    'unreachable, a stall, a lost privilege) is printed on stderr and counted in the summary (failedPolls, by ' +
+    'reason), and the watch goes on. On 6.1+ it follows DDL operations in $currentOp instead. Read only.\n\n' +
+    'JSON: {target, entry, clockSkewMS?, serverVersion, model, message, durationMS, intervalMS, polls, failedPolls, ' +
+    'failedPollsByReason, pollFailures: [{at, poll, reason, error}], pollTimeoutMS, events: [{at, kind: held-at-start|' +
+    'acquired|released|overtaken|stale|waiting, name, process, who, why, verdict?, since?, whenMeans?, previousProcess?, ' +
+    'holdMS?, holdMinMS?, holdBetweenPolls?}], locks: [{name, acquired, released, overtaken, holdMS: {count, p50, p90, ' +
+    'p99, max}, betweenPolls: {count, maxMS}}], notes, interrupted}.'
 
   static override examples = [
     '<%= config.bin %> <%= command.id %> --duration 60s',
@@ -43,16 +52,18 @@ export default class LocksWatch extends TargetCommand<typeof LocksWatch> {
     const expiryMS = expiryMsOf(flags)
     const target = await this.openTarget({topology: 'sharded'})
     const json = this.jsonEnabled()
+    let serverVersion = ''
     const result = await runLocksWatch(
       target,
       {durationMS: durationMs, intervalMS: intervalMs, filter, expiryMS},
       {
         signal: this.interruptSignal,
         onStart: (info) => {
+          serverVersion = info.serverVersion
           if (!json) this.log(`${target.redactedUri}: ${info.message}`)
         },
         onEvent: (event) => {
-          if (!json) this.log(renderLockEvent(event))
+          if (!json) this.log(renderLockEvent(event, serverVersion))
         },
         // stderr keeps stdout's transitions clean; under --json the failures are in the result.
         onPollFailed: (failure) => {

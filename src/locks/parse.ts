@@ -4,7 +4,7 @@
  * §1.2, §1.6). No I/O: readers hand documents in, reporters take rows out.
  */
 import type {Document} from '../mongo/driver.js'
-import type {LockRow, LockStateName, LockTiming, LockVerdict, PingRow, WhyKind} from './types.js'
+import type {LockRow, LockStateName, LockTiming, LockVerdict, LockWhenMeaning, PingRow, WhyKind} from './types.js'
 
 export const LOCK_EXPIRATION_MS = 15 * 60_000
 export const PING_INTERVAL_MS = 30_000
@@ -173,6 +173,21 @@ export function lockTiming(timeScale = 1, expiryMS?: number): LockTiming {
   return {expiryMS: expiryMS ?? Math.round(LOCK_EXPIRATION_MS * timeScale), pingIntervalMS: Math.round(PING_INTERVAL_MS * timeScale)}
 }
 
+/**
+ * What the lock's `when` is. Unlocking only sets `state: 0`, so a released lock's `when` is its last grab.
+ * `ConfigServer` (3.4 – 4.4) is every config server primary in turn: at step-up a new primary frees the locks
+ * of `ConfigServer` and re-takes the migration locks listed in config.migrations, and (3.4) claims the balancer
+ * lock, so `when` can be that step-up rather than the start of the work (manual, config.locks: "The when field
+ * specifies the time when the config server member became the primary").
+ */
+export function whenMeaningOf(lock: ParsedLock): LockWhenMeaning | null {
+  if (!lock.when) return null
+  if (lock.state === 0) return 'last-taken'
+  if (isBalancerLock(lock)) return 'balancer-step-up'
+  if (parseProcessId(lock.process ?? '').kind === 'config-server') return 'config-primary'
+  return 'taken'
+}
+
 export interface ClusterDirectory {
   mongos: ParsedMongos[]
   shards: ParsedShard[]
@@ -217,6 +232,8 @@ export function toLockRows(input: JoinInput): LockRow[] {
         who: lock.who,
         why: lock.why,
         since: lock.when ? lock.when.toISOString() : null,
+        sinceAgeMS: lock.when ? Math.max(0, input.nowMs - lock.when.getTime()) : null,
+        whenMeans: whenMeaningOf(lock),
         holderLastPing: ping?.ping ? ping.ping.toISOString() : null,
         verdict: verdictOf(lock, ping, input.nowMs, input.timing.expiryMS),
         ts: lock.ts,

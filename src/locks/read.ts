@@ -1,22 +1,27 @@
 /**
  * Reads for `pooltool locks` and bench's lock observer, all through the read layer
- * (src/probes/reader.ts): one reader over the target (a mongos) decides the lock model;
- * each snapshot then reads `config.locks`, `config.lockpings`, `config.mongos` and
- * `config.shards` beside a `hello` whose `localTime` is the clock every age is judged on —
- * or, on 6.1+, what replaced them: DDL operations from `$currentOp` through the router,
- * and `serverStatus.locks` on each shard the one discovery (src/probes/discovery.ts)
- * finds. Read only.
+ * (src/probes/reader.ts): one reader over the target decides the lock model. The target
+ * is a mongos, or a config-server member (hello `configsvr`), where the config collections
+ * live, read directly. Each snapshot then reads `config.locks`, `config.lockpings`,
+ * `config.mongos` and `config.shards` beside a `hello` whose `localTime` is the clock every
+ * age is judged on — or, on 6.1+, what replaced them: DDL operations from `$currentOp` on the
+ * entry, and `serverStatus.locks` on each shard the one discovery (src/probes/discovery.ts)
+ * finds. A shard member is refused, naming the config server from its `serverStatus.sharding`.
+ * Read only.
  */
 import {PoolToolError} from '../errors.js'
 import type {Document} from '../mongo/driver.js'
 import {toPoolToolError} from '../mongo/errors.js'
-import {discoverCluster} from '../probes/discovery.js'
+import {clockSkewMS, clockSkewNote} from '../probes/clock.js'
+import {discoverCluster, parseHostString} from '../probes/discovery.js'
 import type {ServerReader} from '../probes/reader.js'
+import {parseShardingStatus, toNumber} from '../probes/server-status.js'
+import {connectAddress} from '../probes/topology.js'
 import type {Target} from '../target.js'
 import {ddlLockEntries, ddlOpsFrom} from './in-memory.js'
 import {modelFor, modelMessage} from './model.js'
-import {lockTiming} from './parse.js'
-import type {DdlOpRow, InMemoryView, LockModel, LockTiming, ShardDdlLocks} from './types.js'
+import {lockTiming, versionAtLeast} from './parse.js'
+import type {DdlOpRow, InMemoryView, LockModel, LocksEntry, LockTiming, ShardDdlLocks} from './types.js'
 
 /**
  * Bounds one read with the driver's per-operation AbortSignal (the reader's
@@ -30,7 +35,7 @@ export interface ReadBounds {
   signal?: AbortSignal
 }
 
-/** What the router says about the cluster's locks, read once per session. */
+/** What the entry (a mongos or a config-server member) says about the cluster's locks, read once per session. */
 export interface RouterFacts {
   serverVersion: string
   model: LockModel
@@ -38,6 +43,11 @@ export interface RouterFacts {
   timing: LockTiming
   /** The embedded cluster's time scale (hostInfo `extra.timeScale`); 1 on a real server. */
   timeScale: number
+  entry: LocksEntry
+  /** The entry's clock minus this machine's, from the session's hello (absent when the reply had no clock). */
+  clockSkewMS?: number
+  /** Said once in every result: where the locks are read, a config-server secondary's lag, a clock skew above 5 s. */
+  entryNotes: string[]
 }
 
 export interface LocksSession extends RouterFacts {
@@ -68,6 +78,38 @@ export interface ConfigSnapshot {
 function topologyName(hello: Document): string {
   if (typeof hello.setName === 'string') return `a replica set member (set '${hello.setName}')`
   return 'a standalone mongod'
+}
+
+/** A mongos, a config-server member (hello `configsvr: 2`), or neither. */
+export function locksEntryOf(hello: Document): LocksEntry | undefined {
+  if (hello.msg === 'isdbgrid') return 'mongos'
+  if (hello.configsvr !== undefined && (toNumber(hello.configsvr) ?? 0) !== 0) return 'config-server'
+  return undefined
+}
+
+/**
+ * Not a place that holds the locks: WRONG_TOPOLOGY. A shard member says where its config server is
+ * (`serverStatus.sharding.configsvrConnectionString`, documented for sharded mongods), so the message names it;
+ * when that cannot be read (a privilege, a plain replica set) the message is the plain one.
+ */
+async function wrongTopology(reader: ServerReader, targetName: string, hello: Document, bounds: ReadBounds): Promise<PoolToolError> {
+  const status = await reader.serverStatus(['sharding'], bounds).catch(() => undefined)
+  const configString = status ? parseShardingStatus(status.value)?.configsvrConnectionString : undefined
+  if (configString) {
+    const config = parseHostString(configString)
+    const first = config.hosts[0]
+    return new PoolToolError(
+      'WRONG_TOPOLOGY',
+      `locks need a mongos or a config server: ${targetName} is ${topologyName(hello)} of a sharded cluster whose config server is ${configString}`,
+      // 3.4 – 6.0 keep config.locks / config.lockpings there; from 6.1 the locks are in memory on the shards, and a mongos shows every shard's DDL operations.
+      `point --uri at a mongos, or at the config server${first ? `: mongodb://${first}/?directConnection=true` : ''} (config.locks and config.lockpings live there)`,
+    )
+  }
+  return new PoolToolError(
+    'WRONG_TOPOLOGY',
+    `locks need a sharded cluster: ${targetName} is ${topologyName(hello)}`,
+    'distributed locks live on the config servers of a sharded cluster: point --uri at a mongos (mongodb://mongos-host:27017)',
+  )
 }
 
 /**
@@ -104,16 +146,11 @@ export async function openLocksSession(target: Target, options: OpenLocksOptions
   }
 }
 
-/** What the router says about itself: mongos or not, version, lock model, the embedded cluster's time scale. */
+/** What the entry says about itself: mongos, config server or neither, version, lock model, the embedded cluster's time scale, its clock. */
 export async function readRouterFacts(reader: ServerReader, targetName: string, expiryMS: number | undefined, bounds: ReadBounds = {}): Promise<RouterFacts> {
   const hello = await reader.hello(bounds)
-  if (hello.value.msg !== 'isdbgrid') {
-    throw new PoolToolError(
-      'WRONG_TOPOLOGY',
-      `locks need a sharded cluster: ${targetName} is ${topologyName(hello.value)}`,
-      'distributed locks live on the config servers of a sharded cluster: point --uri at a mongos (mongodb://mongos-host:27017)',
-    )
-  }
+  const entry = locksEntryOf(hello.value)
+  if (!entry) throw await wrongTopology(reader, targetName, hello.value, bounds)
   const [info, timeScale, lockCollections] = await Promise.all([
     reader.buildInfo(bounds),
     simulatedTimeScale(reader, bounds),
@@ -121,13 +158,35 @@ export async function readRouterFacts(reader: ServerReader, targetName: string, 
   ])
   const serverVersion = String(info.value.version ?? 'unknown')
   const model = modelFor(serverVersion)
+  const me = typeof hello.value.me === 'string' ? hello.value.me : reader.host
+  const entryNotes = entry === 'config-server' ? configServerEntryNotes(hello.value, me, model) : []
+  const skew = clockSkewMS(hello)
+  const skewNote = clockSkewNote(me, skew)
+  if (skewNote) entryNotes.push(skewNote)
   return {
     serverVersion,
     model,
     message: modelMessage(model, serverVersion, lockCollections.value.length > 0),
     timing: lockTiming(timeScale, expiryMS),
     timeScale,
+    entry,
+    ...(skew === undefined ? {} : {clockSkewMS: skew}),
+    entryNotes,
   }
+}
+
+/** Where a config-server entry read, and what that covers for the lock model (6.1+ dropped config.locks / config.lockpings). */
+function configServerEntryNotes(hello: Document, me: string, model: LockModel): string[] {
+  const set = typeof hello.setName === 'string' ? ` (set '${hello.setName}')` : ''
+  const there = model === 'in-memory' ? 'config.mongos and config.shards live there (config.locks / config.lockpings are gone from 6.1)' : 'config.locks, config.lockpings, config.mongos and config.shards live there'
+  const notes = [`read directly on config server member ${me}${set}: ${there}`]
+  if (hello.secondary === true) notes.push(`${me} is a secondary: what it shows can lag its primary by the replication delay`)
+  return notes
+}
+
+/** Every result's notes about the session: where it read, the clock, the embedded cluster's time scale. */
+export function sessionNotes(session: RouterFacts, expiryGiven: boolean): string[] {
+  return [...session.entryNotes, ...timingNotes(session, expiryGiven)]
 }
 
 /** For a result's notes: the embedded cluster's shrunk intervals, which every age and verdict follows. */
@@ -148,7 +207,7 @@ async function simulatedTimeScale(reader: ServerReader, bounds: ReadBounds): Pro
   }
 }
 
-/** One round of the config collections, with hello in the same round for the router's clock. */
+/** One round of the config collections, with hello in the same round for the entry's clock. */
 export async function readConfigSnapshot(reader: ServerReader, bounds: ReadBounds = {}): Promise<ConfigSnapshot> {
   const [hello, locks, pings, mongos, shards] = await Promise.all([
     reader.hello(bounds),
@@ -160,55 +219,86 @@ export async function readConfigSnapshot(reader: ServerReader, bounds: ReadBound
   return {now: hello.serverTime ?? hello.receivedAt, locks: locks.value, pings: pings.value, mongos: mongos.value, shards: shards.value}
 }
 
-/** 6.1+: the DDL operations running in the cluster, from `$currentOp` through the router. */
+/** 6.1+: the DDL operations running in the cluster, from `$currentOp` through the router (on a config-server member: its own). */
 export async function readDdlOps(reader: ServerReader, bounds: ReadBounds = {}): Promise<DdlOpRow[]> {
   const ops = await reader.currentOp({allUsers: true, idleConnections: false}, bounds)
   return ddlOpsFrom(ops.value)
 }
 
+/** The same, with the entry's clock from a hello in the same round (a watch stamps events on it). */
+export async function readDdlOpsAt(reader: ServerReader, bounds: ReadBounds = {}): Promise<{now: Date; ops: DdlOpRow[]}> {
+  const [hello, ops] = await Promise.all([reader.hello(bounds), readDdlOps(reader, bounds)])
+  return {now: hello.serverTime ?? hello.receivedAt, ops}
+}
+
 /** The shards to read serverStatus.locks on: one host each (the first the cluster names), and what discovery could not read. */
 interface ShardsToRead {
-  shards: Array<{shard: string; host: string}>
+  /** `host` as the cluster names it, `address` where pooltool connects (the user's address for the entry node). */
+  shards: Array<{shard: string; host: string; address: string}>
   warnings: string[]
 }
 
 /** From the one discovery every command uses, so `locks` reads the shards `conns` and `bench` report. */
 async function shardsToRead(session: LocksSession, bounds: ReadBounds): Promise<ShardsToRead> {
   const topology = await discoverCluster(session.target, {...(session.purpose === undefined ? {} : {purpose: session.purpose}), ...bounds})
-  const firstHostOf = new Map<string, string>()
-  for (const host of topology.hosts) if (host.role === 'shard' && host.shard !== undefined && !firstHostOf.has(host.shard)) firstHostOf.set(host.shard, host.host)
-  return {shards: [...firstHostOf].map(([shard, host]) => ({shard, host})), warnings: topology.warnings.map((warning) => `discovery: ${warning}`)}
+  const firstHostOf = new Map<string, {host: string; address: string}>()
+  for (const host of topology.hosts) {
+    if (host.role === 'shard' && host.shard !== undefined && !firstHostOf.has(host.shard)) firstHostOf.set(host.shard, {host: host.host, address: connectAddress(host)})
+  }
+  return {shards: [...firstHostOf].map(([shard, where]) => ({shard, ...where})), warnings: topology.warnings.map((warning) => `discovery: ${warning}`)}
 }
 
-/** One shard's serverStatus.locks DDL entries over a direct connection; a failure is noted on the row, not thrown. */
-async function readShardDdlLocks(session: LocksSession, shard: string, host: string, bounds: ReadBounds): Promise<ShardDdlLocks> {
-  const {reader, close} = session.target.openReader(host, session.purpose)
+/** One shard's serverStatus.locks DDL entries over a direct connection; a failure is noted on the row (resources unknown), not thrown. */
+async function readShardDdlLocks(session: LocksSession, shard: string, host: string, address: string, bounds: ReadBounds): Promise<ShardDdlLocks> {
+  const {reader, close} = session.target.openReader(address, session.purpose)
   try {
     const status = await reader.serverStatus(['locks'], bounds)
     return {shard, host, resources: ddlLockEntries(status.value.locks as Document | undefined)}
   } catch (error) {
     const unavailable = toPoolToolError(error, {target: host, secrets: session.target.secrets}).message
-    return {shard, host, resources: {}, unavailable}
+    return {shard, host, unavailable}
   } finally {
     await close()
   }
 }
 
+/** The DDL operations half of the in-memory note: how many, and over what. */
+function ddlOpsNote(entry: LocksEntry, ops: readonly DdlOpRow[]): string {
+  const waiting = ops.filter((o) => o.waitingForLock).length
+  if (entry === 'mongos') return `${ops.length} DDL operation(s) running, ${waiting} waiting for a lock`
+  return (
+    `${ops.length} DDL operation(s) on this config server member, ${waiting} waiting for a lock ` +
+    "($currentOp on a config-server member shows only its own operations; the shards' DDL coordinators show through a mongos)"
+  )
+}
+
+/** The serverStatus.locks half: what was read on how many shards; unread shards stay unknown, never "none". */
+export function ddlLocksNote(serverVersion: string, statuses: readonly ShardDdlLocks[]): string {
+  const found = statuses.length
+  const read = statuses.filter((s) => s.resources !== undefined)
+  if (found === 0) return 'serverStatus.locks: no shard found to read (see the notes)'
+  if (read.length === 0) return `serverStatus.locks DDL entries unknown: none of the ${found} shard(s) answered serverStatus`
+  const over = read.length === found ? `all ${found} shard(s) read` : `${read.length} of ${found} shard(s) read, ${found - read.length} unknown`
+  if (read.some((s) => Object.keys(s.resources!).length > 0)) return `serverStatus.locks has DDL lock entries (${over})`
+  const since = versionAtLeast(serverVersion, 7, 1) ? '' : '; they appear from 7.1'
+  return `serverStatus.locks has no DDLDatabase/DDLCollection entries on the shards read (${over}${since})`
+}
+
 /**
- * The 6.1+ replacement, for `locks list`: DDL ops from `$currentOp` through the router, and
- * each shard's serverStatus.locks DDL entries (one direct connection per shard, all at
- * once). `notes`: what finding the shards could not read.
+ * The 6.1+ replacement, for `locks list`: DDL ops from `$currentOp` on the entry (through a
+ * router: the whole cluster's; on a config-server member: its own), and each shard's
+ * serverStatus.locks DDL entries (one direct connection per shard, all at once; the shards
+ * from discovery). `notes`: what finding the shards could not read.
  */
 export async function readInMemoryView(session: LocksSession, bounds: ReadBounds = {}): Promise<{view: InMemoryView; notes: string[]}> {
   const [ddlOps, found] = await Promise.all([readDdlOps(session.reader, bounds), shardsToRead(session, bounds)])
-  const serverStatusLocks = await Promise.all(found.shards.map(({shard, host}) => readShardDdlLocks(session, shard, host, bounds)))
-  const lockTypes = serverStatusLocks.some((s) => Object.keys(s.resources).length > 0)
-  const waiting = ddlOps.filter((o) => o.waitingForLock).length
+  const serverStatusLocks = await Promise.all(found.shards.map(({shard, host, address}) => readShardDdlLocks(session, shard, host, address, bounds)))
   const view: InMemoryView = {
-    note:
-      `${ddlOps.length} DDL operation(s) running, ${waiting} waiting for a lock; ` +
-      (lockTypes ? 'serverStatus.locks has DDL lock entries' : 'serverStatus.locks has no DDLDatabase/DDLCollection entries (they appear from 7.1)'),
+    note: `${ddlOpsNote(session.entry, ddlOps)}; ${ddlLocksNote(session.serverVersion, serverStatusLocks)}`,
+    ddlOpsFrom: session.entry === 'mongos' ? 'router' : 'config-server',
     ddlOps,
+    shardsFound: serverStatusLocks.length,
+    shardsRead: serverStatusLocks.filter((s) => s.resources !== undefined).length,
     serverStatusLocks,
   }
   return {view, notes: found.warnings}

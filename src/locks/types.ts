@@ -18,6 +18,20 @@ export const LOCK_VERDICTS: readonly LockVerdict[] = ['free', 'held', 'stale', '
 
 export type LockStateName = 'unlocked' | 'lock-prep' | 'locked'
 
+/**
+ * What a lock's `when` (`since`) is, so an age is read for what it is:
+ * - taken: a held lock's grab or overtake by its holder;
+ * - last-taken: a released lock's last grab (unlocking sets only `state: 0`: when it was freed is not recorded);
+ * - config-primary: held by `ConfigServer` (3.4 – 4.4): when the config server primary took it, which is the
+ *   operation's start, or that primary's step-up for a migration lock it re-took from config.migrations;
+ * - balancer-step-up: the 3.4 balancer's lock, claimed by each new config server primary at its step-up and held
+ *   while it is primary; 3.6+ neither takes nor frees it, so a cluster upgraded from 3.4 keeps it for years.
+ */
+export type LockWhenMeaning = 'taken' | 'last-taken' | 'config-primary' | 'balancer-step-up'
+
+/** Where the locks were read: through a mongos, or directly on a config-server member (hello `configsvr`). */
+export type LocksEntry = 'mongos' | 'config-server'
+
 export interface LockRow {
   /** `_id`: a database, a namespace, or "balancer". */
   name: string
@@ -25,8 +39,11 @@ export interface LockRow {
   process: string | null
   who: string | null
   why: string | null
-  /** `when` of the last grab or overtake (ISO), null when absent. */
+  /** `when` of the last grab or overtake (ISO), null when absent; `whenMeans` says what that instant is. */
   since: string | null
+  /** now − since on the server's clock, whatever the state (a released lock: how long ago it was last taken). */
+  sinceAgeMS: number | null
+  whenMeans: LockWhenMeaning | null
   /** The holder's `config.lockpings` ping (ISO), null when it has none. */
   holderLastPing: string | null
   verdict: LockVerdict
@@ -34,7 +51,7 @@ export interface LockRow {
   ts: string | null
   /** 5.0+: replica-set term of the shard that took it. */
   term?: number
-  /** now − since, for locked locks. */
+  /** now − since, for locked locks (null for released ones: see sinceAgeMS). */
   heldMS: number | null
   holderPingAgeMS: number | null
   /** The holder as config.mongos / config.shards name it ("mongos 10.0.0.5:27017", "shard01", "config server"). */
@@ -68,16 +85,25 @@ export interface DdlLockEntry {
 export interface ShardDdlLocks {
   shard: string
   host: string
-  resources: Record<string, DdlLockEntry>
+  /** Absent when serverStatus could not be read there (unknown, never "none"). */
+  resources?: Record<string, DdlLockEntry>
   /** Why serverStatus could not be read there (credentials redacted). */
   unavailable?: string
 }
 
 /** What replaced config.locks on 6.1+: DDL operations and serverStatus.locks DDL entries. */
 export interface InMemoryView {
-  /** One line for humans. */
+  /** One line for humans: what was found, and over which part of the cluster. */
   note: string
+  /**
+   * Where the DDL operations come from: `router` ($currentOp through a mongos: every shard's operations), or
+   * `config-server` (a config-server entry: $currentOp there shows only that node's own operations).
+   */
+  ddlOpsFrom: 'router' | 'config-server'
   ddlOps: DdlOpRow[]
+  /** Shards discovery found, and how many of them answered serverStatus. */
+  shardsFound: number
+  shardsRead: number
   serverStatusLocks: ShardDdlLocks[]
 }
 
@@ -98,12 +124,20 @@ export interface LockTiming {
   pingIntervalMS: number
 }
 
-export interface LocksListResult extends ResultEnvelope {
+/** What list, pings and watch all carry about where and on which clock they read. */
+export interface LocksReadContext {
+  /** Where the locks were read (a mongos, or a config-server member directly). */
+  entry: LocksEntry
+  /** The entry's clock minus this machine's (ms), from the session's hello; absent when the reply had no clock. Above 5 s it is also a note. */
+  clockSkewMS?: number
+}
+
+export interface LocksListResult extends ResultEnvelope, LocksReadContext {
   serverVersion: string
   model: LockModel
   /** One line explaining the model (always set for in-memory / unsupported). */
   message: string
-  /** The router's clock (hello.localTime) at the snapshot: every age is measured on it. */
+  /** The entry's clock (hello.localTime) at the snapshot: every age is measured on it. */
   now: string
   expiryMS: number
   locks: LockRow[]
@@ -111,29 +145,47 @@ export interface LocksListResult extends ResultEnvelope {
   inMemory?: InMemoryView
 }
 
-export interface LocksPingsResult extends ResultEnvelope {
+export interface LocksPingsResult extends ResultEnvelope, LocksReadContext {
   serverVersion: string
   model: LockModel
   message: string
-  /** The router's clock (hello.localTime) at the snapshot: every age is measured on it. */
+  /** The entry's clock (hello.localTime) at the snapshot: every age is measured on it. */
   now: string
   pingIntervalMS: number
   pings: PingRow[]
 }
 
-export type LockEventKind = 'acquired' | 'released' | 'overtaken' | 'waiting'
+/**
+ * held-at-start: held (or stale) when the watch began, with its verdict · acquired · released · overtaken
+ * (a stale or ping-less holder's lock taken by another) · stale: a held lock's holder stopped pinging for the
+ * expiry · waiting (6.1+: a DDL operation waits for the in-memory lock).
+ */
+export type LockEventKind = 'held-at-start' | 'acquired' | 'released' | 'overtaken' | 'stale' | 'waiting'
 
 export interface LockEvent {
+  /** On the server's clock: the lock's `when` for acquisitions, the poll that saw it for the rest. */
   at: string
   kind: LockEventKind
   name: string
   process: string | null
   who: string | null
   why: string | null
+  /** held-at-start / stale: the verdict then. */
+  verdict?: LockVerdict
+  /** held-at-start: the lock's `when` (ISO) and what it means. */
+  since?: string | null
+  whenMeans?: LockWhenMeaning | null
   /** overtaken: the process the lock was taken from. */
   previousProcess?: string | null
-  /** released / overtaken: how long the (previous) holder had it. */
+  /**
+   * released / overtaken: how long the (previous) holder had it at most: from its `when` to the first poll that
+   * saw it free, or to the next holder's `when` (a release the polls could not see).
+   */
   holdMS?: number
+  /** The least it was held: up to the last poll that saw it held. The hold lies in [holdMinMS, holdMS]. */
+  holdMinMS?: number
+  /** Taken and released between two polls (never seen held): only the bound `holdMS` is known. */
+  holdBetweenPolls?: true
 }
 
 export interface LockHoldSummary {
@@ -141,7 +193,13 @@ export interface LockHoldSummary {
   acquired: number
   released: number
   overtaken: number
+  /**
+   * Holds a poll saw held: from `when` to the first poll that saw it free (or the next holder's `when`), so each
+   * figure is over by at most one interval. Holds never seen (between polls) are in `betweenPolls`, not here.
+   */
   holdMS: {count: number; p50: number; p90: number; p99: number; max: number}
+  /** Holds taken and released between two polls: only bounded by the gap (`maxMS`: the largest such bound). */
+  betweenPolls: {count: number; maxMS: number}
 }
 
 /**
@@ -155,7 +213,7 @@ export const LOCK_POLL_FAILURE_REASONS: readonly LockPollFailureReason[] = ['unr
 
 /** One failed poll: a marked round of the watch, which goes on. */
 export interface LockPollFailure {
-  /** When the poll started (ISO). */
+  /** When the poll started (ISO), on the server's clock (this machine's plus the skew measured at the start). */
   at: string
   /** 1-based number of the poll among all polls. */
   poll: number
@@ -164,10 +222,11 @@ export interface LockPollFailure {
   error: string
 }
 
-export interface LocksWatchResult extends ResultEnvelope {
+export interface LocksWatchResult extends ResultEnvelope, LocksReadContext {
   serverVersion: string
   model: LockModel
   message: string
+  /** From the first poll to the last (the whole --duration when it ran its course). */
   durationMS: number
   intervalMS: number
   /** Every poll, failed ones included. */

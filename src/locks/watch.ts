@@ -1,169 +1,20 @@
 /**
- * `pooltool locks watch`: poll the locks and turn successive snapshots into transitions —
- * acquired, released, overtaken (the previous holder was stale or had no ping) — with the
- * hold time of each holder, summarised per lock with HDR percentiles. On 6.1+ (in-memory
- * model) the DDL operations of `$currentOp` stand in for locks, keyed by namespace.
+ * `pooltool locks watch`: poll the locks from the start to the end of --duration and turn
+ * successive snapshots into transitions (src/locks/transitions.ts) — held at the start (with
+ * verdicts), acquired, released, overtaken, stale — printed as they happen, in time order,
+ * and summarised per lock. On 6.1+ (in-memory model) the DDL operations of `$currentOp`
+ * stand in for locks, keyed by namespace.
  */
-import {createHistogram, type Histogram, mergeHistograms, recordMs, summarize} from '../metrics/histograms.js'
 import {targetSummary} from '../result.js'
 import type {Target} from '../target.js'
 import {filterLocks, toLockRows, type LockFilter} from './parse.js'
 import {classifyPollFailure} from './poll-failure.js'
-import {openLocksSession, readConfigSnapshot, readDdlOps, timingNotes, type LocksSession, type ReadBounds} from './read.js'
-import {LOCK_POLL_FAILURE_REASONS, type DdlOpRow, type LockEvent, type LockHoldSummary, type LockPollFailure, type LockPollFailureReason, type LockRow, type LocksWatchResult} from './types.js'
+import {openLocksSession, readConfigSnapshot, readDdlOpsAt, sessionNotes, type LocksSession, type ReadBounds} from './read.js'
+import {byTime, DdlOpTracker, LockTransitionTracker} from './transitions.js'
+import {LOCK_POLL_FAILURE_REASONS, type LockEvent, type LockPollFailure, type LockPollFailureReason, type LocksWatchResult} from './types.js'
 
-interface Seen {
-  locked: boolean
-  identity: string
-  since: number | null
-  process: string | null
-  verdict: LockRow['verdict']
-}
-
-const identityOf = (r: LockRow) => `${r.ts ?? ''}|${r.process ?? ''}|${r.since ?? ''}`
-
-/** Pure: feed snapshots of lock rows, get transitions; keeps hold-time histograms per lock. */
-export class LockTransitionTracker {
-  private readonly seen = new Map<string, Seen>()
-  private readonly stats = new Map<string, {acquired: number; released: number; overtaken: number; hold: Histogram}>()
-
-  private stat(name: string) {
-    let s = this.stats.get(name)
-    if (!s) {
-      s = {acquired: 0, released: 0, overtaken: 0, hold: createHistogram()}
-      this.stats.set(name, s)
-    }
-    return s
-  }
-
-  private event(kind: LockEvent['kind'], r: LockRow, atMs: number, extra: Partial<LockEvent> = {}): LockEvent {
-    const s = this.stat(r.name)
-    if (kind === 'acquired') s.acquired++
-    if (kind === 'released') s.released++
-    if (kind === 'overtaken') s.overtaken++
-    if (extra.holdMS !== undefined) recordMs(s.hold, Math.max(0.001, extra.holdMS))
-    return {at: new Date(atMs).toISOString(), kind, name: r.name, process: r.process, who: r.who, why: r.why, ...extra}
-  }
-
-  /** The first snapshot is the baseline: locks already held are not "acquired". */
-  observe(rows: LockRow[], atMs: number): LockEvent[] {
-    const events: LockEvent[] = []
-    for (const r of rows) {
-      const locked = r.state !== 'unlocked'
-      const since = r.since ? Date.parse(r.since) : null
-      const now: Seen = {locked, identity: identityOf(r), since, process: r.process, verdict: r.verdict}
-      const prev = this.seen.get(r.name)
-      this.seen.set(r.name, now)
-      if (!prev) continue
-      const sameHolder = prev.identity === now.identity
-      const holdOf = (s: Seen, end: number) => (s.since === null ? undefined : Math.max(0, end - s.since))
-      if (prev.locked && sameHolder && !locked) {
-        events.push(this.event('released', r, atMs, {holdMS: holdOf(prev, atMs)}))
-      } else if (!sameHolder) {
-        // Someone took the lock since the last poll.
-        if (prev.locked && (prev.verdict === 'stale' || prev.verdict === 'no-ping')) {
-          events.push(this.event('overtaken', r, atMs, {previousProcess: prev.process, holdMS: holdOf(prev, since ?? atMs)}))
-          this.stat(r.name).acquired++
-        } else {
-          if (prev.locked) {
-            const old = {...r, process: prev.process, who: null, why: null}
-            events.push(this.event('released', old, atMs, {holdMS: holdOf(prev, since ?? atMs)}))
-          }
-          events.push(this.event('acquired', r, since ?? atMs))
-        }
-        if (!locked) events.push(this.event('released', r, atMs, {holdMS: holdOf(now, atMs)}))
-      } else if (!prev.locked && locked) {
-        events.push(this.event('acquired', r, since ?? atMs))
-      }
-    }
-    return events
-  }
-
-  /** Every lock's hold times in one histogram (merged, never averaged). */
-  mergedHold(): Histogram {
-    return mergeHistograms([...this.stats.values()].map((s) => s.hold))
-  }
-
-  summary(): LockHoldSummary[] {
-    return [...this.stats]
-      .map(([name, s]) => {
-        const h = summarize(s.hold)
-        const ms = (us: number) => Math.round(us / 100) / 10
-        return {name, acquired: s.acquired, released: s.released, overtaken: s.overtaken, holdMS: {count: h.count, p50: ms(h.p50), p90: ms(h.p90), p99: ms(h.p99), max: ms(h.max)}}
-      })
-      .sort((a, b) => a.name.localeCompare(b.name))
-  }
-}
-
-/** 6.1+: DDL operations from $currentOp as pseudo-locks on their namespace. */
-export class DdlOpTracker {
-  private readonly seen = new Map<string, {op: DdlOpRow; firstSeen: number; acquiredAt: number | null}>()
-  private readonly extra = new Map<string, {acquired: number; released: number; hold: Histogram}>()
-
-  observe(ops: DdlOpRow[], atMs: number): LockEvent[] {
-    const events: LockEvent[] = []
-    const current = new Set<string>()
-    const base = (op: DdlOpRow, kind: LockEvent['kind'], holdMS?: number): LockEvent => ({
-      at: new Date(atMs).toISOString(),
-      kind,
-      name: op.ns ?? op.command,
-      process: op.shard ?? op.host,
-      who: `${op.host ?? '?'}:${op.opid}`,
-      why: op.command,
-      ...(holdMS === undefined ? {} : {holdMS}),
-    })
-    for (const op of ops) {
-      const key = `${op.host}|${op.opid}`
-      current.add(key)
-      const prev = this.seen.get(key)
-      if (!prev) {
-        const entry = {op, firstSeen: atMs - op.runningMS, acquiredAt: op.waitingForLock ? null : atMs - op.runningMS}
-        this.seen.set(key, entry)
-        events.push(base(op, op.waitingForLock ? 'waiting' : 'acquired'))
-        if (!op.waitingForLock) this.count(op, 'acquired')
-      } else {
-        if (prev.acquiredAt === null && !op.waitingForLock) {
-          prev.acquiredAt = atMs
-          events.push(base(op, 'acquired'))
-          this.count(op, 'acquired')
-        }
-        prev.op = op
-      }
-    }
-    for (const [key, entry] of [...this.seen]) {
-      if (current.has(key)) continue
-      this.seen.delete(key)
-      if (entry.acquiredAt === null) continue
-      const hold = Math.max(0, atMs - entry.acquiredAt)
-      events.push(base(entry.op, 'released', hold))
-      this.count(entry.op, 'released', hold)
-    }
-    return events
-  }
-
-  private count(op: DdlOpRow, kind: 'acquired' | 'released', holdMS?: number): void {
-    const name = op.ns ?? op.command
-    let s = this.extra.get(name)
-    if (!s) {
-      s = {acquired: 0, released: 0, hold: createHistogram()}
-      this.extra.set(name, s)
-    }
-    s[kind]++
-    if (holdMS !== undefined) recordMs(s.hold, Math.max(0.001, holdMS))
-  }
-
-  mergedHold(): Histogram {
-    return mergeHistograms([...this.extra.values()].map((s) => s.hold))
-  }
-
-  summary(): LockHoldSummary[] {
-    return [...this.extra].map(([name, s]) => {
-      const h = summarize(s.hold)
-      const ms = (us: number) => Math.round(us / 100) / 10
-      return {name, acquired: s.acquired, released: s.released, overtaken: 0, holdMS: {count: h.count, p50: ms(h.p50), p90: ms(h.p90), p99: ms(h.p99), max: ms(h.max)}}
-    })
-  }
-}
+// Bench's lock observer and older callers import the trackers from here.
+export {DdlOpTracker, LockTransitionTracker}
 
 export interface LocksWatchConfig {
   /** Stop after this long (default: until the signal). */
@@ -177,7 +28,7 @@ export interface LocksWatchConfig {
 export interface WatchHooks {
   signal: AbortSignal
   onEvent?(event: LockEvent): void
-  onStart?(info: {model: LocksWatchResult['model']; message: string; expiryMS: number}): void
+  onStart?(info: {model: LocksWatchResult['model']; serverVersion: string; message: string; expiryMS: number}): void
   /** A poll got no snapshot; the watch goes on. */
   onPollFailed?(failure: LockPollFailure): void
 }
@@ -198,15 +49,24 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
 const noFailures = (): Record<LockPollFailureReason, number> =>
   Object.fromEntries(LOCK_POLL_FAILURE_REASONS.map((reason) => [reason, 0])) as Record<LockPollFailureReason, number>
 
+/** Said in every watch's notes: what a hold time is, per lock model. */
+export const HOLD_TIMES_NOTE =
+  "hold times run from the lock's `when` (server clock) to the first poll that saw it free, or to the next holder's `when`: " +
+  'each is over by at most one interval; holds taken and freed between two polls are only bounded by that gap (listed apart)'
+export const DDL_HOLD_TIMES_NOTE =
+  "hold times run from each DDL operation's start ($currentOp microsecs_running, server clock) to the first poll that no longer " +
+  'saw it: each is over by at most one interval; an operation that starts and ends between two polls is not seen'
+
 /** Said in the result's notes when a poll failed. */
 export const FAILED_POLLS_NOTE = 'transitions during failed polls show at the next poll that answered: their hold times are accurate to that gap'
 
 /**
- * Polls until the deadline, Ctrl-C or forever. A poll that fails (router or config
+ * Polls from the start to the deadline (a last poll at the deadline itself, so the watch
+ * covers the whole --duration), Ctrl-C or forever. A poll that fails (router or config
  * server gone, a stall, a lost privilege) is a marked round and the watch goes on, so
  * the summary is always produced. Each poll is bounded by the target's --timeout-ms
  * through the driver's per-operation AbortSignal (see ReadBounds), so the last poll ends
- * at most one interval plus --timeout-ms after the deadline.
+ * at most --timeout-ms after the deadline.
  */
 export async function runLocksWatch(target: Target, config: LocksWatchConfig, hooks: WatchHooks): Promise<LocksWatchResult> {
   const pollTimeoutMS = target.connection.timeoutMs
@@ -219,14 +79,14 @@ export async function runLocksWatch(target: Target, config: LocksWatchConfig, ho
   const locks = new LockTransitionTracker()
   const ddl = new DdlOpTracker()
   try {
-    hooks.onStart?.({model: session.model, message: session.message, expiryMS: session.timing.expiryMS})
+    hooks.onStart?.({model: session.model, serverVersion: session.serverVersion, message: session.message, expiryMS: session.timing.expiryMS})
     const until = config.durationMS === undefined ? Number.POSITIVE_INFINITY : started + config.durationMS
     while (!hooks.signal.aborted) {
       const at = Date.now()
       polls++
       const timeout = AbortSignal.timeout(pollTimeoutMS)
       try {
-        const fresh = await pollOnce(session, config.filter, {signal: AbortSignal.any([hooks.signal, timeout])}, {locks, ddl, atMs: at})
+        const fresh = await pollOnce(session, config.filter, {signal: AbortSignal.any([hooks.signal, timeout])}, {locks, ddl})
         for (const e of fresh) {
           events.push(e)
           hooks.onEvent?.(e)
@@ -243,17 +103,21 @@ export async function runLocksWatch(target: Target, config: LocksWatchConfig, ho
           timeoutMs: pollTimeoutMS,
           timedOut: timeout.aborted,
         })
-        const failure: LockPollFailure = {at: new Date(at).toISOString(), poll: polls, reason, error: text}
+        // No reply to take the server's clock from: this machine's, moved by the skew measured at the start, so
+        // failures and events read on one clock.
+        const failure: LockPollFailure = {at: new Date(at + (session.clockSkewMS ?? 0)).toISOString(), poll: polls, reason, error: text}
         pollFailures.push(failure)
         failedPollsByReason[reason] += 1
         hooks.onPollFailed?.(failure)
       }
-      const next = at + config.intervalMS
-      if (next >= until) break
-      await sleep(next - Date.now(), hooks.signal)
+      // The poll that started at (or after) the deadline was the last; else the next one, the deadline at the latest.
+      if (at >= until) break
+      await sleep(Math.min(at + config.intervalMS, until) - Date.now(), hooks.signal)
     }
     return {
       target: targetSummary(target),
+      entry: session.entry,
+      ...(session.clockSkewMS === undefined ? {} : {clockSkewMS: session.clockSkewMS}),
       serverVersion: session.serverVersion,
       model: session.model,
       message: session.message,
@@ -264,9 +128,10 @@ export async function runLocksWatch(target: Target, config: LocksWatchConfig, ho
       failedPollsByReason,
       pollFailures,
       pollTimeoutMS,
-      events,
+      // Each poll's events are in time order; after a failed poll, the next one's may reach back past what was printed.
+      events: byTime(events),
       locks: session.model === 'in-memory' ? ddl.summary() : locks.summary(),
-      notes: [...timingNotes(session, config.expiryMS !== undefined), ...(pollFailures.length > 0 ? [FAILED_POLLS_NOTE] : [])],
+      notes: [...sessionNotes(session, config.expiryMS !== undefined), session.model === 'in-memory' ? DDL_HOLD_TIMES_NOTE : HOLD_TIMES_NOTE, ...(pollFailures.length > 0 ? [FAILED_POLLS_NOTE] : [])],
       interrupted: hooks.signal.aborted,
     }
   } finally {
@@ -279,11 +144,11 @@ async function pollOnce(
   session: LocksSession,
   filter: LockFilter,
   bounds: ReadBounds,
-  trackers: {locks: LockTransitionTracker; ddl: DdlOpTracker; atMs: number},
+  trackers: {locks: LockTransitionTracker; ddl: DdlOpTracker},
 ): Promise<LockEvent[]> {
   if (session.model === 'in-memory') {
-    const ops = await readDdlOps(session.reader, bounds)
-    return trackers.ddl.observe(ops.filter((o) => matches(o.ns, filter)), trackers.atMs)
+    const {now, ops} = await readDdlOpsAt(session.reader, bounds)
+    return trackers.ddl.observe(ops.filter((o) => matches(o.ns, filter)), now.getTime())
   }
   const snap = await readConfigSnapshot(session.reader, bounds)
   const rows = filterLocks(toLockRows({...snap, nowMs: snap.now.getTime(), timing: session.timing}), {db: filter.db, ns: filter.ns})

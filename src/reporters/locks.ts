@@ -2,7 +2,8 @@
 import Table from 'cli-table3'
 
 import type {LockObservation} from '../bench/lock-observer.js'
-import type {InMemoryView, LockEvent, LockPollFailure, LocksListResult, LocksPingsResult, LocksWatchResult} from '../locks/types.js'
+import {versionAtLeast} from '../locks/parse.js'
+import type {InMemoryView, LockEvent, LockPollFailure, LockRow, LocksListResult, LocksPingsResult, LocksWatchResult, LockVerdict} from '../locks/types.js'
 import {TABLE_STYLE} from './format.js'
 
 /** 850 → "850ms", 12_300 → "12.3s", 905_000 → "15m 5s", 7_300_000 → "2h 1m". */
@@ -15,12 +16,54 @@ export function formatAgeMs(ms: number | null | undefined): string {
   return `${Math.floor(ms / 86_400_000)}d`
 }
 
-const VERDICT_TEXT: Record<string, string> = {
+const VERDICT_TEXT: Record<LockVerdict, string> = {
   free: 'free',
   held: 'held',
   stale: 'STALE: can be overtaken',
   'no-ping': 'no ping: expiry counts only from a would-be acquirer\'s first look',
   balancer: 'balancer (3.4, permanent)',
+}
+
+/** The balancer lock is the 3.4 balancer's own on 3.4, and a leftover (by design) on 3.6+. */
+function verdictText(verdict: LockVerdict, serverVersion: string): string {
+  if (verdict === 'balancer' && versionAtLeast(serverVersion, 3, 6)) return 'balancer: left by 3.4, by design'
+  return VERDICT_TEXT[verdict] ?? verdict
+}
+
+/** The `since` column: the age of `when`, said as what `when` is for this lock. */
+export function sinceText(l: Pick<LockRow, 'sinceAgeMS' | 'whenMeans'>): string {
+  if (l.sinceAgeMS === null) return '–'
+  const age = formatAgeMs(l.sinceAgeMS)
+  switch (l.whenMeans) {
+    case 'last-taken':
+      return `last taken ${age} ago`
+    case 'config-primary':
+      return `${age} ago (config primary's grab or step-up)`
+    case 'balancer-step-up':
+      return `config primary step-up ${age} ago`
+    default:
+      return `${age} ago`
+  }
+}
+
+/** What a list says under its table about ConfigServer holders and the balancer lock (facts §1.1, §1.4). */
+function configServerLines(r: LocksListResult): string[] {
+  const lines: string[] = []
+  if (r.locks.some((l) => l.whenMeans === 'config-primary')) {
+    lines.push(
+      'ConfigServer is whichever config server member is primary: its locks\' `since` is when that primary took them — the ' +
+        "operation's start, or the primary's step-up for a migration lock it re-took; stale or not follows the ConfigServer ping, not this age",
+    )
+  }
+  if (r.locks.some((l) => l.verdict === 'balancer')) {
+    lines.push(
+      versionAtLeast(r.serverVersion, 3, 6)
+        ? 'the balancer lock was taken by a 3.4 config primary at its step-up; 3.6+ neither takes nor frees it, so a cluster upgraded ' +
+            'from 3.4 shows it held by ConfigServer for years: by design, not a finding (the manual says it may be deleted)'
+        : 'the 3.4 balancer holds the balancer lock while its config primary runs: `since` is that primary\'s step-up',
+    )
+  }
+  return lines
 }
 
 function header(r: {target: {uri: string}; serverVersion: string; message: string}): string {
@@ -44,15 +87,15 @@ export function renderInMemory(view: InMemoryView): string {
     for (const op of view.ddlOps) t.push([op.shard ?? op.host ?? '–', op.opid, op.command, op.ns ?? '–', formatAgeMs(op.runningMS), op.waitingForLock ? 'yes' : 'no'])
     lines.push(t.toString())
   }
-  const withLocks = view.serverStatusLocks.filter((s) => Object.keys(s.resources).length > 0)
+  const withLocks = view.serverStatusLocks.filter((s) => Object.keys(s.resources ?? {}).length > 0)
   if (withLocks.length > 0) {
     const t = new Table({head: ['shard', 'resource', 'acquired', 'waited', 'time waiting'], style: TABLE_STYLE})
     for (const s of withLocks) {
-      for (const [resource, e] of Object.entries(s.resources)) t.push([s.shard, resource, e.acquireCount, e.acquireWaitCount, `${Math.round(e.timeAcquiringMicros / 1000)}ms`])
+      for (const [resource, e] of Object.entries(s.resources ?? {})) t.push([s.shard, resource, e.acquireCount, e.acquireWaitCount, `${Math.round(e.timeAcquiringMicros / 1000)}ms`])
     }
     lines.push(t.toString())
   }
-  for (const s of view.serverStatusLocks) if (s.unavailable) lines.push(`${s.shard} (${s.host}): serverStatus unavailable: ${s.unavailable}`)
+  for (const s of view.serverStatusLocks) if (s.resources === undefined) lines.push(`${s.shard} (${s.host}): DDL lock entries unknown (${s.unavailable ?? 'serverStatus not read'})`)
   return lines.join('\n')
 }
 
@@ -70,12 +113,13 @@ export function renderLocksList(r: LocksListResult): string {
           truncate(l.holder ?? l.process, 40),
           truncate(l.who, 40),
           truncate(l.why, 48),
-          l.since ? `${formatAgeMs(l.heldMS ?? 0)} ago` : '–',
+          sinceText(l),
           l.holderLastPing ? `${formatAgeMs(l.holderPingAgeMS)} ago` : l.state === 'unlocked' ? '–' : 'none',
-          VERDICT_TEXT[l.verdict] ?? l.verdict,
+          verdictText(l.verdict, r.serverVersion),
         ])
       }
       lines.push(t.toString())
+      lines.push(...configServerLines(r))
       const stale = r.locks.filter((l) => l.verdict === 'stale').length
       if (stale > 0) lines.push(`${stale} stale lock(s): the holder has not pinged for ${formatAgeMs(r.expiryMS)} or more; the next DDL on them overtakes them once the config server has seen the ping stand still that long`)
     }
@@ -99,10 +143,25 @@ export function renderLocksPings(r: LocksPingsResult): string {
   return lines.join('\n')
 }
 
-export function renderLockEvent(e: LockEvent): string {
+/** " after 12ms–512ms", " after ≤ 500ms (between polls)": a hold is a range, never the poll interval passed off as a figure. */
+export function holdText(e: Pick<LockEvent, 'holdMS' | 'holdMinMS' | 'holdBetweenPolls'>): string {
+  if (e.holdMS === undefined) return ''
+  if (e.holdBetweenPolls) return ` after ≤ ${formatAgeMs(e.holdMS)} (between polls)`
+  if (e.holdMinMS !== undefined && e.holdMinMS < e.holdMS) return ` after ${formatAgeMs(e.holdMinMS)}–${formatAgeMs(e.holdMS)}`
+  return ` after ${formatAgeMs(e.holdMS)}`
+}
+
+/** One event as it happens; `serverVersion` words the balancer lock's verdict (3.4's own, or a 3.4 leftover). */
+export function renderLockEvent(e: LockEvent, serverVersion = ''): string {
   const time = e.at.slice(11, 23)
-  const hold = e.holdMS === undefined ? '' : ` after ${formatAgeMs(e.holdMS)}`
+  const hold = holdText(e)
   switch (e.kind) {
+    case 'held-at-start': {
+      const since = e.since ? ` since ${e.since.slice(0, 19).replace('T', ' ')}Z${e.whenMeans === 'balancer-step-up' ? ' (config primary step-up)' : e.whenMeans === 'config-primary' ? " (config primary's grab or step-up)" : ''}` : ''
+      return `${time} held      ${e.name} by ${e.process ?? '?'}${since} (${e.verdict ? verdictText(e.verdict, serverVersion) : 'running'}${e.why ? `; ${e.why}` : ''})`
+    }
+    case 'stale':
+      return `${time} stale     ${e.name}: ${e.process ?? '?'} has not pinged for the expiry: the next DDL on it can overtake it`
     case 'acquired':
       return `${time} acquired  ${e.name} by ${e.process ?? '?'} (${e.why ?? 'no reason'})`
     case 'released':
@@ -128,15 +187,22 @@ function failedPollsText(r: LocksWatchResult): string {
   return ` (${r.failedPolls} failed: ${parts.join(', ')})`
 }
 
+/** "3 transition(s), 1 held at start": what the watch found there is not counted as something that happened. */
+function transitionsText(r: LocksWatchResult): string {
+  const atStart = r.events.filter((e) => e.kind === 'held-at-start').length
+  return `${r.events.length - atStart} transition(s)${atStart > 0 ? `, ${atStart} held at start` : ''}`
+}
+
 export function renderLocksWatch(r: LocksWatchResult): string {
   const lines = [
-    `${r.polls} polls${failedPollsText(r)} every ${formatAgeMs(r.intervalMS)} over ${formatAgeMs(r.durationMS)}: ${r.events.length} transition(s)${r.interrupted ? ' (interrupted)' : ''}`,
+    `${r.polls} polls${failedPollsText(r)} every ${formatAgeMs(r.intervalMS)} over ${formatAgeMs(r.durationMS)}: ${transitionsText(r)}${r.interrupted ? ' (interrupted)' : ''}`,
   ]
   if (r.locks.length > 0) {
-    const t = new Table({head: ['lock', 'acquired', 'released', 'overtaken', 'hold p50', 'hold p99', 'hold max'], style: TABLE_STYLE})
+    const t = new Table({head: ['lock', 'acquired', 'released', 'overtaken', 'hold p50', 'hold p99', 'hold max', 'between polls'], style: TABLE_STYLE})
     for (const l of r.locks) {
       const h = l.holdMS
-      t.push([l.name, l.acquired, l.released, l.overtaken, h.count ? formatAgeMs(h.p50) : '–', h.count ? formatAgeMs(h.p99) : '–', h.count ? formatAgeMs(h.max) : '–'])
+      const between = l.betweenPolls.count > 0 ? `${l.betweenPolls.count} × ≤ ${formatAgeMs(l.betweenPolls.maxMS)}` : '–'
+      t.push([l.name, l.acquired, l.released, l.overtaken, h.count ? formatAgeMs(h.p50) : '–', h.count ? formatAgeMs(h.p99) : '–', h.count ? formatAgeMs(h.max) : '–', between])
     }
     lines.push(t.toString())
   }

@@ -4,9 +4,10 @@ import {describe, it} from 'node:test'
 import {classifyWhy, filterLocks, lockTiming, parseLockDoc, parseProcessId, toLockRows, toPingRows, verdictOf} from '../../src/locks/parse.js'
 import {ddlLockEntries, ddlOpsFrom} from '../../src/locks/in-memory.js'
 import {modelFor} from '../../src/locks/model.js'
-import {LockTransitionTracker} from '../../src/locks/watch.js'
-import type {LockRow} from '../../src/locks/types.js'
-import {NOW, locks34, locks44, locks60, mongos44, pings34, pings44, pings60, shards} from '../fixtures/locks-documents.js'
+import {DdlOpTracker, LockTransitionTracker} from '../../src/locks/watch.js'
+import type {LockRow, LocksListResult, LocksWatchResult} from '../../src/locks/types.js'
+import {holdText, renderLockEvent, renderLocksList, renderLocksWatch} from '../../src/reporters/locks.js'
+import {NOW, NOW_UPGRADED, locks34, locks44, locks60, locksUpgraded44, mongos44, pings34, pings44, pings60, pingsUpgraded44, shards} from '../fixtures/locks-documents.js'
 
 const timing = lockTiming()
 const rows = (locks: object[], pings: object[], mongos: object[] = []) => toLockRows({locks, pings, mongos, shards, nowMs: NOW.getTime(), timing})
@@ -140,25 +141,137 @@ describe('verdicts and pings', () => {
   })
 })
 
-describe('watch transitions', () => {
-  const row = (over: Partial<LockRow>): LockRow => ({
-    name: 'db.c', state: 'locked', process: 'A', who: 'A:conn1', why: 'dropCollection', since: new Date(1000).toISOString(), holderLastPing: null,
-    verdict: 'held', ts: 't1', heldMS: 0, holderPingAgeMS: 0, holder: null, whyKind: 'dropCollection', ...over,
+describe('released locks and ConfigServer holders: what `when` is', () => {
+  const listOf = (locks: LockRow[], serverVersion: string): LocksListResult => ({
+    target: {uri: 'mongodb://cfg:27019/', source: '--uri', simulated: false},
+    entry: 'mongos',
+    serverVersion,
+    model: 'config.locks',
+    message: '',
+    now: NOW.toISOString(),
+    expiryMS: timing.expiryMS,
+    locks,
+    pings: [],
+    notes: [],
+    interrupted: false,
   })
 
-  it('baseline, release with hold time, acquisition, and an overtake of a stale holder', () => {
+  it('a released lock says when it was last taken (its `when`), never "0ms ago"', () => {
+    const test = byName(rows(locks34, pings34)).get('test')!
+    assert.equal(test.state, 'unlocked')
+    assert.equal(test.heldMS, null)
+    assert.equal(test.since, new Date(NOW.getTime() - 40 * 60_000).toISOString())
+    assert.equal(test.sinceAgeMS, 40 * 60_000)
+    assert.equal(test.whenMeans, 'last-taken')
+    const text = renderLocksList(listOf([test], '3.4.24'))
+    assert.match(text, /last taken 40m 0s ago/)
+    assert.doesNotMatch(text, /\b0ms ago/)
+  })
+
+  it('a ConfigServer lock: `when` is the config primary\'s grab or step-up; the verdict follows the ConfigServer ping', () => {
+    const r = byName(toLockRows({locks: locksUpgraded44, pings: pingsUpgraded44, mongos: [], shards, nowMs: NOW_UPGRADED.getTime(), timing}))
+    const migration = r.get('test.myShardedCollection')!
+    assert.equal(migration.whenMeans, 'config-primary')
+    assert.equal(migration.heldMS, 3 * 86_400_000 + 4 * 3_600_000)
+    assert.equal(migration.verdict, 'held', 'ConfigServer pinged 12 s ago: held, however old `when` is')
+    const stale = byName(toLockRows({locks: locksUpgraded44, pings: [{_id: 'ConfigServer', ping: new Date(NOW_UPGRADED.getTime() - 16 * 60_000)}], mongos: [], shards, nowMs: NOW_UPGRADED.getTime(), timing}))
+    assert.equal(stale.get('test.myShardedCollection')!.verdict, 'stale', 'a ConfigServer ping 16 min old: stale')
+    const text = renderLocksList(listOf([...r.values()], '4.4.29'))
+    assert.match(text, /3d ago \(config primary's grab or step-up\)/)
+    assert.match(text, /ConfigServer is whichever config server member is primary/)
+  })
+
+  it('a cluster upgraded from 3.4: the balancer lock held by ConfigServer for years is by design, not a finding', () => {
+    const balancer = byName(toLockRows({locks: locksUpgraded44, pings: pingsUpgraded44, mongos: [], shards, nowMs: NOW_UPGRADED.getTime(), timing})).get('balancer')!
+    assert.equal(balancer.verdict, 'balancer')
+    assert.equal(balancer.whenMeans, 'balancer-step-up')
+    assert.ok(balancer.sinceAgeMS! > 8 * 365 * 86_400_000)
+    const text = renderLocksList(listOf([balancer], '4.4.29'))
+    assert.match(text, /config primary step-up \d+d ago/)
+    assert.match(text, /balancer: left by 3\.4, by design/)
+    assert.match(text, /3\.6\+ neither takes nor frees it, so a cluster upgraded from 3\.4 shows it held by ConfigServer for years: by design, not a finding/)
+    assert.doesNotMatch(text, /STALE/)
+    assert.match(renderLocksList(listOf([balancer], '3.4.24')), /balancer \(3\.4, permanent\)[\s\S]*the 3\.4 balancer holds the balancer lock while its config primary runs/)
+  })
+})
+
+describe('watch transitions', () => {
+  const row = (over: Partial<LockRow>): LockRow => ({
+    name: 'db.c', state: 'locked', process: 'A', who: 'A:conn1', why: 'dropCollection', since: new Date(1000).toISOString(), sinceAgeMS: 0, whenMeans: 'taken', holderLastPing: null,
+    verdict: 'held', ts: 't1', heldMS: 0, holderPingAgeMS: 0, holder: null, whyKind: 'dropCollection', ...over,
+  })
+  const free = (over: Partial<LockRow>): LockRow => row({state: 'unlocked', verdict: 'free', whenMeans: 'last-taken', ...over})
+
+  it('starts with the locks held or stale at the start, with their verdicts; free ones are not events', () => {
     const t = new LockTransitionTracker()
-    assert.deepEqual(t.observe([row({})], 2000), [])
-    const rel = t.observe([row({state: 'unlocked', verdict: 'free'})], 3000)
-    assert.deepEqual(rel.map((e) => [e.kind, e.holdMS]), [['released', 2000]])
-    const acq = t.observe([row({ts: 't2', since: new Date(3500).toISOString()})], 4000)
-    assert.deepEqual(acq.map((e) => e.kind), ['acquired'])
-    t.observe([row({ts: 't2', since: new Date(3500).toISOString(), verdict: 'stale'})], 20_000)
-    const over = t.observe([row({ts: 't3', process: 'B', since: new Date(21_000).toISOString()})], 21_500)
-    assert.deepEqual(over.map((e) => [e.kind, e.process, e.previousProcess, e.holdMS]), [['overtaken', 'B', 'A', 17_500]])
-    const s = t.summary()[0]
+    const start = t.observe([row({}), row({name: 'db.d', verdict: 'stale', process: 'B'}), free({name: 'db.e'})], 2000)
+    assert.deepEqual(start.map((e) => [e.kind, e.name, e.verdict, e.since]), [
+      ['held-at-start', 'db.c', 'held', new Date(1000).toISOString()],
+      ['held-at-start', 'db.d', 'stale', new Date(1000).toISOString()],
+    ])
+    assert.match(renderLockEvent(start[1]!), /held {6}db\.d by B since 1970-01-01 00:00:01Z \(STALE: can be overtaken; dropCollection\)/)
+    assert.deepEqual(t.summary(), [], 'nothing acquired or released yet')
+  })
+
+  it('a release a poll saw: the hold lies between the last poll that saw it held and the first that saw it free', () => {
+    const t = new LockTransitionTracker()
+    t.observe([row({})], 2000)
+    const rel = t.observe([free({})], 2500)
+    assert.deepEqual(rel.map((e) => [e.kind, e.holdMinMS, e.holdMS, e.holdBetweenPolls]), [['released', 1000, 1500, undefined]])
+    assert.equal(holdText(rel[0]!), ' after 1.0s–1.5s')
+    const s = t.summary()[0]!
+    assert.equal(s.holdMS.count, 1)
+    assert.deepEqual(s.betweenPolls, {count: 0, maxMS: 0})
+  })
+
+  it('taken and freed between two polls: only bounded by the gap, labelled, never counted as a hold figure', () => {
+    const t = new LockTransitionTracker()
+    t.observe([free({})], 1000)
+    // A 12 ms hold at 1488, seen as a new `when` on a free lock by the poll at 1500.
+    const events = t.observe([free({ts: 't2', since: new Date(1488).toISOString()})], 1500)
+    assert.deepEqual(events.map((e) => [e.kind, e.at, e.holdMS, e.holdBetweenPolls]), [
+      ['acquired', new Date(1488).toISOString(), undefined, undefined],
+      ['released', new Date(1500).toISOString(), 12, true],
+    ])
+    assert.equal(holdText(events[1]!), ' after ≤ 12ms (between polls)')
+    const s = t.summary()[0]!
+    assert.equal(s.holdMS.count, 0, 'no hold a poll saw')
+    assert.deepEqual(s.betweenPolls, {count: 1, maxMS: 12})
+    const result = {events, locks: [s], polls: 2, failedPolls: 0, failedPollsByReason: {}, intervalMS: 500, durationMS: 1000, interrupted: false, notes: []} as unknown as LocksWatchResult
+    assert.match(renderLocksWatch(result), /│ 1 × ≤ 12ms/)
+  })
+
+  it('a changed `when` between two polls that both saw it held: a release and re-take; the old hold ends at the new `when`, events in time order', () => {
+    const t = new LockTransitionTracker()
+    t.observe([row({})], 2000)
+    // 5.0+ keeps one `ts` per process type: only `when` shows the re-take.
+    const events = t.observe([row({since: new Date(2200).toISOString(), who: 'A:conn2'})], 2600)
+    assert.deepEqual(events.map((e) => [e.kind, e.at, e.holdMinMS, e.holdMS]), [
+      ['released', new Date(2200).toISOString(), 1000, 1200],
+      ['acquired', new Date(2200).toISOString(), undefined, undefined],
+    ])
+  })
+
+  it('an overtake of a stale holder, a lock turning stale, and a lock document that appears mid-watch', () => {
+    const t = new LockTransitionTracker()
+    t.observe([row({ts: 't2', since: new Date(3500).toISOString()})], 4000)
+    const stale = t.observe([row({ts: 't2', since: new Date(3500).toISOString(), verdict: 'stale'}), row({name: 'db.new', since: new Date(19_000).toISOString()})], 20_000)
+    assert.deepEqual(stale.map((e) => [e.kind, e.name]), [['acquired', 'db.new'], ['stale', 'db.c']])
+    const over = t.observe([row({ts: 't3', process: 'B', since: new Date(21_000).toISOString()}), row({name: 'db.new', since: new Date(19_000).toISOString()})], 21_500)
+    assert.deepEqual(over.map((e) => [e.kind, e.process, e.previousProcess, e.holdMinMS, e.holdMS]), [['overtaken', 'B', 'A', 16_500, 17_500]])
+    const s = t.summary().find((l) => l.name === 'db.c')!
     assert.equal(s.overtaken, 1)
-    assert.equal(s.holdMS.count, 2)
+    assert.equal(s.holdMS.count, 1)
     assert.ok(s.holdMS.max >= 17_000)
+  })
+
+  it('6.1+: DDL operations running at the start are held-at-start; a finished one is a bounded hold from its start', () => {
+    const t = new DdlOpTracker()
+    const op = {shard: 'shard01', host: 'h1:27018', opid: 'shard01:12', command: '_shardsvrDropCollection', ns: 'orders.items', runningMS: 300, waitingForLock: false}
+    const start = t.observe([op], 10_000)
+    assert.deepEqual(start.map((e) => [e.kind, e.since]), [['held-at-start', new Date(9700).toISOString()]])
+    t.observe([{...op, runningMS: 800}], 10_500)
+    const end = t.observe([], 11_000)
+    assert.deepEqual(end.map((e) => [e.kind, e.holdMinMS, e.holdMS]), [['released', 800, 1300]])
   })
 })

@@ -7,10 +7,12 @@ import assert from 'node:assert/strict'
 import {describe, it} from 'node:test'
 
 import {PoolToolError} from '../../src/errors.js'
-import {readConfigSnapshot, readDdlOps, readRouterFacts, timingNotes} from '../../src/locks/read.js'
+import {ddlLocksNote, readConfigSnapshot, readDdlOps, readRouterFacts, sessionNotes, timingNotes} from '../../src/locks/read.js'
+import type {ShardDdlLocks} from '../../src/locks/types.js'
 import type {Document} from '../../src/mongo/driver.js'
 import {type CommandChannel, type ReadEvent, type ReadOptions, ServerReader} from '../../src/probes/reader.js'
-import {locks44, mongos44, NOW, pings44, shards} from '../fixtures/locks-documents.js'
+import {renderInMemory} from '../../src/reporters/locks.js'
+import {helloConfigPrimary60, helloConfigSecondary60, helloShardPrimary60, locks44, mongos44, NOW, pings44, serverStatusShard60, shards} from '../fixtures/locks-documents.js'
 
 interface FakeRouter {
   hello?: Document
@@ -20,6 +22,8 @@ interface FakeRouter {
   configCollections?: string[]
   config?: Record<string, Document[]>
   currentOp?: Document[]
+  /** serverStatus's reply, or an Error it fails with (default: CommandNotFound-free, no sharding section). */
+  serverStatus?: Document | Error
 }
 
 /** A channel that answers like a mongos and remembers the signal of every read. */
@@ -31,6 +35,10 @@ function fakeRouter(router: FakeRouter = {}): {channel: CommandChannel; signals:
       signals.push(options?.signal)
       if (command.hello) return router.hello ?? {msg: 'isdbgrid', localTime: NOW, ok: 1}
       if (command.buildInfo) return {version: router.version ?? '4.4.29', ok: 1}
+      if (command.serverStatus) {
+        if (router.serverStatus instanceof Error) throw router.serverStatus
+        return router.serverStatus ?? {host: 'rs:27017', localTime: NOW, ok: 1}
+      }
       if (command.hostInfo) {
         if (router.hostInfo instanceof Error) throw router.hostInfo
         return router.hostInfo ?? {system: {}, ok: 1}
@@ -99,16 +107,106 @@ describe('locks: what the router says about itself', () => {
     assert.match(leftover.message, /leftover documents here are from before the FCV upgrade/)
   })
 
-  it('a replica set member is WRONG_TOPOLOGY (exit 7), read before anything else', async () => {
+  it('a plain replica set member is WRONG_TOPOLOGY (exit 7): hello, then serverStatus finds no sharding section', async () => {
     const {reader, events} = recordedReader({hello: {setName: 'rs0', isWritablePrimary: true, ok: 1}})
     await assert.rejects(readRouterFacts(reader, 'mongodb://rs:27017/', undefined), (error: unknown) => {
       assert.ok(error instanceof PoolToolError, 'a PoolToolError')
       assert.equal(error.code, 'WRONG_TOPOLOGY')
       assert.equal(error.exitCode, 7)
-      assert.match(error.message, /mongodb:\/\/rs:27017\/ is a replica set member \(set 'rs0'\)/)
+      assert.match(error.message, /^locks need a sharded cluster: mongodb:\/\/rs:27017\/ is a replica set member \(set 'rs0'\)$/)
       return true
     })
-    assert.deepEqual(events.map((e) => e.name), ['hello'])
+    assert.deepEqual(events.map((e) => e.name), ['hello', 'serverStatus'])
+  })
+
+  it('a standalone whose serverStatus is refused keeps the plain message', async () => {
+    const {reader} = recordedReader({hello: {isWritablePrimary: true, ok: 1}, serverStatus: Object.assign(new Error('not authorized'), {code: 13})})
+    await assert.rejects(readRouterFacts(reader, 'mongodb://solo:27017/', undefined), /is a standalone mongod/)
+  })
+})
+
+describe('locks: config-server and shard entry points', () => {
+  it('a config-server primary (hello configsvr: 2) is an entry: read directly there, said once in the notes', async () => {
+    const {reader, events} = recordedReader({hello: helloConfigPrimary60, version: '6.0.20'})
+    const facts = await readRouterFacts(reader, 'mongodb://cfg1.example.net:27019/?directConnection=true', undefined)
+    assert.equal(facts.entry, 'config-server')
+    assert.equal(facts.model, 'config.locks')
+    assert.match(facts.message, /shard primaries/)
+    assert.deepEqual(facts.entryNotes.filter((n) => !/clock/.test(n)), [
+      "read directly on config server member cfg1.example.net:27019 (set 'configRS'): config.locks, config.lockpings, config.mongos and config.shards live there",
+    ])
+    assert.deepEqual(events.map((e) => e.name).sort(), ['buildInfo', 'config.listCollections', 'hello', 'hostInfo'])
+  })
+
+  it('a 7.0 config-server member: the note does not claim config.locks lives there', async () => {
+    const facts = await readRouterFacts(recordedReader({hello: helloConfigPrimary60, version: '7.0.14', configCollections: []}).reader, 't', undefined)
+    assert.equal(facts.model, 'in-memory')
+    assert.equal(facts.entryNotes[0], "read directly on config server member cfg1.example.net:27019 (set 'configRS'): config.mongos and config.shards live there (config.locks / config.lockpings are gone from 6.1)")
+  })
+
+  it('a config-server secondary is an entry too, with the replication lag said', async () => {
+    const facts = await readRouterFacts(recordedReader({hello: helloConfigSecondary60, version: '6.0.20'}).reader, 't', undefined)
+    assert.equal(facts.entry, 'config-server')
+    assert.ok(facts.entryNotes.some((n) => n === 'cfg2.example.net:27019 is a secondary: what it shows can lag its primary by the replication delay'), JSON.stringify(facts.entryNotes))
+  })
+
+  it('a mongos entry says nothing about where it read', async () => {
+    const facts = await readRouterFacts(recordedReader({hello: {msg: 'isdbgrid', localTime: new Date(), ok: 1}}).reader, 't', undefined)
+    assert.equal(facts.entry, 'mongos')
+    assert.deepEqual(facts.entryNotes, [])
+  })
+
+  it('a shard member is WRONG_TOPOLOGY, naming its config server from serverStatus.sharding', async () => {
+    const {reader, events} = recordedReader({hello: helloShardPrimary60, serverStatus: serverStatusShard60})
+    await assert.rejects(readRouterFacts(reader, 'mongodb://shard1.example.net:27018/', undefined), (error: unknown) => {
+      assert.ok(error instanceof PoolToolError)
+      assert.equal(error.exitCode, 7)
+      assert.equal(
+        error.message,
+        "locks need a mongos or a config server: mongodb://shard1.example.net:27018/ is a replica set member (set 'shard01') of a sharded cluster whose config server is " +
+          'configRS/cfg1.example.net:27019,cfg2.example.net:27019,cfg3.example.net:27019',
+      )
+      assert.match(error.hint ?? '', /mongos, or at the config server: mongodb:\/\/cfg1\.example\.net:27019\/\?directConnection=true/)
+      return true
+    })
+    assert.deepEqual(events.map((e) => e.name), ['hello', 'serverStatus'])
+  })
+})
+
+describe('locks: the server clock against this machine', () => {
+  it('a skew above 5 s is kept as clockSkewMS and said once in the notes; a small one only kept', async () => {
+    // The fixtures' hello carries 2018's clock: the server is years behind this machine.
+    const facts = await readRouterFacts(recordedReader().reader, 't', undefined)
+    assert.ok(facts.clockSkewMS !== undefined && facts.clockSkewMS < -5000, String(facts.clockSkewMS))
+    const notes = sessionNotes(facts, false)
+    assert.equal(notes.filter((n) => /clock is .* behind this machine's: ages are judged on the server's clock/.test(n)).length, 1, JSON.stringify(notes))
+    const close = await readRouterFacts(recordedReader({hello: {msg: 'isdbgrid', localTime: new Date(), ok: 1}}).reader, 't', undefined)
+    assert.ok(close.clockSkewMS !== undefined && Math.abs(close.clockSkewMS) < 5000)
+    assert.ok(!sessionNotes(close, false).some((n) => /clock/.test(n)))
+  })
+})
+
+describe('locks: the 6.1+ view never turns unknown into none', () => {
+  const read = (shard: string, resources: ShardDdlLocks['resources']): ShardDdlLocks => ({shard, host: `${shard}.example.net:27018`, resources})
+  const failed = (shard: string): ShardDdlLocks => ({shard, host: `${shard}.example.net:27018`, unavailable: 'connect ECONNREFUSED'})
+
+  it('no shard answered: unknown, not "no DDLDatabase/DDLCollection entries"', () => {
+    const note = ddlLocksNote('7.0.14', [failed('shard01'), failed('shard02')])
+    assert.equal(note, 'serverStatus.locks DDL entries unknown: none of the 2 shard(s) answered serverStatus')
+    assert.doesNotMatch(note, /no DDLDatabase/)
+  })
+
+  it('some shards answered: the absence is claimed for those only, with the count', () => {
+    assert.equal(ddlLocksNote('7.0.14', [read('shard01', {}), failed('shard02')]), 'serverStatus.locks has no DDLDatabase/DDLCollection entries on the shards read (1 of 2 shard(s) read, 1 unknown; they appear from 7.1)')
+    assert.equal(ddlLocksNote('8.0.4', [read('shard01', {}), read('shard02', {})]), 'serverStatus.locks has no DDLDatabase/DDLCollection entries on the shards read (all 2 shard(s) read)')
+    assert.equal(ddlLocksNote('8.0.4', [read('shard01', {DDLDatabase: {acquireCount: 3, acquireWaitCount: 0, timeAcquiringMicros: 0}}), failed('shard02')]), 'serverStatus.locks has DDL lock entries (1 of 2 shard(s) read, 1 unknown)')
+    assert.equal(ddlLocksNote('7.0.14', []), 'serverStatus.locks: no shard found to read (see the notes)')
+  })
+
+  it('each unread shard is shown as unknown with its error', () => {
+    const text = renderInMemory({note: 'n', ddlOpsFrom: 'router', ddlOps: [], shardsFound: 2, shardsRead: 1, serverStatusLocks: [read('shard01', {}), failed('shard02')]})
+    assert.match(text, /^shard02 \(shard02\.example\.net:27018\): DDL lock entries unknown \(connect ECONNREFUSED\)$/m)
+    assert.doesNotMatch(text, /shard01 .*unknown/)
   })
 })
 
