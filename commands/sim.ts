@@ -4,6 +4,7 @@ import {BaseCommand} from '../src/cli/base-command.js'
 import {durationFlag} from '../src/cli/flags.js'
 import {usageError} from '../src/errors.js'
 import {parseFaultSpec} from '../src/parse/fault-spec.js'
+import {parseMemberOptions} from '../src/parse/member-options.js'
 import {ndjsonFaultFired, ndjsonStarted, renderFaultFired, renderReplayStarted, renderSimStarted, type SimStartedResult, toReplayStartedResult, toSimStartedResult} from '../src/reporters/sim.js'
 import {runReplayUntilStopped} from '../src/replay/run.js'
 import {runSimUntilStopped} from '../src/run-sim.js'
@@ -11,7 +12,7 @@ import {DEFAULT_SIM_OPTIONS, SIM_TOPOLOGIES, SIM_VERSION_PROFILES, type SimTopol
 
 /** What shapes a simulated cluster: none of it applies to a replay, which serves what was captured. */
 const SHAPE_FLAGS = [
-  'topology', 'version-profile', 'auth', 'port', 'members', 'mongos', 'shards', 'latency', 'setup-cost', 'max-connections',
+  'topology', 'version-profile', 'auth', 'port', 'members', 'member-options', 'mongos', 'shards', 'shard-members', 'config-members', 'latency', 'setup-cost', 'max-connections',
   'scram-iterations', 'scram-sha256-iterations', 'time-scale', 'scenario', 'fault', 'ndjson',
 ] as const
 
@@ -35,6 +36,7 @@ export default class Sim extends BaseCommand<typeof Sim> {
     '<%= config.bin %> <%= command.id %>',
     '<%= config.bin %> <%= command.id %> --auth --json',
     '<%= config.bin %> <%= command.id %> --topology replset --latency 2ms',
+    '<%= config.bin %> <%= command.id %> --topology replset --members 4 --member-options hidden@3,arbiter@4',
     '<%= config.bin %> <%= command.id %> --topology sharded --mongos 2 --shards 2 --version-profile 4.4 --time-scale 0.01',
     '<%= config.bin %> <%= command.id %> --fault stall:1s@5s --fault drop-connections@20s',
     '<%= config.bin %> <%= command.id %> --ndjson --fault restart:2s@30s | jq -c \'select(.type=="fault")\'',
@@ -47,15 +49,21 @@ export default class Sim extends BaseCommand<typeof Sim> {
     auth: Flags.boolean({default: false, summary: 'Require SCRAM; the printed URI carries a root user with SCRAM-SHA-1 and SCRAM-SHA-256 credentials.'}),
     port: Flags.integer({default: DEFAULT_SIM_OPTIONS.basePort, min: 0, max: 65535, summary: 'First port to listen on; 0 picks free ports.'}),
     members: Flags.integer({default: DEFAULT_SIM_OPTIONS.members, min: 1, max: 7, summary: 'Replica-set members (replset topology).'}),
+    'member-options': Flags.string({
+      summary: 'Replica-set member settings OPTION@MEMBER[,…] (MEMBER from 1): hidden, arbiter, priority=N; e.g. hidden@2,arbiter@3.',
+      helpValue: '<options>',
+    }),
     mongos: Flags.integer({default: DEFAULT_SIM_OPTIONS.mongos, min: 1, max: 8, summary: 'Routers (sharded topology).'}),
-    shards: Flags.integer({default: DEFAULT_SIM_OPTIONS.shards, min: 1, max: 8, summary: 'Shards (sharded topology).'}),
+    shards: Flags.integer({default: DEFAULT_SIM_OPTIONS.shards, min: 1, max: 128, summary: 'Shards (sharded topology).'}),
+    'shard-members': Flags.integer({default: DEFAULT_SIM_OPTIONS.shardMembers, min: 1, max: 7, summary: 'Members of each shard\'s replica set (sharded topology).'}),
+    'config-members': Flags.integer({default: DEFAULT_SIM_OPTIONS.configMembers, min: 1, max: 7, summary: 'Members of the config server replica set (sharded topology).'}),
     latency: durationFlag({default: DEFAULT_SIM_OPTIONS.latencyMs, summary: 'Service time added to every operation, e.g. 2ms.'}),
     'setup-cost': durationFlag({default: DEFAULT_SIM_OPTIONS.setupCostMs, summary: 'Time added to every new connection before its first reply, e.g. 20ms.'}),
     'max-connections': Flags.integer({default: DEFAULT_SIM_OPTIONS.maxIncomingConnections, min: 1, summary: 'net.maxIncomingConnections per process.'}),
     'scram-iterations': Flags.integer({default: DEFAULT_SIM_OPTIONS.scramIterationCount, min: 5000, summary: 'scramIterationCount (SCRAM-SHA-1) for the users created at start.'}),
     'scram-sha256-iterations': Flags.integer({default: DEFAULT_SIM_OPTIONS.scramSHA256IterationCount, min: 5000, summary: 'scramSHA256IterationCount for the users created at start.'}),
     'time-scale': Flags.string({default: String(DEFAULT_SIM_OPTIONS.timeScale), summary: 'Multiply internal intervals (lock ping 30 s, expiry 15 min): 0.01 makes the expiry 9 s.'}),
-    scenario: Flags.string({multiple: true, default: [], summary: 'Canned situation, e.g. dead-lock-holder (sharded).'}),
+    scenario: Flags.string({multiple: true, default: [], summary: 'Canned situation: dead-lock-holder (sharded), upgraded-from-3.4 (sharded, 4.4: the 3.4 balancer lock).'}),
     fault: Flags.string({multiple: true, default: [], summary: 'Scheduled fault KIND[:VALUE]@AT, e.g. stall:1s@5s, drop-connections@10s, restart:2s@30s.'}),
     duration: durationFlag({summary: 'Stop by itself after this long, e.g. 60s, 10m (default: run until Ctrl-C).'}),
     replay: Flags.string({
@@ -79,8 +87,11 @@ export default class Sim extends BaseCommand<typeof Sim> {
       auth: flags.auth,
       basePort: flags.port,
       members: flags.members,
+      memberOptions: flags['member-options'] === undefined ? [] : parseMemberOptions(flags['member-options']),
       mongos: flags.mongos,
       shards: flags.shards,
+      shardMembers: flags['shard-members'],
+      configMembers: flags['config-members'],
       latencyMs: flags.latency,
       setupCostMs: flags['setup-cost'],
       maxIncomingConnections: flags['max-connections'],

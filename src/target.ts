@@ -63,6 +63,8 @@ export interface Target {
   readonly simulated: boolean
   /** Hosts named in the URI ("host:port"). */
   readonly seedHosts: readonly string[]
+  /** `directConnection=true`: the user addresses one node (a port-forward, a tunnel), not the deployment. */
+  readonly directConnection: boolean
   /** Literal secrets to scrub from any text we print (password from the URI). */
   readonly secrets: readonly string[]
   /** The embedded cluster, when we started one. */
@@ -177,6 +179,7 @@ function targetFromUri({uri, source, connection, recorder, sim}: TargetParts): T
     source,
     simulated: sim !== undefined,
     seedHosts: cs.hosts,
+    directConnection: [...cs.searchParams].some(([key, value]) => key.toLowerCase() === 'directconnection' && value.toLowerCase() === 'true'),
     secrets: secretsOfUri(uri),
     sim,
     connection,

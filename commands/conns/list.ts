@@ -2,8 +2,9 @@ import {Flags} from '@oclif/core'
 
 import {TargetCommand} from '../../src/cli/base-command.js'
 import type {ConnsListResult} from '../../src/conns/types.js'
-import {runConnsList} from '../../src/conns/watch.js'
+import {noHostAnswered, runConnsList} from '../../src/conns/watch.js'
 import {CONNS_DEFAULTS} from '../../src/defaults.js'
+import {EXIT_CODES} from '../../src/errors.js'
 import {renderList} from '../../src/reporters/conns.js'
 import {SIM_TOPOLOGIES, type SimTopology} from '../../src/sim/types.js'
 
@@ -13,23 +14,36 @@ export default class ConnsList extends TargetCommand<typeof ConnsList> {
   static override description =
     'The same discovery and per-host figures as `conns watch`, polled once: serverStatus.connections with every ' +
     'field the server version has (absent ones stay absent), connPoolStats on mongos, and $currentOp with idle ' +
-    'connections grouped by appName, client host and driver. Rates need two polls: use `conns watch` for them.'
+    'connections grouped by appName, client host and driver; the connection limit (current + available) and % used; lock ' +
+    'queues (globalLock.currentQueue, activeClients). The node the URI reached is polled through the address you gave; ' +
+    'a discovered host that does not answer is "not reachable from here". Two names of one process are listed once. ' +
+    'Rates (lock waits too) need two polls: use `conns watch` for them. Exit 4 when no host answered.\n\n' +
+    '--json: {target, topology: {kind, setName?, sources, warnings, staleRouters, configMongosCount?, entry?, ' +
+    'routerVersions?, replayOf?}, at, roundMS, hosts: [{host, role, setName?, shard?, memberState?, entry?, address?, aliases?, ' +
+    'mongoVersion?, tags?, state, error?, reachedFromHere?, clockSkewMS?, current, available, totalCreated, <fields this ' +
+    'version sends>, maxIncoming?, usedPct?, lockQueue?: {total, readers, writers}, activeClients?: {total, readers, ' +
+    'writers}, pools?, holders?, holdersUnavailable?, poolsUnavailable?}], notes, interrupted}. A figure the server does ' +
+    'not send is absent, never 0.'
 
   static override examples = [
     '<%= config.bin %> <%= command.id %> --uri mongodb://mongos1:27017',
+    "<%= config.bin %> <%= command.id %> --uri 'mongodb://localhost:27017/?directConnection=true'   # a member through kubectl port-forward",
     '<%= config.bin %> <%= command.id %> --json | jq \'.hosts[] | {host, current, holders}\'',
   ]
 
   static override flags = {
     holders: Flags.boolean({default: true, allowNo: true, summary: 'Read who holds the connections ($currentOp with idle connections); --no-holders skips it.'}),
+    discover: Flags.boolean({default: true, allowNo: true, summary: "Find every host of the cluster from the entry point; --no-discover polls the URI's hosts only.", helpGroup: 'CONNECTION'}),
     'sim-topology': Flags.string({options: [...SIM_TOPOLOGIES], default: CONNS_DEFAULTS.simTopology, summary: 'Embedded cluster only (no --uri): its shape.', helpGroup: 'CONNECTION'}),
   }
 
   async run(): Promise<ConnsListResult> {
     const {flags} = this
     const target = await this.openTarget({topology: flags['sim-topology'] as SimTopology})
-    const result = await runConnsList(target, {holders: flags.holders})
+    const result = await runConnsList(target, {holders: flags.holders, discover: flags.discover})
     this.log(renderList(result))
+    // Nothing answered: the same class as an entry point that cannot be reached (exit 4), with the figures we have.
+    if (noHostAnswered(result)) process.exitCode = EXIT_CODES.unreachable
     return result
   }
 }

@@ -30,12 +30,30 @@ export default class ConnsWatch extends TargetCommand<typeof ConnsWatch> {
     'second, rejected, threaded and every other field the server version has; absent fields stay absent), ' +
     'connPoolStats on mongos (pools to each shard), and $currentOp with idle connections grouped by appName, client ' +
     'host and driver. On a terminal the view redraws in place with a sparkline of current per host; otherwise one ' +
-    'line per host per round. A host that goes away is shown as unreachable and comes back when it answers; the watch ' +
-    'goes on. A pool "never shrank" when, after growing, totalCreated stopped moving for --idle-window and the ' +
-    'connection count stayed at its level. Ctrl-C ends the watch with the summary.'
+    'line per host per round. A host that goes away is shown as unreachable, gets a fresh connection every round and ' +
+    'comes back as soon as it answers; the watch goes on. The node the URI reached is always polled through the address ' +
+    'you gave (a port-forward or tunnel works); a discovered host that never answered is "not reachable from here". ' +
+    'Two names of one process (same serverStatus.host) are polled once, the other name shown as an alias. Per host also: ' +
+    'the connection limit (current + available) and % used, lock queues (globalLock.currentQueue, activeClients) and ' +
+    'lock waits per second (serverStatus.locks), read only; a server clock more than 5 s off is said once. A pool ' +
+    '"never shrank" when, after growing, totalCreated stopped moving for --idle-window and the connection count stayed ' +
+    'at its level. Ctrl-C ends the watch with the summary.\n\n' +
+    '--json prints the summary: {target, topology: {kind, setName?, sources, warnings, staleRouters, configMongosCount?, ' +
+    'entry?, routerVersions?, replayOf?}, intervalMS, idleWindowMS, startedAt, durationMS, rounds, roundMS: {max, mean}, hosts: [{host, ' +
+    'role, setName?, shard?, entry?, address?, aliases?, mongoVersion?, tags?, samples, unreachableRounds, state, ' +
+    'reachedFromHere, lastError?, clockSkewMS?, current: {min, max, last}, totalCreatedRate: {max, mean}, created?, ' +
+    'rejected?, maxIncoming?, usedPct: {max, last}, lockQueueTotal: {max, last}, lockWaitsPerSec: {max, mean}, ' +
+    'lockWaitUsPerSec: {max, mean}, neverShrank, neverShrankDetail?, last?, pools?, holders, holdersUnavailable?, alerts}], ' +
+    'alerts, alertCounts, notes, interrupted}. --ndjson streams {"type":"topology",…}, then one {"type":"sample", round, at, ' +
+    'host, role, state, error?, reachedFromHere?, current, available, totalCreated, <fields this version sends>, ' +
+    'totalCreatedRatePerSec?, maxIncoming?, usedPct?, lockQueue?: {total, readers, writers}, activeClients?, ' +
+    'lockWaitsPerSec?, lockWaitUsPerSec?, clockSkewMS?, pools?, holders?} per host per round, {"type":"alert",…}, ' +
+    '{"type":"neverShrank",…} and {"type":"note", host, note} lines, and {"type":"summary",…} last. A figure the server ' +
+    'does not send is absent, never 0.'
 
   static override examples = [
     '<%= config.bin %> <%= command.id %> --uri mongodb://mongos1:27017',
+    "<%= config.bin %> <%= command.id %> --uri 'mongodb://localhost:27017/?directConnection=true'   # a member through kubectl port-forward",
     "<%= config.bin %> <%= command.id %> --interval 500ms --alert 'rate>50/s,current>80%'",
     '<%= config.bin %> <%= command.id %> --duration 10m --idle-window 2m --json > conns.json',
     '<%= config.bin %> <%= command.id %> --ndjson | jq -c \'select(.type=="sample") | [.host, .current]\'',
@@ -53,6 +71,7 @@ export default class ConnsWatch extends TargetCommand<typeof ConnsWatch> {
     holders: Flags.boolean({default: true, allowNo: true, summary: 'Read who holds the connections ($currentOp with idle connections) every round; --no-holders skips it.', helpGroup: 'WATCH'}),
     ndjson: Flags.boolean({default: false, exclusive: ['json'], summary: 'Stream one JSON sample per host per round (plus alert lines and the summary last), one per line.', helpGroup: 'OUTPUT'}),
     verbose: Flags.boolean({default: false, summary: "Print each poll round's duration on stderr.", helpGroup: 'OUTPUT'}),
+    discover: Flags.boolean({default: true, allowNo: true, summary: "Find every host of the cluster from the entry point; --no-discover polls the URI's hosts only.", helpGroup: 'CONNECTION'}),
     'sim-topology': Flags.string({options: [...SIM_TOPOLOGIES], default: CONNS_DEFAULTS.simTopology, summary: 'Embedded cluster only (no --uri): its shape.', helpGroup: 'CONNECTION'}),
   }
 
@@ -91,6 +110,11 @@ export default class ConnsWatch extends TargetCommand<typeof ConnsWatch> {
           if (mode === 'ndjson') this.log(JSON.stringify({type: 'alert', ...alert}))
           else if (view) view.note(renderAlert(alert))
           else this.stderr(renderAlert(alert))
+        },
+        onClockSkew: (host, note) => {
+          if (mode === 'ndjson') this.log(JSON.stringify({type: 'note', host, note}))
+          else if (view) view.note(note, false)
+          else this.stderr(note)
         },
         onNeverShrank: (host, detail) => {
           if (mode === 'ndjson') this.log(JSON.stringify({type: 'neverShrank', host, ...detail}))

@@ -16,8 +16,13 @@ const UNREACHABLE_CLASSES = new Set(['network', 'timeout', 'serverSelection', 'p
 
 const PROBE_RETRY_MS = 100
 
-/** WireConnection's message when the server closed the socket (over its connection limit, or shutting down). */
-const CLOSED_BY_SERVER = /closed by the server|ECONNRESET/
+/**
+ * WireConnection's message when the server closed the socket (over its connection limit, or
+ * shutting down). How a server at its connection limit refuses: it accepts and closes at once, which the
+ * probe sees as a close, a reset, or (when its hello was still being written) EPIPE, which
+ * Node words "This socket has been ended by the other party".
+ */
+const CLOSED_BY_SERVER = /closed by the server|ended by the other party|ECONNRESET|EPIPE/
 
 export interface HostWatchSettings {
   /** "host:port" */

@@ -15,14 +15,16 @@ import {driverChannel} from '../mongo/channel.js'
 import {discoverCluster} from '../probes/discovery.js'
 import {ServerReader} from '../probes/reader.js'
 import {toNumber} from '../probes/server-status.js'
-import type {ClusterTopology, HostRole, TopologyKind} from '../probes/topology.js'
+import {type ClusterHost, type ClusterTopology, connectAddress, type HostRole, refuseReplay, type TopologyKind} from '../probes/topology.js'
 import {resolveTarget, type Target} from '../target.js'
 import type {ScramCredentials} from '../wire/client.js'
 import {hostUri, withoutCredentials} from './uri.js'
 
 export interface MeasuredHost {
-  /** "host:port" as the cluster names it: every measured connection goes here. */
+  /** "host:port": every measured connection goes here (the address the URI gave for the entry node). */
   host: string
+  /** How the cluster names the host, when that is not `host` (a member reached through a port-forward). */
+  clusterName?: string
   role: HostRole
   topology: TopologyKind
   maxWireVersion: number | null
@@ -44,16 +46,25 @@ export interface MeasuredHostInput {
 export const PROBE_PURPOSE = 'probe'
 
 /**
- * The host auth measures in a discovered cluster: the replica set's primary (a
- * member the URI names when there is none), the standalone, or the router the URI
- * names (for a sharded cluster entered through a shard or config member: that member).
+ * The host auth measures in a discovered cluster: with `directConnection=true` the node the
+ * URI reached (the user chose it, and through a port-forward the others may not be reachable);
+ * else the replica set's primary (a member the URI names when there is none), the standalone,
+ * or the router the URI names (for a sharded cluster entered through a shard or config
+ * member: that member). `host` is the address to connect to, `clusterName` the cluster's name for it.
  */
-export function chooseMeasuredHost(topology: ClusterTopology, seedHosts: readonly string[]): {host: string; role: HostRole; notes: string[]} {
-  const named = (role?: HostRole) => topology.hosts.find((h) => seedHosts.includes(h.host) && (role === undefined || h.role === role))
+export function chooseMeasuredHost(
+  topology: ClusterTopology,
+  seedHosts: readonly string[],
+  options: {directConnection?: boolean} = {},
+): {host: string; clusterName?: string; role: HostRole; notes: string[]} {
+  const named = (role?: HostRole) => topology.hosts.find((h) => (seedHosts.includes(h.host) || h.entry) && (role === undefined || h.role === role))
   const first = (role: HostRole) => topology.hosts.find((h) => h.role === role)
   const notes: string[] = []
-  let chosen
-  if (topology.kind === 'replset') {
+  let chosen: ClusterHost | undefined
+  const entry = topology.hosts.find((h) => h.entry)
+  if (options.directConnection && entry) {
+    chosen = entry
+  } else if (topology.kind === 'replset') {
     chosen = first('primary')
     if (!chosen) {
       chosen = named() ?? topology.hosts[0]
@@ -66,14 +77,16 @@ export function chooseMeasuredHost(topology: ClusterTopology, seedHosts: readonl
     chosen = topology.hosts[0]
   }
   if (!chosen) throw new Error(`discovery found no host to measure (${topology.kind}; ${topology.warnings.join('; ') || 'no warnings'})`)
-  return {host: chosen.host, role: chosen.role, notes}
+  const address = connectAddress(chosen)
+  return {host: address, ...(address === chosen.host ? {} : {clusterName: chosen.host}), role: chosen.role, notes}
 }
 
 export async function discoverMeasuredHost(target: Target, input: MeasuredHostInput): Promise<MeasuredHost> {
   // The same target without credentials, sharing appName, timeouts and the recorder.
   const anonymous = await resolveTarget({flagUri: withoutCredentials(target.uri), connection: target.connection, recorder: target.recorder})
   const topology = await discoverCluster(anonymous, {purpose: PROBE_PURPOSE, signal: input.signal})
-  const {host, role, notes} = chooseMeasuredHost(topology, target.seedHosts)
+  refuseReplay(topology, 'auth', 'auth opens and authenticates new connections')
+  const {host, clusterName, role, notes} = chooseMeasuredHost(topology, target.seedHosts, {directConnection: target.directConnection})
 
   // A one-host URI of our own (not openReader): it turns an SRV URI into a plain one with the TXT options.
   const client = createClient({
@@ -94,7 +107,7 @@ export async function discoverMeasuredHost(target: Target, input: MeasuredHostIn
       // Some deployments refuse buildInfo before auth: the version is only informative.
     }
     const userMechanisms = Array.isArray(hello.saslSupportedMechs) ? hello.saslSupportedMechs.map(String) : undefined
-    return {host, role, topology: topology.kind, maxWireVersion: toNumber(hello.maxWireVersion) ?? null, serverVersion, ...(userMechanisms ? {userMechanisms} : {}), notes}
+    return {host, ...(clusterName ? {clusterName} : {}), role, topology: topology.kind, maxWireVersion: toNumber(hello.maxWireVersion) ?? null, serverVersion, ...(userMechanisms ? {userMechanisms} : {}), notes}
   } finally {
     await closeWithin(client, CLOSE_GRACE_MS)
   }

@@ -47,7 +47,7 @@ export function toAuthResult(run: AuthRun): AuthResult {
   if (!countersUnavailable && foreign > 0) notes.push(`${foreign} authentications on the host under mechanisms pooltool was not measuring at the time (other clients)`)
   return {
     target: targetSummary(run.target),
-    measuredHost: {host: measured.host, role: measured.role, topology: measured.topology, serverVersion: measured.serverVersion, maxWireVersion: measured.maxWireVersion},
+    measuredHost: {host: measured.host, ...(measured.clusterName ? {clusterName: measured.clusterName} : {}), role: measured.role, topology: measured.topology, serverVersion: measured.serverVersion, maxWireVersion: measured.maxWireVersion},
     config: configSummary(config),
     mechanisms,
     pooledPingUs: pingSummary ? {p50: pingSummary.p50, p99: pingSummary.p99, count: pingSummary.count} : null,

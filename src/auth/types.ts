@@ -101,8 +101,10 @@ export interface MechanismResult {
 
 /** The host every measured connection went to, as discovery named it. */
 export interface MeasuredHostSummary {
-  /** "host:port" */
+  /** "host:port": where every connection went (the URI's address for a node reached through a port-forward). */
   host: string
+  /** The cluster's name for it, when that is not `host`. */
+  clusterName?: string
   /** `primary` of a replica set, `standalone`, or `mongos` (the router the URI names). */
   role: HostRole
   topology: TopologyKind

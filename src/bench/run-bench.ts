@@ -8,8 +8,9 @@ import {encodeHistogram, type Histogram, summarize} from '../metrics/histograms.
 import {type ClientSettings, createClient} from '../mongo/client.js'
 import {errorClass} from '../mongo/errors.js'
 import {PoolTelemetry, type PoolTelemetrySnapshot} from '../mongo/pool-telemetry.js'
+import {clockSkewNote} from '../probes/clock.js'
 import {discoverCluster} from '../probes/discovery.js'
-import {type ClusterTopology, readServerVersion} from '../probes/topology.js'
+import {type ClusterTopology, readServerVersion, refuseReplay} from '../probes/topology.js'
 import {targetSummary} from '../result.js'
 import type {Target} from '../target.js'
 import {type EngineMeasurement, type EngineTick, runEngine} from './engine.js'
@@ -144,6 +145,7 @@ export async function runBench(target: Target, config: BenchConfig, hooks: Bench
  */
 async function readCluster(target: Target, result: BenchResult, signal: AbortSignal): Promise<ClusterTopology> {
   const topology = await discoverCluster(target, {purpose: SAMPLER_PURPOSE, signal})
+  refuseReplay(topology, 'bench', 'bench writes into its own namespace and measures the server under load')
   result.cluster.topology = topology.kind
   result.cluster.hosts = topology.hosts
   result.notes.push(...topology.warnings.map((warning) => `discovery: ${warning}`))
@@ -157,6 +159,13 @@ async function readCluster(target: Target, result: BenchResult, signal: AbortSig
     await close()
   }
   return topology
+}
+
+/** A host's clock that is off this machine's by more than a few seconds, said once per host (from its first run). */
+function clockSkewNotes(runs: readonly RunResult[]): string[] {
+  const skewByHost = new Map<string, number | undefined>()
+  for (const run of runs) for (const host of run.server) if (!skewByHost.has(host.host) && host.clockSkewMS !== undefined) skewByHost.set(host.host, host.clockSkewMS)
+  return [...skewByHost].map(([host, skew]) => clockSkewNote(host, skew)).filter((note): note is string => note !== undefined)
 }
 
 /** Drop what this run created (unless --keep), within the stop budget; say what stays behind and why. */
@@ -183,6 +192,7 @@ async function releaseNamespace(namespace: OwnedNamespace, result: BenchResult, 
 }
 
 function finalize(result: BenchResult, config: BenchConfig, hooks: BenchHooks): void {
+  result.notes.push(...clockSkewNotes(result.runs))
   result.knee = findKnee(result.runs, config.sloUs)
   if (result.failOn && hooks.thresholds) result.failOn.breaches = checkThresholds(hooks.thresholds, result.runs)
 }

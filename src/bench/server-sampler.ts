@@ -8,10 +8,12 @@
  * or fails is reported with the reason, never fails the run.
  */
 import {toPoolToolError} from '../mongo/errors.js'
+import {clockSkewMS} from '../probes/clock.js'
+import {HostConnection} from '../probes/host-connection.js'
 import type {Reading, ServerReader} from '../probes/reader.js'
 import {type ConnectionsStatus, diffLockWaits, type LockWaitTotals, parseConnections, parseLockWaits, type ServerStatusSection} from '../probes/server-status.js'
-import type {ClusterHost} from '../probes/topology.js'
-import type {OpenReader, Target} from '../target.js'
+import {type ClusterHost, connectAddress} from '../probes/topology.js'
+import type {Target} from '../target.js'
 import type {ServerHostResult} from './types.js'
 
 /** The serverStatus sections the sampler parses, and nothing else. */
@@ -25,7 +27,7 @@ interface HostSample {
 
 interface HostSamples {
   host: ClusterHost
-  connection: OpenReader
+  connection: HostConnection
   before?: HostSample
   measureStart?: HostSample
   atEnd?: HostSample
@@ -35,12 +37,20 @@ interface HostSamples {
   unavailable?: string
   /** The last transient failure, reported when a figure is missing because of it. */
   lastError?: string
+  /** From the first answer (src/probes/clock.ts). */
+  clockSkewMS?: number
 }
 
 type Slot = 'before' | 'measureStart' | 'atEnd' | 'after'
 
 /** The appName suffix of the sampler's connections (`pooltool-probe`), so they can be told from the load. */
 export const SAMPLER_PURPOSE = 'probe'
+
+/**
+ * Connect timeout of a sampled host: a member that is not reachable from here (a port-forward
+ * reaches only the entry) must not hold the run's start for the target's whole --timeout-ms.
+ */
+const SAMPLED_HOST_TIMEOUT_MS = 3000
 
 /** The server notices closed sockets asynchronously: how long to let it before the "after" sample. */
 const AFTER_CLOSE_SETTLE_MS = 150
@@ -53,8 +63,9 @@ export class ServerSampler {
 
   /** Open a reader on every host and take the "before" sample. */
   static async open(target: Target, hosts: readonly ClusterHost[]): Promise<ServerSampler> {
+    const timeoutMs = Math.min(target.connection.timeoutMs, SAMPLED_HOST_TIMEOUT_MS)
     const sampler = new ServerSampler(
-      hosts.map((host) => ({host, connection: target.openReader(host.host, SAMPLER_PURPOSE)})),
+      hosts.map((host) => ({host, connection: new HostConnection(() => target.openReader(connectAddress(host), SAMPLER_PURPOSE, {timeoutMs}))})),
       target.secrets,
     )
     await sampler.sampleAll('before')
@@ -71,9 +82,13 @@ export class ServerSampler {
       // Missing privileges will not change during the run: stop asking. A
       // network error (host restarting) only costs this sample.
       if (failure.code === 'UNAUTHORIZED' || failure.code === 'AUTH_FAILED') entry.unavailable = failure.message
-      else entry.lastError = failure.message
+      else {
+        entry.lastError = failure.message
+        entry.connection.failed()
+      }
       return undefined
     }
+    entry.clockSkewMS ??= clockSkewMS(reading)
     const sample = reading.value as HostSample
     const current = sample.connections?.current
     if (current !== undefined && (entry.peakCurrent === undefined || current > entry.peakCurrent)) entry.peakCurrent = current
@@ -148,6 +163,7 @@ function toHostResult(entry: HostSamples): ServerHostResult {
   const locksStart = entry.measureStart?.locks
   const locksEnd = entry.atEnd?.locks
   if (locksStart && locksEnd) result.lockWaits = diffLockWaits(locksStart, locksEnd)
+  if (entry.clockSkewMS !== undefined) result.clockSkewMS = entry.clockSkewMS
   if (entry.unavailable) result.unavailable = entry.unavailable
   else if (result.totalCreatedDelta === undefined && entry.lastError) result.unavailable = entry.lastError
   return result

@@ -64,6 +64,8 @@ export interface ServerHostResult {
   lockWaits?: {acquireWaitCount: number; timeAcquiringMicros: number; byResource: Record<string, {acquireWaitCount: number; timeAcquiringMicros: number}>}
   /** Why figures are missing (e.g. the user may not run serverStatus). */
   unavailable?: string
+  /** The host's clock (serverStatus.localTime) minus this machine's, from its first answer; absent when it never answered. */
+  clockSkewMS?: number
 }
 
 export interface PoolResult {

@@ -12,6 +12,7 @@ export interface WatchFlags {
   alert?: string
   'idle-window'?: number
   holders: boolean
+  discover?: boolean
 }
 
 export function toWatchOptions(flags: WatchFlags): WatchOptions {
@@ -33,5 +34,6 @@ export function toWatchOptions(flags: WatchFlags): WatchOptions {
     idleWindowMS,
     alerts: flags.alert === undefined ? [] : parseAlerts(flags.alert),
     holders: flags.holders,
+    ...(flags.discover === false ? {discover: false} : {}),
   }
 }

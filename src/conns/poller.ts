@@ -1,21 +1,30 @@
 /**
  * One host, polled through the read layer over its own direct connection
- * (src/conns/host-reader.ts): `serverStatus` with the `connections` and `repl`
- * sections, plus `connPoolStats` on a mongos and the holders from `$currentOp`.
+ * (src/conns/host-reader.ts): `serverStatus` with the `connections`, `repl`,
+ * `globalLock` and `locks` sections, plus `connPoolStats` on a mongos and the
+ * holders from `$currentOp`.
  *
  * A poll that has not answered by the round's deadline is reported as no
  * answer and keeps running; the next round waits for it instead of piling up
  * another one. Missing privileges for the optional reads (holders, pools) are
  * remembered and not asked again; a failing `serverStatus` makes the host
  * unreachable (or unauthorized) for that round only.
+ *
+ * The poller holds an opener, not a connection: after a failed `serverStatus`
+ * the connection is let go and the next round opens a fresh one. A driver
+ * client whose first connection failed stays closed ("Topology is closed"),
+ * which would hide the real error (ECONNREFUSED, ENOTFOUND …) and keep a host
+ * that comes up mid-watch unreachable for good.
  */
 import type {Document} from '../mongo/driver.js'
 import {toPoolToolError} from '../mongo/errors.js'
+import {clockSkewMS} from '../probes/clock.js'
 import type {ServerReader} from '../probes/reader.js'
-import {type ConnectionsStatus, parseConnections} from '../probes/server-status.js'
+import {type ConnectionsStatus, type GlobalLockStatus, type LockWaitTotals, parseConnections, parseGlobalLock, parseLockWaits, toNumber} from '../probes/server-status.js'
 import type {OpenReader} from '../target.js'
 import {holdersCurrentOp, holdersFromGroups} from './holders.js'
 import {parseConnPoolStats} from './pool-stats.js'
+import {processKey} from './same-process.js'
 import type {ClusterHost, ConnPoolStatsSummary, Holder, HostSample} from './types.js'
 
 export interface PollerSettings {
@@ -30,7 +39,13 @@ export type PollAnswer =
       ok: true
       /** performance.now() when serverStatus answered. */
       atMS: number
+      /** `serverStatus.host` and `pid`: who answered (two addresses of one process give the same; src/conns/same-process.ts). */
+      processKey?: string
+      /** Server clock minus this machine's, from serverStatus `localTime`. */
+      clockSkewMS?: number
       connections?: ConnectionsStatus
+      globalLock?: GlobalLockStatus
+      lockWaits?: LockWaitTotals
       memberState?: HostSample['memberState']
       pools?: ConnPoolStatsSummary
       poolsUnavailable?: string
@@ -49,19 +64,34 @@ function memberStateOf(status: Document): HostSample['memberState'] {
 
 const DENIED = new Set(['UNAUTHORIZED', 'AUTH_FAILED'])
 
+/** Opens a fresh connection to the host (called again after a failure); may reject (a name that does not resolve). */
+export type ReaderOpener = () => OpenReader | Promise<OpenReader>
+
 export class HostPoller {
-  private readonly reader: ServerReader
+  private connection?: OpenReader
+  /** Connections let go after a failure, still closing: `close()` waits for them. */
+  private readonly closing = new Set<Promise<void>>()
   private inflight?: Promise<PollAnswer>
   private holdersDenied?: string
   private poolsDenied?: string
+  /** Why the last finished poll failed: a retry still under way at the deadline is reported with it. */
+  private lastFailure?: string
+  private closed = false
 
   constructor(
     readonly entry: ClusterHost,
-    private readonly connection: OpenReader,
+    private readonly open: ReaderOpener,
     private readonly settings: PollerSettings,
     private readonly topology: readonly ClusterHost[],
-  ) {
-    this.reader = connection.reader
+  ) {}
+
+  /** Let the current connection go; the next poll opens a fresh one. */
+  private reopenNextTime(): void {
+    const connection = this.connection
+    if (!connection) return
+    this.connection = undefined
+    const closing = connection.close().finally(() => this.closing.delete(closing))
+    this.closing.add(closing)
   }
 
   private describe(error: unknown) {
@@ -70,15 +100,38 @@ export class HostPoller {
 
   private async fetch(): Promise<PollAnswer> {
     let status: Document
+    let skew: number | undefined
+    let reader: ServerReader
     try {
-      status = (await this.reader.serverStatus(['connections', 'repl'])).value
+      if (!this.connection) {
+        const opened = await this.open()
+        // Closed while it was opening (the watch ended): let it go rather than leak it.
+        if (this.closed) {
+          await opened.close()
+          return {ok: false, state: 'unreachable', error: 'closed'}
+        }
+        this.connection = opened
+      }
+      reader = this.connection.reader
+      const reading = await reader.serverStatus(['connections', 'repl', 'globalLock', 'locks'])
+      status = reading.value
+      skew = clockSkewMS(reading)
     } catch (error) {
       const failure = this.describe(error)
-      return {ok: false, state: DENIED.has(failure.code) ? 'unauthorized' : 'unreachable', error: failure.message}
+      const denied = DENIED.has(failure.code)
+      if (!denied) this.reopenNextTime()
+      return {ok: false, state: denied ? 'unauthorized' : 'unreachable', error: failure.message}
     }
     const answer: PollAnswer = {ok: true, atMS: performance.now()}
+    const key = processKey(typeof status.host === 'string' && status.host !== '' ? status.host : undefined, toNumber(status.pid))
+    if (key !== undefined) answer.processKey = key
+    if (skew !== undefined) answer.clockSkewMS = skew
     const connections = parseConnections(status)
     if (connections) answer.connections = connections
+    const globalLock = parseGlobalLock(status)
+    if (globalLock) answer.globalLock = globalLock
+    const lockWaits = parseLockWaits(status)
+    if (lockWaits) answer.lockWaits = lockWaits
     const memberState = memberStateOf(status)
     if (memberState) answer.memberState = memberState
     const isMongos = this.entry.role === 'mongos'
@@ -86,7 +139,7 @@ export class HostPoller {
       if (this.poolsDenied) answer.poolsUnavailable = this.poolsDenied
       else {
         try {
-          const pools = parseConnPoolStats((await this.reader.connPoolStats()).value, this.topology)
+          const pools = parseConnPoolStats((await reader.connPoolStats()).value, this.topology)
           if (pools) answer.pools = pools
         } catch (error) {
           const failure = this.describe(error)
@@ -99,7 +152,7 @@ export class HostPoller {
       if (this.holdersDenied) answer.holdersUnavailable = this.holdersDenied
       else {
         try {
-          const groups = (await this.reader.currentOp(holdersCurrentOp(isMongos))).value
+          const groups = (await reader.currentOp(holdersCurrentOp(isMongos))).value
           answer.holders = holdersFromGroups(groups, this.settings.appName)
         } catch (error) {
           const failure = this.describe(error)
@@ -113,13 +166,20 @@ export class HostPoller {
 
   /** The answer, or "no answer within deadlineMS" (the poll keeps going and is picked up by the next round). */
   async poll(deadlineMS: number): Promise<PollAnswer> {
-    this.inflight ??= this.fetch().finally(() => {
-      this.inflight = undefined
-    })
+    this.inflight ??= this.fetch()
+      .then((answer) => {
+        this.lastFailure = answer.ok ? undefined : answer.error
+        return answer
+      })
+      .finally(() => {
+        this.inflight = undefined
+      })
     const inflight = this.inflight
     let timer: NodeJS.Timeout | undefined
     const late = new Promise<PollAnswer>((resolve) => {
-      timer = setTimeout(() => resolve({ok: false, state: 'unreachable', error: `no answer within ${deadlineMS} ms`}), deadlineMS)
+      // A host that failed and is being tried again keeps its real error (connection refused, name not found …).
+      const error = this.lastFailure ?? `no answer within ${deadlineMS} ms`
+      timer = setTimeout(() => resolve({ok: false, state: 'unreachable', error}), deadlineMS)
     })
     try {
       return await Promise.race([inflight, late])
@@ -130,6 +190,8 @@ export class HostPoller {
 
   /** Bounded: against a stalled host the driver's close waits for the stall (its endSessions and monitor). */
   async close(): Promise<void> {
-    await this.connection.close()
+    this.closed = true
+    this.reopenNextTime()
+    await Promise.all([...this.closing])
   }
 }

@@ -1,17 +1,73 @@
 /**
  * Per-host running figures of a watch: turns each poll answer into a sample
- * (rate per second since the host's previous answer, counter resets after a
+ * (rates per second since the host's previous answer, counter resets after a
  * restart) and keeps what the summary needs in O(1) memory per host: min / max
- * / last current, max and mean creation rate, rejections, the never-shrank
+ * / last current, max and mean creation rate, rejections, the connection
+ * limit and % used, lock queues and lock-wait rates, the never-shrank
  * detector and the last holders and pools.
  */
-import type {ConnectionsStatus} from '../probes/server-status.js'
+import {type ConnectionsStatus, type LockWaitTotals} from '../probes/server-status.js'
 import type {AlertInputs} from './alerts.js'
 import {NeverShrankDetector} from './never-shrank.js'
 import type {PollAnswer} from './poller.js'
-import type {ClusterHost, ConnPoolStatsSummary, ConnsHostSummary, Holder, HostSample, HostState, NeverShrankDetail} from './types.js'
+import type {ClusterHost, ConnPoolStatsSummary, ConnsHostSummary, Holder, HostIdentity, HostSample, HostState, NeverShrankDetail} from './types.js'
 
 const round2 = (n: number) => Math.round(n * 100) / 100
+
+/**
+ * The connection limit the server applies now: what it reports as available
+ * is that limit minus what it holds (current, and with the 8.x establishment
+ * rate limiter the connections still queued), so the sum is the limit.
+ */
+export function connectionLimit(c: Pick<ConnectionsStatus, 'current' | 'available' | 'queuedForEstablishment'>): {maxIncoming: number; usedPct?: number} {
+  const maxIncoming = c.current + c.available + (c.queuedForEstablishment ?? 0)
+  return maxIncoming > 0 ? {maxIncoming, usedPct: round2((100 * c.current) / maxIncoming)} : {maxIncoming}
+}
+
+/** Highest value and mean over time of a rate. */
+class RateStats {
+  private max?: number
+  private amount = 0
+  private ms = 0
+
+  add(amount: number, dtMS: number): number {
+    const perSec = (amount * 1000) / dtMS
+    this.max = Math.max(this.max ?? perSec, perSec)
+    this.amount += amount
+    this.ms += dtMS
+    return perSec
+  }
+
+  summary(): {max?: number; mean?: number} {
+    return {max: this.max === undefined ? undefined : round2(this.max), mean: this.ms > 0 ? round2((this.amount * 1000) / this.ms) : undefined}
+  }
+}
+
+/** Highest and last value of a level. */
+class LevelStats {
+  private max?: number
+  private last?: number
+
+  add(value: number): void {
+    this.max = Math.max(this.max ?? value, value)
+    this.last = value
+  }
+
+  summary(): {max?: number; last?: number} {
+    return {max: this.max, last: this.last}
+  }
+}
+
+export function identityOf(entry: ClusterHost, role = entry.role): HostIdentity {
+  const out: HostIdentity = {host: entry.host, role}
+  if (entry.setName !== undefined) out.setName = entry.setName
+  if (entry.shard !== undefined) out.shard = entry.shard
+  if (entry.entry) out.entry = true
+  if (entry.address !== undefined && entry.address !== entry.host) out.address = entry.address
+  if (entry.mongoVersion !== undefined) out.mongoVersion = entry.mongoVersion
+  if (entry.tags !== undefined && entry.tags.length > 0) out.tags = [...entry.tags]
+  return out
+}
 
 export class HostTracker {
   private samples = 0
@@ -21,12 +77,16 @@ export class HostTracker {
   private currentMin?: number
   private currentMax?: number
   private currentLast?: number
-  private rateMax?: number
-  private ratedCreated = 0
-  private ratedMS = 0
+  private readonly createdRate = new RateStats()
+  private readonly lockWaitRate = new RateStats()
+  private readonly lockWaitTimeRate = new RateStats()
+  private readonly usedPct = new LevelStats()
+  private readonly lockQueue = new LevelStats()
+  private maxIncoming?: number
   private created?: number
   private rejected?: number
   private prev?: {atMS: number; totalCreated: number; rejected?: number}
+  private prevLocks?: {atMS: number; waits: LockWaitTotals}
   private lastFields?: Partial<ConnectionsStatus>
   private pools?: ConnPoolStatsSummary
   private holders: Holder[] = []
@@ -36,6 +96,8 @@ export class HostTracker {
   private neverShrank = false
   private detail?: NeverShrankDetail
   private memberState?: HostSample['memberState']
+  private clockSkewMS?: number
+  private readonly aliases: string[] = []
   /** Replica-set members follow their current state (a failover swaps primary and secondary). */
   private role: ClusterHost['role']
 
@@ -44,20 +106,36 @@ export class HostTracker {
     this.role = entry.role
   }
 
+  /** Another name of this same process (it answered with the same serverStatus.host): shown with this row. */
+  addAlias(name: string): void {
+    if (name !== this.entry.host && !this.aliases.includes(name)) this.aliases.push(name)
+  }
+
+  /** The other names merged into this row so far. */
+  aliasNames(): readonly string[] {
+    return this.aliases
+  }
+
+  private identity(): HostIdentity {
+    const id = identityOf(this.entry, this.role)
+    if (this.aliases.length > 0) id.aliases = [...this.aliases]
+    return id
+  }
+
   /** Record one round's answer; returns the sample and what the alert rules can look at. */
   record(answer: PollAnswer): {sample: HostSample; inputs: AlertInputs; neverShrankStarted: boolean} {
     if (answer.ok && (this.role === 'primary' || this.role === 'secondary') && (answer.memberState === 'primary' || answer.memberState === 'secondary')) {
       this.role = answer.memberState
     }
-    const base: HostSample = {host: this.entry.host, role: this.role, state: 'ok'}
-    if (this.entry.setName !== undefined) base.setName = this.entry.setName
-    if (this.entry.shard !== undefined) base.shard = this.entry.shard
+    const base: HostSample = {...this.identity(), state: 'ok'}
     if (!answer.ok) {
       this.unreachableRounds += 1
       this.state = answer.state
       this.lastError = answer.error
       if (this.memberState) base.memberState = this.memberState
-      return {sample: {...base, state: answer.state, error: answer.error}, inputs: {}, neverShrankStarted: false}
+      const sample: HostSample = {...base, state: answer.state, error: answer.error}
+      if (this.samples === 0 && answer.state === 'unreachable') sample.reachedFromHere = false
+      return {sample, inputs: {}, neverShrankStarted: false}
     }
     this.state = 'ok'
     this.samples += 1
@@ -65,6 +143,10 @@ export class HostTracker {
     if (answer.memberState) {
       this.memberState = answer.memberState
       sample.memberState = answer.memberState
+    }
+    if (answer.clockSkewMS !== undefined) {
+      this.clockSkewMS = answer.clockSkewMS
+      sample.clockSkewMS = answer.clockSkewMS
     }
     const inputs: AlertInputs = {}
     let neverShrankStarted = false
@@ -79,6 +161,13 @@ export class HostTracker {
       inputs.current = c.current
       inputs.available = c.available
       if (c.active !== undefined) inputs.active = c.active
+      const limit = connectionLimit(c)
+      sample.maxIncoming = limit.maxIncoming
+      this.maxIncoming = limit.maxIncoming
+      if (limit.usedPct !== undefined) {
+        sample.usedPct = limit.usedPct
+        this.usedPct.add(limit.usedPct)
+      }
       const prev = this.prev
       if (prev && c.totalCreated < prev.totalCreated) {
         // Restarted since the previous answer: everything it counts is new.
@@ -90,12 +179,9 @@ export class HostTracker {
         const delta = c.totalCreated - prev.totalCreated
         this.created = (this.created ?? 0) + delta
         if (dtMS > 0) {
-          const rate = (delta * 1000) / dtMS
+          const rate = this.createdRate.add(delta, dtMS)
           sample.totalCreatedRatePerSec = round2(rate)
           inputs.ratePerSec = rate
-          this.rateMax = Math.max(this.rateMax ?? rate, rate)
-          this.ratedCreated += delta
-          this.ratedMS += dtMS
         }
         if (c.rejected !== undefined) {
           const rejectedDelta = c.rejected - (prev.rejected ?? c.rejected)
@@ -114,6 +200,7 @@ export class HostTracker {
       this.detail = verdict.detail
       sample.neverShrank = verdict.neverShrank
     }
+    this.recordLocks(answer, sample)
     if (answer.pools) {
       this.pools = answer.pools
       sample.pools = answer.pools
@@ -130,29 +217,52 @@ export class HostTracker {
     return {sample, inputs, neverShrankStarted}
   }
 
+  /** Lock queues as they are; lock-wait rates between two answers (none across a restart, whose counters start again). */
+  private recordLocks(answer: Extract<PollAnswer, {ok: true}>, sample: HostSample): void {
+    const queue = answer.globalLock?.currentQueue
+    if (queue) {
+      sample.lockQueue = queue
+      this.lockQueue.add(queue.total)
+    }
+    if (answer.globalLock?.activeClients) sample.activeClients = answer.globalLock.activeClients
+    const waits = answer.lockWaits
+    if (!waits) return
+    const prev = this.prevLocks
+    this.prevLocks = {atMS: answer.atMS, waits}
+    if (!prev || sample.counterReset) return
+    const dtMS = answer.atMS - prev.atMS
+    const waitsDelta = waits.acquireWaitCount - prev.waits.acquireWaitCount
+    const microsDelta = waits.timeAcquiringMicros - prev.waits.timeAcquiringMicros
+    if (dtMS <= 0 || waitsDelta < 0 || microsDelta < 0) return
+    sample.lockWaitsPerSec = round2(this.lockWaitRate.add(waitsDelta, dtMS))
+    sample.lockWaitUsPerSec = Math.round(this.lockWaitTimeRate.add(microsDelta, dtMS))
+  }
+
   countAlert(): void {
     this.alerts += 1
   }
 
   summary(): ConnsHostSummary {
+    const created = this.createdRate.summary()
     const out: ConnsHostSummary = {
-      host: this.entry.host,
-      role: this.role,
-      ...(this.entry.setName === undefined ? {} : {setName: this.entry.setName}),
-      ...(this.entry.shard === undefined ? {} : {shard: this.entry.shard}),
+      ...this.identity(),
       samples: this.samples,
       unreachableRounds: this.unreachableRounds,
       state: this.state,
+      reachedFromHere: this.samples > 0,
       current: {min: this.currentMin, max: this.currentMax, last: this.currentLast},
-      totalCreatedRate: {
-        max: this.rateMax === undefined ? undefined : round2(this.rateMax),
-        mean: this.ratedMS > 0 ? round2((this.ratedCreated * 1000) / this.ratedMS) : undefined,
-      },
+      totalCreatedRate: created,
+      usedPct: this.usedPct.summary(),
+      lockQueueTotal: this.lockQueue.summary(),
+      lockWaitsPerSec: this.lockWaitRate.summary(),
+      lockWaitUsPerSec: this.lockWaitTimeRate.summary(),
       neverShrank: this.neverShrank,
       holders: this.holders,
       alerts: this.alerts,
     }
     if (this.state !== 'ok' && this.lastError) out.lastError = this.lastError
+    if (this.clockSkewMS !== undefined) out.clockSkewMS = this.clockSkewMS
+    if (this.maxIncoming !== undefined) out.maxIncoming = this.maxIncoming
     if (this.created !== undefined) out.created = this.created
     if (this.rejected !== undefined) out.rejected = this.rejected
     if (this.detail) out.neverShrankDetail = this.detail

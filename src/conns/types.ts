@@ -5,11 +5,48 @@
  * holders` and `alerts` are fixed by issue 6). A figure the server version
  * does not report stays absent (undefined, omitted from JSON), never 0.
  */
-import type {ConnectionsStatus} from '../probes/server-status.js'
+import type {ConnectionsStatus, ReadersWriters} from '../probes/server-status.js'
 import type {ResultEnvelope} from '../result.js'
 import type {ClusterHost, ClusterTopology, HostRole, TopologyKind} from '../probes/topology.js'
 
-export type {ClusterHost, ClusterTopology, HostRole, TopologyKind}
+export type {ClusterHost, ClusterTopology, HostRole, ReadersWriters, TopologyKind}
+
+/** Who a host is, as discovery found it: shared by samples and summaries. */
+export interface HostIdentity {
+  host: string
+  role: HostRole
+  setName?: string
+  shard?: string
+  /** The node the URI reached: polled through the address the user gave. */
+  entry?: true
+  /** Where pooltool connects when that is not `host` (the entry node's address as the user gave it). */
+  address?: string
+  /** Other names of the same process (same `serverStatus.host`), polled once under `host`. */
+  aliases?: string[]
+  /** Routers: the version the router wrote to `config.mongos`. */
+  mongoVersion?: string
+  /** Shard members: the shard's zone tags. */
+  tags?: string[]
+}
+
+/**
+ * Per-host figures beyond serverStatus.connections (absent when the server does not send them,
+ * e.g. a mongos has no globalLock): the connection limit, lock queues and lock-wait rates.
+ */
+export interface HostLoadFigures {
+  /** The most connections the server accepts now: current + available (+ queuedForEstablishment); the smaller of net.maxIncomingConnections and the OS limit. */
+  maxIncoming?: number
+  /** current as a percentage of maxIncoming. */
+  usedPct?: number
+  /** globalLock.currentQueue: operations waiting for a lock. */
+  lockQueue?: ReadersWriters
+  /** globalLock.activeClients (system threads included). */
+  activeClients?: ReadersWriters
+  /** serverStatus.locks acquireWaitCount (every resource and mode) per second since the previous answer. */
+  lockWaitsPerSec?: number
+  /** serverStatus.locks timeAcquiringMicros (every resource and mode) per second since the previous answer: µs spent waiting per second. */
+  lockWaitUsPerSec?: number
+}
 
 /** Counts of one outgoing pool (or a sum of them) from `connPoolStats`. */
 export interface PoolCounts {
@@ -51,16 +88,16 @@ export interface Holder {
 export type HostState = 'ok' | 'unreachable' | 'unauthorized'
 
 /** One host at one poll round (`--ndjson` prints one per line, with `type: "sample"`). */
-export interface HostSample extends Partial<ConnectionsStatus> {
-  host: string
-  role: HostRole
-  setName?: string
-  shard?: string
+export interface HostSample extends Partial<ConnectionsStatus>, HostIdentity, HostLoadFigures {
   /** For members of a replica set (including shards and the config server): primary / secondary / other. */
   memberState?: 'primary' | 'secondary' | 'other'
   state: HostState
   /** Why the host did not answer (unreachable), one line, credentials scrubbed. */
   error?: string
+  /** false: the host has not answered once since the start (a name that does not resolve or route from here); absent once it has. */
+  reachedFromHere?: false
+  /** Server clock minus this machine's, ms (serverStatus localTime). */
+  clockSkewMS?: number
   /** totalCreated growth per second since this host's previous answer; absent on the first answer and after a restart. */
   totalCreatedRatePerSec?: number
   /** totalCreated went down: the server restarted since the previous answer. */
@@ -115,18 +152,18 @@ export interface NeverShrankDetail {
   quietForMS: number
 }
 
-export interface ConnsHostSummary {
-  host: string
-  role: HostRole
-  setName?: string
-  shard?: string
+export interface ConnsHostSummary extends HostIdentity {
   /** Successful polls. */
   samples: number
   /** Rounds in which the host did not answer. */
   unreachableRounds: number
   /** At the end of the watch. */
   state: HostState
+  /** false: the host never answered during the watch (not reachable from here). */
+  reachedFromHere: boolean
   lastError?: string
+  /** Server clock minus this machine's, ms, at the last answer. */
+  clockSkewMS?: number
   current: {min?: number; max?: number; last?: number}
   /** totalCreated growth, connections per second. */
   totalCreatedRate: {max?: number; mean?: number}
@@ -138,6 +175,16 @@ export interface ConnsHostSummary {
   neverShrankDetail?: NeverShrankDetail
   /** The last answer's serverStatus.connections, with every field this server version has. */
   last?: Partial<ConnectionsStatus>
+  /** The connection limit at the last answer (current + available). */
+  maxIncoming?: number
+  /** current as a percentage of the limit: highest and last. */
+  usedPct: {max?: number; last?: number}
+  /** globalLock.currentQueue.total: highest and last (absent on a mongos). */
+  lockQueueTotal: {max?: number; last?: number}
+  /** Lock waits per second (serverStatus.locks acquireWaitCount): highest and mean. */
+  lockWaitsPerSec: {max?: number; mean?: number}
+  /** µs spent waiting for locks per second (serverStatus.locks timeAcquiringMicros): highest and mean. */
+  lockWaitUsPerSec: {max?: number; mean?: number}
   /** mongos: the last connPoolStats. */
   pools?: ConnPoolStatsSummary
   /** From the last answer (empty when not read). */
@@ -152,7 +199,15 @@ export interface ConnsTopologySummary {
   setName?: string
   sources: string[]
   warnings: string[]
-  staleRouters: Array<{host: string; lastPing?: string}>
+  staleRouters: Array<{host: string; lastPing?: string; mongoVersion?: string}>
+  /** Documents in config.mongos when read: 0 means no router has ever registered. */
+  configMongosCount?: number
+  /** The node the URI reached, as the cluster names it and as the user addressed it. */
+  entry?: {host: string; address: string; role: HostRole}
+  /** Router versions from config.mongos: version → routers (more than one key is a version mix). */
+  routerVersions?: Record<string, string[]>
+  /** The target is `pooltool sim --replay` serving a snapshot captured at this time. */
+  replayOf?: {capturedAt: string}
 }
 
 /** `conns watch --json` (and the `--ndjson` summary): the shared envelope (target, notes, interrupted) and the watch's figures. */

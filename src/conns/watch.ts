@@ -7,17 +7,23 @@
  * its slot is followed at once by the next. Each host has the round's deadline
  * (the interval, at least 500 ms) to answer; a host that does not is shown as
  * unreachable for that round and the watch goes on — it comes back as soon as
- * it answers again. The watch stops after `durationMS` (a last round at the
- * end), after `count` rounds, or when `signal` aborts (Ctrl-C).
+ * it answers again (a failed host gets a fresh connection every round). The
+ * entry node is polled through the address the user gave; two names that
+ * answer as one process are polled once (src/conns/same-process.ts). The
+ * watch stops after `durationMS` (a last round at the end), after `count`
+ * rounds, or when `signal` aborts (Ctrl-C).
  */
 import {CONNS_DEFAULTS} from '../defaults.js'
+import {clockSkewNote} from '../probes/clock.js'
 import {discoverCluster} from '../probes/discovery.js'
+import {connectAddress} from '../probes/topology.js'
 import {targetSummary} from '../result.js'
 import type {Target} from '../target.js'
 import {AlertEvaluator, type AlertRule} from './alerts.js'
-import {CONNS_PURPOSE, connsAppName, openHostReader} from './host-reader.js'
-import {connsNotes} from './notes.js'
-import {HostPoller} from './poller.js'
+import {CONNS_PURPOSE, connsAppName, openResolvedHostReader} from './host-reader.js'
+import {connsNotes, routerVersions} from './notes.js'
+import {HostPoller, type PollAnswer} from './poller.js'
+import {SameProcess} from './same-process.js'
 import {HostTracker} from './summary.js'
 import type {ClusterTopology, ConnsAlert, ConnsListResult, ConnsTopologySummary, ConnsWatchResult, HostSample, NeverShrankDetail, RoundSample} from './types.js'
 
@@ -34,6 +40,8 @@ export interface WatchOptions {
   alerts: readonly AlertRule[]
   /** Read holders ($currentOp) every round. */
   holders: boolean
+  /** false: poll the URI's hosts only (`--no-discover`). */
+  discover?: boolean
 }
 
 export interface WatchHooks {
@@ -43,16 +51,64 @@ export interface WatchHooks {
   onAlert?(alert: ConnsAlert): void
   /** A host's pool reached the never-shrank verdict. */
   onNeverShrank?(host: string, detail: NeverShrankDetail): void
+  /** A host's clock is off by more than a few seconds (once per host). */
+  onClockSkew?(host: string, note: string): void
 }
 
 function topologySummary(t: ClusterTopology): ConnsTopologySummary {
-  return {kind: t.kind, ...(t.setName === undefined ? {} : {setName: t.setName}), sources: t.sources, warnings: t.warnings, staleRouters: t.staleRouters}
+  const versions = routerVersions(t)
+  return {
+    kind: t.kind,
+    ...(t.setName === undefined ? {} : {setName: t.setName}),
+    sources: t.sources,
+    warnings: t.warnings,
+    staleRouters: t.staleRouters,
+    ...(t.configMongosCount === undefined ? {} : {configMongosCount: t.configMongosCount}),
+    ...(t.entry === undefined ? {} : {entry: t.entry}),
+    ...(versions === undefined ? {} : {routerVersions: versions}),
+    ...(t.replayOf === undefined ? {} : {replayOf: t.replayOf}),
+  }
 }
 
-/** One poller per discovered host; `hostTimeoutMs` bounds connecting to each (the target's timeout bounds discovery). */
+function discover(target: Target, options: {discover?: boolean}): Promise<ClusterTopology> {
+  return discoverCluster(target, {purpose: CONNS_PURPOSE, ...(options.discover === false ? {discover: false} : {})})
+}
+
+/**
+ * One poller per discovered host, each connecting to the address it is reached at (the user's for the entry
+ * node); `hostTimeoutMs` bounds connecting to each (the target's timeout bounds discovery).
+ */
 function openPollers(target: Target, topology: ClusterTopology, hostTimeoutMs: number, holders: boolean): HostPoller[] {
   const pollerSettings = {appName: connsAppName(target), holders, secrets: target.secrets}
-  return topology.hosts.map((entry) => new HostPoller(entry, openHostReader(target, entry.host, hostTimeoutMs), pollerSettings, topology.hosts))
+  return topology.hosts.map((entry) => new HostPoller(entry, () => openResolvedHostReader(target, connectAddress(entry), hostTimeoutMs), pollerSettings, topology.hosts))
+}
+
+/**
+ * The pollers still going, and the merges of names that answered as one process: the alias's poller stops
+ * (its close runs on; the end of the run waits for it), the kept row lists the alias.
+ */
+class Rows {
+  readonly active: Set<number>
+  private readonly identity = new SameProcess()
+
+  constructor(
+    private readonly pollers: readonly HostPoller[],
+    private readonly trackers: readonly HostTracker[],
+  ) {
+    this.active = new Set(pollers.map((_, i) => i))
+  }
+
+  /** Merge this round's answers by process; the retired pollers start closing. */
+  dedupe(answers: ReadonlyMap<number, PollAnswer>): void {
+    const seen = [...answers].flatMap(([index, a]) => (a.ok && a.processKey !== undefined ? [{index, processKey: a.processKey, entry: this.pollers[index]!.entry.entry === true}] : []))
+    for (const {kept, alias} of this.identity.merge(seen)) {
+      if (!this.active.has(alias)) continue
+      this.active.delete(alias)
+      const retired = this.trackers[alias]!
+      for (const name of [retired.entry.host, ...retired.aliasNames()]) this.trackers[kept]!.addAlias(name)
+      void this.pollers[alias]!.close()
+    }
+  }
 }
 
 /** Resolves after ms, or at once when the signal aborts. */
@@ -74,12 +130,14 @@ export function roundDeadlineMs(intervalMS: number): number {
 }
 
 export async function runConnsWatch(target: Target, options: WatchOptions, hooks: WatchHooks = {}): Promise<ConnsWatchResult> {
-  const topology = await discoverCluster(target, {purpose: CONNS_PURPOSE})
+  const topology = await discover(target, options)
   hooks.onTopology?.(topology)
   const deadlineMS = roundDeadlineMs(options.intervalMS)
   const hostTimeoutMs = Math.min(target.connection.timeoutMs, Math.max(1000, 2 * options.intervalMS))
   const pollers = openPollers(target, topology, hostTimeoutMs, options.holders)
   const trackers = topology.hosts.map((entry) => new HostTracker(entry, options.idleWindowMS))
+  const rows = new Rows(pollers, trackers)
+  const skewReported = new Set<string>()
   const evaluator = new AlertEvaluator(options.alerts)
   const alerts: ConnsAlert[] = []
   const alertCounts: Record<string, number> = Object.fromEntries(options.alerts.map((rule) => [rule.expression, 0]))
@@ -93,16 +151,25 @@ export async function runConnsWatch(target: Target, options: WatchOptions, hooks
       if (hooks.signal?.aborted) break
       const roundStart = performance.now()
       const at = new Date().toISOString()
-      const answers = await Promise.all(pollers.map((p) => p.poll(deadlineMS)))
+      const polled = [...rows.active]
+      const replies = await Promise.all(polled.map((i) => pollers[i]!.poll(deadlineMS)))
+      const byIndex = new Map(polled.map((i, k) => [i, replies[k]!]))
+      rows.dedupe(byIndex)
       const roundMS = Math.round(performance.now() - roundStart)
       rounds += 1
       roundMSMax = Math.max(roundMSMax ?? roundMS, roundMS)
       roundMSSum += roundMS
       const hosts: HostSample[] = []
-      answers.forEach((answer, i) => {
+      for (const [i, answer] of byIndex) {
+        if (!rows.active.has(i)) continue
         const tracker = trackers[i]!
         const {sample, inputs, neverShrankStarted} = tracker.record(answer)
         hosts.push(sample)
+        const skew = skewReported.has(sample.host) || topology.replayOf ? undefined : clockSkewNote(sample.host, sample.clockSkewMS)
+        if (skew) {
+          skewReported.add(sample.host)
+          hooks.onClockSkew?.(sample.host, skew)
+        }
         for (const alert of evaluator.evaluate(sample.host, inputs, at, rounds)) {
           alerts.push(alert)
           alertCounts[alert.rule] = (alertCounts[alert.rule] ?? 0) + 1
@@ -113,7 +180,7 @@ export async function runConnsWatch(target: Target, options: WatchOptions, hooks
           const detail = tracker.summary().neverShrankDetail
           if (detail) hooks.onNeverShrank?.(sample.host, detail)
         }
-      })
+      }
       hooks.onRound?.({round: rounds, at, elapsedMS: Math.round(roundStart - start), roundMS, hosts})
       if (options.count !== undefined && rounds >= options.count) break
       const nextAt = start + rounds * options.intervalMS
@@ -125,7 +192,7 @@ export async function runConnsWatch(target: Target, options: WatchOptions, hooks
   } finally {
     await Promise.all(pollers.map((p) => p.close()))
   }
-  const hosts = trackers.map((t) => t.summary())
+  const hosts = trackers.filter((_, i) => rows.active.has(i)).map((t) => t.summary())
   return {
     target: targetSummary(target),
     topology: topologySummary(topology),
@@ -143,20 +210,29 @@ export async function runConnsWatch(target: Target, options: WatchOptions, hooks
   }
 }
 
+/** No host answered (every one unreachable): `conns list` exits 4, the class of an entry point that cannot be reached. */
+export function noHostAnswered(result: Pick<ConnsListResult, 'hosts'>): boolean {
+  return result.hosts.length > 0 && result.hosts.every((h) => h.state === 'unreachable')
+}
+
 /** `conns list`: one round over every host (no rates: they need two polls). */
-export async function runConnsList(target: Target, options: {holders: boolean}): Promise<ConnsListResult> {
-  const topology = await discoverCluster(target, {purpose: CONNS_PURPOSE})
+export async function runConnsList(target: Target, options: {holders: boolean; discover?: boolean}): Promise<ConnsListResult> {
+  const topology = await discover(target, options)
   const hostTimeoutMs = Math.min(target.connection.timeoutMs, 5000)
   const pollers = openPollers(target, topology, hostTimeoutMs, options.holders)
+  const trackers = topology.hosts.map((entry) => new HostTracker(entry, Number.POSITIVE_INFINITY))
+  const rows = new Rows(pollers, trackers)
   const at = new Date().toISOString()
   const start = performance.now()
   try {
-    const answers = await Promise.all(pollers.map((p) => p.poll(hostTimeoutMs + 500)))
+    const replies = await Promise.all(pollers.map((p) => p.poll(hostTimeoutMs + 500)))
+    rows.dedupe(new Map(replies.map((answer, i) => [i, answer])))
     const roundMS = Math.round(performance.now() - start)
-    const hosts = answers.map((answer, i) => {
-      const {sample} = new HostTracker(topology.hosts[i]!, Number.POSITIVE_INFINITY).record(answer)
+    const hosts = replies.flatMap((answer, i) => {
+      if (!rows.active.has(i)) return []
+      const {sample} = trackers[i]!.record(answer)
       delete sample.neverShrank
-      return sample
+      return [sample]
     })
     return {target: targetSummary(target), topology: topologySummary(topology), at, roundMS, hosts, notes: connsNotes(topology, hosts), interrupted: false}
   } finally {

@@ -16,7 +16,7 @@ import {clockSkewMS, clockSkewNote} from '../probes/clock.js'
 import {discoverCluster, parseHostString} from '../probes/discovery.js'
 import type {ServerReader} from '../probes/reader.js'
 import {parseShardingStatus, toNumber} from '../probes/server-status.js'
-import {connectAddress} from '../probes/topology.js'
+import {connectAddress, replayNote, replayOf} from '../probes/topology.js'
 import type {Target} from '../target.js'
 import {ddlLockEntries, ddlOpsFrom} from './in-memory.js'
 import {modelFor, modelMessage} from './model.js'
@@ -161,7 +161,8 @@ export async function readRouterFacts(reader: ServerReader, targetName: string, 
   const me = typeof hello.value.me === 'string' ? hello.value.me : reader.host
   const entryNotes = entry === 'config-server' ? configServerEntryNotes(hello.value, me, model) : []
   const skew = clockSkewMS(hello)
-  const skewNote = clockSkewNote(me, skew)
+  const replay = replayOf(hello.value)
+  const skewNote = replay ? replayNote(replay) : clockSkewNote(me, skew)
   if (skewNote) entryNotes.push(skewNote)
   return {
     serverVersion,

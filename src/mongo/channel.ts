@@ -3,22 +3,33 @@
  * commands on a database, and queries and aggregations drained to arrays.
  * Reads prefer the primary but accept a secondary, as monitoring tools do.
  */
-import type {CommandChannel, ReadOptions} from '../probes/reader.js'
+import type {ChannelReadOptions, CommandChannel} from '../probes/reader.js'
 import type {Document, MongoClient} from './driver.js'
 
 const READ_PREFERENCE = 'primaryPreferred' as const
 
-const bounds = (options?: ReadOptions) => ({
+const bounds = (options?: ChannelReadOptions) => ({
   readPreference: READ_PREFERENCE,
+  ...(options?.typed ? {promoteValues: false, promoteLongs: false} : {}),
   ...(options?.signal ? {signal: options.signal} : {}),
   ...(options?.maxTimeMS === undefined ? {} : {maxTimeMS: options.maxTimeMS}),
 })
 
+/**
+ * A server error decoded from a typed reply carries `code` as an Int32 object: every caller
+ * (error classification, a recorder) expects the number the driver normally gives.
+ */
+function withNumericCode(error: unknown): never {
+  const e = error as {code?: unknown} | undefined
+  if (e && typeof e.code === 'object' && e.code !== null) e.code = Number(e.code)
+  throw error
+}
+
 export function driverChannel(client: MongoClient, host: string): CommandChannel {
   return {
     host,
-    command: (db, command, options) => client.db(db).command(command, bounds(options)),
-    find: (db, collection, filter, options) => client.db(db).collection(collection).find(filter, bounds(options)).toArray(),
-    aggregate: (db, pipeline, options) => client.db(db).aggregate<Document>(pipeline, bounds(options)).toArray(),
+    command: (db, command, options) => client.db(db).command(command, bounds(options)).catch(withNumericCode),
+    find: (db, collection, filter, options) => client.db(db).collection(collection).find(filter, bounds(options)).toArray().catch(withNumericCode),
+    aggregate: (db, pipeline, options) => client.db(db).aggregate<Document>(pipeline, bounds(options)).toArray().catch(withNumericCode),
   }
 }

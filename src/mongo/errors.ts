@@ -128,10 +128,12 @@ export function toPoolToolError(error: unknown, context: {target: string; secret
   const named = (...names: string[]) => names.includes(first?.name ?? '')
 
   if (chain.some((e) => e.code === AUTH_FAILED_CODE || /authentication failed/i.test(e.message ?? ''))) {
+    // `pooltool sim --replay` has no users and says so in its refusal: pass that on rather than "check the password".
+    const replay = chain.find((e) => /a replay serves reads without authentication/.test(e.message ?? ''))
     return new PoolToolError(
       'AUTH_FAILED',
-      `authentication failed at ${context.target}`,
-      'check the username, password, authSource and authMechanism in the URI',
+      `authentication failed at ${context.target}${replay ? ': it is a replay of a snapshot, which has no users' : ''}`,
+      replay ? 'leave the user and password out of the URI: a replay serves its captured reads to anyone' : 'check the username, password, authSource and authMechanism in the URI',
       {cause: error},
     )
   }

@@ -32,7 +32,7 @@ import {toPoolToolError} from '../mongo/errors.js'
 import type {Target} from '../target.js'
 import type {ReadOptions, Reading, ServerReader} from './reader.js'
 import {parseShardingStatus, toNumber} from './server-status.js'
-import {type ClusterHost, type ClusterTopology, topologyFromHello} from './topology.js'
+import {type ClusterHost, type ClusterTopology, connectAddress, type HostRole, replayOf, topologyFromHello} from './topology.js'
 
 export type {ClusterHost, ClusterTopology}
 
@@ -42,6 +42,19 @@ export const STALE_ROUTER_MS = 10 * 60 * 1000
 export interface HostList {
   setName?: string
   hosts: string[]
+  /** Parts that are not host[:port] (a typo in config.shards, a name with a space): warned about, never polled. */
+  invalid?: string[]
+}
+
+/** host[:port] as a connection string takes it (a name, IPv4 or [IPv6], port 0-65535). */
+export function isHostPort(text: string): boolean {
+  if (text.length === 0 || /[\s/@?#,]/.test(text)) return false
+  try {
+    const url = new URL(`mongodb://${text}`)
+    return url.hostname.length > 0
+  } catch {
+    return false
+  }
 }
 
 /** "rs0/h1:27017,h2:27017" → {setName: "rs0", hosts}; "h1:27017" → {hosts: ["h1:27017"]}. */
@@ -49,11 +62,13 @@ export function parseHostString(text: string): HostList {
   const trimmed = text.trim()
   const slash = trimmed.indexOf('/')
   const setName = slash > 0 ? trimmed.slice(0, slash) : undefined
-  const hosts = (slash >= 0 ? trimmed.slice(slash + 1) : trimmed)
+  const parts = (slash >= 0 ? trimmed.slice(slash + 1) : trimmed)
     .split(',')
     .map((h) => h.trim())
     .filter((h) => h.length > 0)
-  return setName === undefined ? {hosts} : {setName, hosts}
+  const hosts = parts.filter(isHostPort)
+  const invalid = parts.filter((h) => !isHostPort(h))
+  return {...(setName === undefined ? {} : {setName}), hosts, ...(invalid.length > 0 ? {invalid} : {})}
 }
 
 export interface ShardEntry {
@@ -62,6 +77,10 @@ export interface ShardEntry {
   hosts: string[]
   /** `state: 1` once the shard is aware it is a shard; `draining: true` while removed. */
   draining?: boolean
+  /** Zone tags (`tags: ["NYC"]`, sh.addShardTag / sh.addShardToZone). */
+  tags?: string[]
+  /** Host parts that do not parse: warned about, not polled. */
+  invalid?: string[]
 }
 
 /** `listShards.shards` or `config.shards` documents: `{_id, host, state?, draining?, tags?}`. */
@@ -73,6 +92,8 @@ export function shardsFromDocuments(docs: readonly Document[]): ShardEntry[] {
     const entry: ShardEntry = {id: doc._id, hosts: list.hosts}
     if (list.setName !== undefined) entry.setName = list.setName
     if (doc.draining === true) entry.draining = true
+    if (Array.isArray(doc.tags) && doc.tags.length > 0) entry.tags = doc.tags.map(String)
+    if (list.invalid) entry.invalid = list.invalid
     out.push(entry)
   }
   return out
@@ -92,16 +113,19 @@ export function routersFromConfigMongos(
   docs: readonly Document[],
   nowMs: number,
   staleMs = STALE_ROUTER_MS,
-): {live: string[]; stale: Array<{host: string; lastPing?: string}>} {
+): {live: string[]; stale: Array<{host: string; lastPing?: string; mongoVersion?: string}>; mongoVersions: Record<string, string>} {
   const live: string[] = []
-  const stale: Array<{host: string; lastPing?: string}> = []
+  const stale: Array<{host: string; lastPing?: string; mongoVersion?: string}> = []
+  const mongoVersions: Record<string, string> = {}
   for (const doc of docs) {
     if (typeof doc?._id !== 'string') continue
+    const version = typeof doc.mongoVersion === 'string' ? doc.mongoVersion : undefined
+    if (version !== undefined) mongoVersions[doc._id] = version
     const ping = asDate(doc.ping)
     if (ping && nowMs - ping.getTime() <= staleMs) live.push(doc._id)
-    else stale.push(ping ? {host: doc._id, lastPing: ping.toISOString()} : {host: doc._id})
+    else stale.push({host: doc._id, ...(ping ? {lastPing: ping.toISOString()} : {}), ...(version === undefined ? {} : {mongoVersion: version})})
   }
-  return {live, stale}
+  return {live, stale, mongoVersions}
 }
 
 /** The config server's connection string from `getShardMap` (`map.config`, 4.4+ shape). */
@@ -114,6 +138,8 @@ export function configStringFromShardMap(doc: Document | undefined): string | un
 export interface ShardedFacts {
   /** Routers named by the entry point (URI seeds that are mongos). */
   seedRouters: readonly string[]
+  /** The node the URI reached, as the cluster names it and as the user addressed it (listed first, once). */
+  entry?: ClusterHost
   configMongos?: readonly Document[]
   shards?: readonly Document[]
   /** "cfg/h1:p,…" */
@@ -124,31 +150,55 @@ export interface ShardedFacts {
   staleMs?: number
 }
 
-/** Routers, then each shard's members, then the config server's members; every host once. */
+/** One warning per host string that is not host[:port]: the rest of the cluster is still polled. */
+function invalidHostWarnings(where: string, invalid: readonly string[] | undefined): string[] {
+  return (invalid ?? []).map((part) => `${where} names '${part}', which is not host:port: not polled`)
+}
+
+/** The entry node, then routers, then each shard's members, then the config server's members; every host once. */
 export function assembleShardedTopology(facts: ShardedFacts): ClusterTopology {
   const hosts: ClusterHost[] = []
   const seen = new Set<string>()
   const add = (entry: ClusterHost) => {
-    if (seen.has(entry.host)) return
+    const existing = hosts.find((h) => h.host === entry.host)
+    if (existing) {
+      // The entry node comes first with its address; what the cluster's lists know of it (its role as a
+      // shard or config member, shard id, tags, version) is kept.
+      if (existing.entry) existing.role = entry.role
+      for (const key of ['setName', 'shard', 'tags', 'mongoVersion'] as const) if (existing[key] === undefined && entry[key] !== undefined) Object.assign(existing, {[key]: entry[key]})
+      return
+    }
     seen.add(entry.host)
     hosts.push(entry)
   }
   const warnings = [...(facts.warnings ?? [])]
-  for (const host of facts.seedRouters) add({host, role: 'mongos'})
+  if (facts.entry) add({...facts.entry})
   const routers = routersFromConfigMongos(facts.configMongos ?? [], facts.nowMs, facts.staleMs)
-  for (const host of routers.live) add({host, role: 'mongos'})
+  const routerEntry = (host: string): ClusterHost => {
+    const mongoVersion = routers.mongoVersions[host]
+    return {host, role: 'mongos', ...(mongoVersion === undefined ? {} : {mongoVersion})}
+  }
+  for (const host of facts.seedRouters) add(routerEntry(host))
+  for (const host of routers.live) add(routerEntry(host))
   const staleRouters = routers.stale.filter((r) => !seen.has(r.host))
   for (const shard of shardsFromDocuments(facts.shards ?? [])) {
-    for (const host of shard.hosts) add({host, role: 'shard', shard: shard.id, ...(shard.setName === undefined ? {} : {setName: shard.setName})})
+    warnings.push(...invalidHostWarnings(`shard ${shard.id}`, shard.invalid))
+    for (const host of shard.hosts) {
+      add({host, role: 'shard', shard: shard.id, ...(shard.setName === undefined ? {} : {setName: shard.setName}), ...(shard.tags ? {tags: shard.tags} : {})})
+    }
   }
   if (facts.configString) {
     const config = parseHostString(facts.configString)
+    warnings.push(...invalidHostWarnings('the config server string', config.invalid))
     for (const host of config.hosts) add({host, role: 'config', ...(config.setName === undefined ? {} : {setName: config.setName})})
   } else {
     warnings.push('config server not found (serverStatus.sharding, getShardMap and connPoolStats named none): not polled')
   }
   if (facts.shards === undefined) warnings.push('shards not listed (listShards and config.shards unreadable): not polled')
-  return {kind: 'sharded', hosts, sources: [...(facts.sources ?? [])], warnings, staleRouters}
+  const topology: ClusterTopology = {kind: 'sharded', hosts, sources: [...(facts.sources ?? [])], warnings, staleRouters}
+  if (facts.configMongos !== undefined) topology.configMongosCount = facts.configMongos.length
+  if (facts.entry) topology.entry = {host: facts.entry.host, address: connectAddress(facts.entry), role: hosts.find((h) => h.entry)?.role ?? facts.entry.role}
+  return topology
 }
 
 /**
@@ -186,14 +236,17 @@ async function attempt<T>(source: string, sources: string[], context: DiscoveryC
   }
 }
 
-/** Sharded cluster seen through a mongos. */
-async function discoverThroughMongos(reader: ServerReader, context: DiscoveryContext, seedRouters: readonly string[], nowMs: number): Promise<ClusterTopology> {
+/** Sharded cluster seen through a mongos: config.mongos, listShards and the config server's string, read at once. */
+async function discoverThroughMongos(reader: ServerReader, context: DiscoveryContext, entry: EntryNode): Promise<ClusterTopology> {
   const sources = ['hello']
   const warnings: string[] = []
   const {read} = context
-  const routers = await attempt('config.mongos', sources, context, async () => (await reader.config('mongos', {}, read)).value)
+  const [routers, listed] = await Promise.all([
+    attempt('config.mongos', sources, context, async () => (await reader.config('mongos', {}, read)).value),
+    attempt('listShards', sources, context, async () => (await reader.listShards(read)).value.shards as Document[]),
+  ])
   if (routers.error) warnings.push(`other routers not listed (${routers.error}); polling the seed routers only`)
-  let shards = await attempt('listShards', sources, context, async () => (await reader.listShards(read)).value.shards as Document[])
+  let shards = listed
   if (shards.value === undefined) {
     const fallback = await attempt('config.shards', sources, context, async () => (await reader.config('shards', {}, read)).value)
     if (fallback.value === undefined) warnings.push(`shards not listed (${[shards.error, fallback.error].filter(Boolean).join('; ')})`)
@@ -201,62 +254,112 @@ async function discoverThroughMongos(reader: ServerReader, context: DiscoveryCon
   }
   const shardSets = new Set(shardsFromDocuments(shards.value ?? []).map((s) => s.setName).filter((n): n is string => n !== undefined))
   const tried: string[] = []
-  let configString: string | undefined
+  let configString = entry.status ? parseShardingStatus(entry.status.value)?.configsvrConnectionString : undefined
+  if (configString) sources.push('serverStatus.sharding')
+  else if (!entry.status) tried.push('serverStatus.sharding: unreadable')
   for (const [source, find] of [
-    ['serverStatus.sharding', async () => parseShardingStatus((await reader.serverStatus(['sharding'], read)).value)?.configsvrConnectionString],
     ['getShardMap', async () => configStringFromShardMap((await reader.getShardMap(read)).value)],
     ['connPoolStats.replicaSets', async () => configStringFromConnPoolStats((await reader.connPoolStats(read)).value, shardSets)],
   ] as const) {
+    if (configString) break
     const found = await attempt(source, sources, context, find)
     if (found.error) tried.push(found.error)
-    if (found.value) {
-      configString = found.value
-      break
-    }
+    if (found.value) configString = found.value
   }
-  const topology = assembleShardedTopology({seedRouters, configMongos: routers.value, shards: shards.value ?? [], configString, sources, warnings, nowMs})
+  const topology = assembleShardedTopology({
+    seedRouters: entry.host ? [] : entry.seedHosts,
+    ...(entry.host ? {entry: entry.host} : {}),
+    configMongos: routers.value,
+    shards: shards.value ?? [],
+    configString,
+    sources,
+    warnings,
+    nowMs: entry.nowMs,
+  })
   if (!configString && tried.length > 0) topology.warnings.push(`(${tried.join('; ')})`)
   return topology
 }
 
-/** Sharded cluster seen from a shard or config-server member: read config.* on the config server directly. */
+/** How long discovery waits for one config-server member a shard member names (they are tried at once; the first to answer is read). */
+export const CONFIG_MEMBER_TIMEOUT_MS = 3000
+
+/** config.shards and config.mongos from one config-server member, with what was read and what was not. */
+async function readConfigCollections(reader: ServerReader, context: DiscoveryContext) {
+  const sources: string[] = []
+  const warnings: string[] = []
+  const [shards, configMongos] = await Promise.all([
+    reader.config('shards', {}, context.read),
+    attempt('config.mongos', sources, context, async () => (await reader.config('mongos', {}, context.read)).value),
+  ])
+  sources.unshift('config.shards')
+  if (configMongos.error) warnings.push(`other routers not listed (${configMongos.error})`)
+  return {shards: shards.value, configMongos: configMongos.value, sources, warnings}
+}
+
+/**
+ * Sharded cluster seen from a config-server member (read config.* on it, over the entry's own
+ * connection) or a shard member (read config.* on the config-server members it names, all at
+ * once with a short timeout each: through a tunnel they may not be reachable at all).
+ */
 async function discoverThroughConfigServer(
   target: Target,
   purpose: string | undefined,
   configString: string,
   context: DiscoveryContext,
-  entrySources: string[],
-  nowMs: number,
-): Promise<ClusterTopology | undefined> {
-  const config = parseHostString(configString)
-  const sources = [...entrySources]
-  const warnings: string[] = []
-  for (const host of config.hosts) {
-    context.signal?.throwIfAborted()
-    const {reader, close} = target.openReader(host, purpose)
+  entry: EntryNode,
+  entryReader: ServerReader | undefined,
+): Promise<{topology?: ClusterTopology; warnings: string[]}> {
+  const entrySources = ['hello', ...(entry.status ? ['serverStatus.sharding'] : [])]
+  const assemble = (read: Awaited<ReturnType<typeof readConfigCollections>>) =>
+    assembleShardedTopology({
+      seedRouters: [],
+      ...(entry.host ? {entry: entry.host} : {}),
+      shards: read.shards,
+      ...(read.configMongos ? {configMongos: read.configMongos} : {}),
+      configString,
+      sources: [...entrySources, ...read.sources],
+      warnings: read.warnings,
+      nowMs: entry.nowMs,
+    })
+  if (entryReader) {
     try {
-      const shards = (await reader.config('shards', {}, context.read)).value
-      sources.push('config.shards')
-      const configMongos = await attempt('config.mongos', sources, context, async () => (await reader.config('mongos', {}, context.read)).value)
-      if (configMongos.error) warnings.push(`other routers not listed (${configMongos.error})`)
-      return assembleShardedTopology({seedRouters: [], configMongos: configMongos.value, shards, configString, sources, warnings, nowMs})
+      return {topology: assemble(await readConfigCollections(entryReader, context)), warnings: []}
     } catch (error) {
       context.signal?.throwIfAborted()
-      warnings.push(`config server ${host}: ${context.describeError(error)}`)
-    } finally {
-      await close()
+      return {warnings: [`config.shards on this config server: ${context.describeError(error)}`]}
     }
   }
-  return undefined
+  const members = parseHostString(configString).hosts
+  const timeoutMs = Math.min(target.connection.timeoutMs, CONFIG_MEMBER_TIMEOUT_MS)
+  const opened = members.map((host) => ({host, ...target.openReader(host, purpose, {timeoutMs})}))
+  const failures: string[] = []
+  try {
+    const first = await Promise.any(
+      opened.map(({host, reader}) =>
+        readConfigCollections(reader, context).catch((error: unknown) => {
+          failures.push(`config server ${host}: ${context.describeError(error)}`)
+          throw error
+        }),
+      ),
+    ).catch(() => undefined)
+    context.signal?.throwIfAborted()
+    return first ? {topology: assemble(first), warnings: []} : {warnings: [...failures]}
+  } finally {
+    await Promise.all(opened.map(({close}) => close()))
+  }
 }
 
 /** The config server of a replica-set member that belongs to a sharded cluster ("cfg/h1:p,…"), if it does. */
-async function configServerOf(reader: ServerReader, hello: Document, read: ReadOptions): Promise<string | undefined> {
-  if (hello.configsvr !== undefined && toNumber(hello.configsvr) !== 0) {
+function configServerOf(hello: Document, status: Reading<Document> | undefined): string | undefined {
+  if (isConfigServerMember(hello)) {
     return `${String(hello.setName)}/${[...((hello.hosts as string[]) ?? []), ...((hello.passives as string[]) ?? [])].join(',')}`
   }
-  const status = await reader.serverStatus(['sharding'], read).catch(() => undefined)
   return status ? parseShardingStatus(status.value)?.configsvrConnectionString : undefined
+}
+
+/** hello `configsvr` (2 on a CSRS member) marks a config-server member. */
+export function isConfigServerMember(hello: Document): boolean {
+  return hello.configsvr !== undefined && toNumber(hello.configsvr) !== 0
 }
 
 /** Now on the server's clock when the reply carries it (router pings are written on the servers' clocks). */
@@ -267,14 +370,80 @@ export interface DiscoveryOptions {
   purpose?: string
   /** Stops discovery between (and during) reads: it rejects with the signal's reason. */
   signal?: AbortSignal
+  /** false (`--no-discover`): the URI's hosts only, with the roles the entry's hello gives them. */
+  discover?: boolean
+}
+
+/** What the entry point said about itself, read once. */
+interface EntryNode {
+  seedHosts: readonly string[]
+  /** The node the URI reached, when the URI names one host: polled through that address. */
+  host?: ClusterHost
+  /** serverStatus with `sharding` (the top-level `host` comes with it); absent when it could not be read. */
+  status?: Reading<Document>
+  nowMs: number
+}
+
+/**
+ * The address the URI reaches its entry node through: its one seed. An SRV name is no host, and
+ * with several seeds the driver picks one; in both cases the cluster's own names are used.
+ */
+function entryAddressOf(target: Target): string | undefined {
+  if (target.seedHosts.length !== 1 || /^mongodb\+srv:/i.test(target.uri)) return undefined
+  return target.seedHosts[0]
+}
+
+/** How the cluster names the entry node: hello `me` (replica-set members), else serverStatus `host` (mongos, standalone). */
+function entryNameOf(hello: Document, status: Reading<Document> | undefined): string | undefined {
+  if (typeof hello.me === 'string' && hello.me.length > 0) return hello.me
+  const host = status?.value.host
+  return typeof host === 'string' && isHostPort(host) ? host : undefined
+}
+
+function entryRoleOf(hello: Document, kind: ClusterTopology['kind']): HostRole {
+  if (kind === 'sharded') return 'mongos'
+  if (kind === 'standalone') return 'standalone'
+  if (isConfigServerMember(hello)) return 'config'
+  return hello.isWritablePrimary === true || hello.ismaster === true ? 'primary' : 'secondary'
+}
+
+/** Puts the entry node first in a replica set's member list, with its address (and adds it when hello's hosts omit it, e.g. hidden). */
+function withEntryFirst(hosts: ClusterHost[], entry: ClusterHost | undefined): ClusterHost[] {
+  if (!entry) return hosts
+  const rest = hosts.filter((h) => h.host !== entry.host)
+  const listed = hosts.find((h) => h.host === entry.host)
+  return [{...listed, ...entry, role: listed?.role ?? entry.role}, ...rest]
+}
+
+/** `--no-discover`: the URI's hosts, the entry named as the cluster names it. */
+function seedsOnly(target: Target, hello: Document, kind: ClusterTopology['kind'], entry: ClusterHost | undefined): ClusterTopology {
+  const roleOf = (host: string): HostRole => (kind === 'replset' ? (host === hello.primary ? 'primary' : 'secondary') : kind === 'sharded' ? 'mongos' : 'standalone')
+  const hosts = entry ? [entry] : target.seedHosts.map((host) => ({host, role: roleOf(host)}))
+  const topology: ClusterTopology = {kind, hosts, sources: ['hello'], warnings: ["--no-discover: polling the URI's hosts only"], staleRouters: []}
+  if (typeof hello.setName === 'string') topology.setName = hello.setName
+  if (entry) topology.entry = {host: entry.host, address: connectAddress(entry), role: entry.role}
+  return topology
 }
 
 /**
  * Every host of the cluster behind the target's entry point, with its role.
- * Throws the driver's error when the entry point cannot be reached (commands
- * map it to exit code 4); whatever else cannot be read is a warning.
+ *
+ * The entry node is authoritative: a URI naming one host (a port-forward, SSH tunnel, NAT,
+ * Docker, Kubernetes) reaches the cluster through an address its members do not know; the
+ * entry keeps that address (`ClusterHost.address`) beside the name the cluster gives it, and
+ * members that cannot be reached from here are the pollers' business, not discovery's.
+ *
+ * Throws the driver's error when the entry point cannot be reached (commands map it to exit
+ * code 4); whatever else cannot be read is a warning.
  */
 export async function discoverCluster(target: Target, options: DiscoveryOptions = {}): Promise<ClusterTopology> {
+  const {topology, hello} = await discoverFromEntry(target, options)
+  const replay = replayOf(hello)
+  if (replay) topology.replayOf = replay
+  return topology
+}
+
+async function discoverFromEntry(target: Target, options: DiscoveryOptions): Promise<{topology: ClusterTopology; hello: Document}> {
   const context: DiscoveryContext = {
     read: options.signal ? {signal: options.signal} : {},
     describeError: (error) => toPoolToolError(error, {target: target.redactedUri, secrets: target.secrets}).message,
@@ -283,21 +452,48 @@ export async function discoverCluster(target: Target, options: DiscoveryOptions 
   options.signal?.throwIfAborted()
   const {reader, close} = target.openReader(undefined, options.purpose)
   try {
-    const hello = await reader.hello(context.read)
-    const nowMs = serverNowMs(hello)
-    const entry = topologyFromHello(hello.value, target.seedHosts)
-    if (entry.kind === 'sharded') return await discoverThroughMongos(reader, context, target.seedHosts, nowMs)
-    if (entry.kind === 'replset') {
+    const [hello, status] = await Promise.all([
+      reader.hello(context.read),
+      // serverStatus needs clusterMonitor; without it the entry keeps the URI's name and shards find no config server.
+      reader.serverStatus(['sharding'], context.read).catch((error: unknown) => {
+        options.signal?.throwIfAborted()
+        void error
+        return undefined
+      }),
+    ])
+    const kind = topologyFromHello(hello.value, target.seedHosts).kind
+    const address = entryAddressOf(target)
+    const name = address === undefined ? undefined : (entryNameOf(hello.value, status) ?? address)
+    const entryHost: ClusterHost | undefined =
+      address === undefined || name === undefined
+        ? undefined
+        : {host: name, ...(name === address ? {} : {address}), entry: true, role: entryRoleOf(hello.value, kind), ...(typeof hello.value.setName === 'string' ? {setName: hello.value.setName} : {})}
+    const entry: EntryNode = {seedHosts: target.seedHosts, ...(entryHost ? {host: entryHost} : {}), ...(status ? {status} : {}), nowMs: serverNowMs(hello)}
+    if (options.discover === false) return {topology: seedsOnly(target, hello.value, kind, entryHost), hello: hello.value}
+    if (kind === 'sharded') return {topology: await discoverThroughMongos(reader, context, entry), hello: hello.value}
+    if (kind === 'replset') {
+      const configWarnings: string[] = []
       // A shard or config-server member: the whole cluster is one config-server read away.
-      const configString = await configServerOf(reader, hello.value, context.read)
+      const configString = configServerOf(hello.value, status)
       if (configString) {
-        const sharded = await discoverThroughConfigServer(target, options.purpose, configString, context, ['hello', 'serverStatus.sharding'], nowMs)
-        if (sharded) return sharded
+        const sharded = await discoverThroughConfigServer(target, options.purpose, configString, context, entry, isConfigServerMember(hello.value) ? reader : undefined)
+        if (sharded.topology) return {topology: sharded.topology, hello: hello.value}
+        configWarnings.push(`part of a sharded cluster whose config server could not be read from here; showing this replica set only`, ...sharded.warnings)
       }
-      return {kind: 'replset', hosts: entry.hosts.map((h) => ({...h, setName: entry.setName})), setName: entry.setName, sources: ['hello'], warnings: [], staleRouters: []}
+      const members = topologyFromHello(hello.value, target.seedHosts)
+      const hosts = withEntryFirst(
+        members.hosts.map((h) => ({...h, setName: members.setName!})),
+        entryHost,
+      )
+      const topology: ClusterTopology = {kind: 'replset', hosts, setName: members.setName!, sources: ['hello'], warnings: configWarnings, staleRouters: []}
+      if (entryHost) topology.entry = {host: entryHost.host, address: connectAddress(entryHost), role: hosts[0]!.role}
+      return {topology, hello: hello.value}
     }
-    // A standalone: name it as the URI does (hello.me is absent on standalones).
-    return {kind: 'standalone', hosts: entry.hosts, sources: ['hello'], warnings: [], staleRouters: []}
+    // A standalone: named as it names itself (serverStatus.host), reached through the URI's address.
+    const hosts = entryHost ? [entryHost] : topologyFromHello(hello.value, target.seedHosts).hosts
+    const topology: ClusterTopology = {kind: 'standalone', hosts, sources: ['hello'], warnings: [], staleRouters: []}
+    if (entryHost) topology.entry = {host: entryHost.host, address: connectAddress(entryHost), role: 'standalone'}
+    return {topology, hello: hello.value}
   } finally {
     await close()
   }

@@ -15,6 +15,8 @@
  * A reader talks to one `CommandChannel`: a driver client (src/mongo/channel.ts)
  * or pooltool's own wire client (auth's driver-free path).
  */
+import {EJSON} from 'bson'
+
 import type {Document} from '../mongo/driver.js'
 import {serverStatusCommand, type ServerStatusSection} from './server-status.js'
 
@@ -22,6 +24,15 @@ import {serverStatusCommand, type ServerStatusSection} from './server-status.js'
 export interface ReadOptions {
   signal?: AbortSignal
   maxTimeMS?: number
+}
+
+/** What a channel is asked for one read: the bounds, and whether to keep every BSON number type. */
+export interface ChannelReadOptions extends ReadOptions {
+  /**
+   * Int32, Int64 and Double stay BSON objects instead of becoming JS numbers (the driver's
+   * promoteValues/promoteLongs off): a recorder (a snapshot) keeps the types the server sent.
+   */
+  typed?: boolean
 }
 
 export interface HelloOptions extends ReadOptions {
@@ -33,11 +44,11 @@ export interface HelloOptions extends ReadOptions {
 export interface CommandChannel {
   /** The address reads go to, as the user or discovery named it ("host:port"). */
   readonly host: string
-  command(db: string, command: Document, options?: ReadOptions): Promise<Document>
+  command(db: string, command: Document, options?: ChannelReadOptions): Promise<Document>
   /** All documents of a query (cursor drained). Channels that cannot (a bare wire connection) omit it. */
-  find?(db: string, collection: string, filter: Document, options?: ReadOptions): Promise<Document[]>
+  find?(db: string, collection: string, filter: Document, options?: ChannelReadOptions): Promise<Document[]>
   /** All documents of an aggregation (cursor drained). */
-  aggregate?(db: string, pipeline: Document[], options?: ReadOptions): Promise<Document[]>
+  aggregate?(db: string, pipeline: Document[], options?: ChannelReadOptions): Promise<Document[]>
 }
 
 /** One read of server state. */
@@ -77,6 +88,11 @@ export function serverTimeOf(reply: Document | undefined): Date | undefined {
   return typeof seconds === 'number' && seconds > 0 ? new Date(seconds * 1000) : undefined
 }
 
+/** A typed reply as the driver would have given it by default: Int32 and Double as numbers, Int64 as a number when it is safe. */
+function promoteNumbers<T extends Document | Document[]>(reply: T): T {
+  return EJSON.deserialize(EJSON.serialize(reply, {relaxed: false}), {relaxed: true}) as T
+}
+
 function describeError(error: unknown): NonNullable<ReadEvent['error']> {
   const e = error as {name?: string; message?: string; code?: unknown; codeName?: unknown}
   return {
@@ -113,26 +129,37 @@ export class ServerReader {
     return this.channel.host
   }
 
-  /** Run one read, time it, take the server's clock from its reply, and tell the recorder. */
-  private async read<T>(name: string, request: Document, send: () => Promise<Document | Document[]>, parse: (raw: Document | Document[]) => T): Promise<Reading<T>> {
+  /**
+   * Run one read, time it, take the server's clock from its reply, and tell the recorder. With a
+   * recorder the reply is read with its number types kept (what the recorder stores), and the
+   * features get the same reply with the driver's usual JS numbers.
+   */
+  private async read<T>(
+    name: string,
+    request: Document,
+    send: (typed: boolean) => Promise<Document | Document[]>,
+    parse: (raw: Document | Document[]) => T,
+  ): Promise<Reading<T>> {
     const started = performance.now()
-    let raw: Document | Document[]
+    const typed = this.recorder !== undefined
+    let reply: Document | Document[]
     try {
-      raw = await send()
+      reply = await send(typed)
     } catch (error) {
       this.recorder?.({host: this.host, name, request, error: describeError(error), receivedAt: new Date(), durationMS: performance.now() - started})
       throw error
     }
     const receivedAt = new Date()
     const durationMS = performance.now() - started
-    this.recorder?.({host: this.host, name, request, reply: raw, receivedAt, durationMS})
+    this.recorder?.({host: this.host, name, request, reply, receivedAt, durationMS})
+    const raw = typed ? promoteNumbers(reply) : reply
     const serverTime = Array.isArray(raw) ? undefined : serverTimeOf(raw)
     return {host: this.host, value: parse(raw), raw, ...(serverTime ? {serverTime} : {}), receivedAt, durationMS}
   }
 
   private command(name: string, db: string, command: Document, options?: ReadOptions): Promise<Reading<Document>> {
     const request = options?.maxTimeMS === undefined ? command : {...command, maxTimeMS: options.maxTimeMS}
-    return this.read(name, request, () => this.channel.command(db, request, {signal: options?.signal}), (raw) => raw as Document)
+    return this.read(name, request, (typed) => this.channel.command(db, request, {signal: options?.signal, typed}), (raw) => raw as Document)
   }
 
   /** `saslSupportedMechs: "<db>.<user>"` also asks which SCRAM mechanisms that user has (auth picks what to measure from it). */
@@ -183,7 +210,7 @@ export class ServerReader {
     return this.read(
       `${db}.listCollections`,
       request,
-      () => this.channel.command(db, request, options),
+      (typed) => this.channel.command(db, request, {...options, typed}),
       (raw) => (((raw as Document).cursor?.firstBatch as Document[] | undefined) ?? []).map((c) => String(c.name)),
     )
   }
@@ -192,7 +219,7 @@ export class ServerReader {
   config(collection: ConfigCollection, filter: Document = {}, options?: ReadOptions): Promise<Reading<Document[]>> {
     const find = this.channel.find
     if (!find) return Promise.reject(new Error(`${this.host}: this connection cannot read config.${collection}`))
-    return this.read(`config.${collection}`, {find: collection, filter}, () => find.call(this.channel, 'config', collection, filter, options), (raw) => raw as Document[])
+    return this.read(`config.${collection}`, {find: collection, filter}, (typed) => find.call(this.channel, 'config', collection, filter, {...options, typed}), (raw) => raw as Document[])
   }
 
   /** `$currentOp` on the admin database, with any further stages. */
@@ -203,6 +230,6 @@ export class ServerReader {
     if (opts.localOps !== undefined) stage.localOps = opts.localOps
     if (opts.idleSessions !== undefined) stage.idleSessions = opts.idleSessions
     const pipeline = [{$currentOp: stage}, ...(opts.pipeline ?? [])]
-    return this.read('$currentOp', {aggregate: 1, pipeline}, () => aggregate.call(this.channel, 'admin', pipeline, options), (raw) => raw as Document[])
+    return this.read('$currentOp', {aggregate: 1, pipeline}, (typed) => aggregate.call(this.channel, 'admin', pipeline, {...options, typed}), (raw) => raw as Document[])
   }
 }

@@ -72,6 +72,45 @@ export function parseConnections(serverStatus: Document): ConnectionsStatus | un
   return parsed
 }
 
+/** Readers and writers, as `globalLock.currentQueue` and `globalLock.activeClients` count them. */
+export interface ReadersWriters {
+  total: number
+  readers: number
+  writers: number
+}
+
+/**
+ * `serverStatus.globalLock` (mongodb-server-facts.md §4.1; manual: serverStatus,
+ * "globalLock"): operations queued waiting for a lock, and active clients
+ * (`activeClients.total` includes system threads). A mongod section: a mongos
+ * does not send it, and a part it lacks stays absent.
+ */
+export interface GlobalLockStatus {
+  currentQueue?: ReadersWriters
+  activeClients?: ReadersWriters
+}
+
+function readersWriters(value: unknown): ReadersWriters | undefined {
+  if (!value || typeof value !== 'object') return undefined
+  const doc = value as Document
+  const total = toNumber(doc.total)
+  const readers = toNumber(doc.readers)
+  const writers = toNumber(doc.writers)
+  if (total === undefined || readers === undefined || writers === undefined) return undefined
+  return {total, readers, writers}
+}
+
+export function parseGlobalLock(serverStatus: Document): GlobalLockStatus | undefined {
+  const globalLock = serverStatus.globalLock as Document | undefined
+  if (!globalLock || typeof globalLock !== 'object') return undefined
+  const out: GlobalLockStatus = {}
+  const currentQueue = readersWriters(globalLock.currentQueue)
+  if (currentQueue) out.currentQueue = currentQueue
+  const activeClients = readersWriters(globalLock.activeClients)
+  if (activeClients) out.activeClients = activeClients
+  return out.currentQueue || out.activeClients ? out : undefined
+}
+
 export interface LockWaitTotals {
   /** Sum over resource types and modes of acquireWaitCount. */
   acquireWaitCount: number

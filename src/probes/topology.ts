@@ -3,6 +3,7 @@
  * replica set (members from `hosts`/`passives`) or a mongos (msg "isdbgrid");
  * and the shape of a whole discovered cluster (src/probes/discovery.ts).
  */
+import {PoolToolError} from '../errors.js'
 import type {Document} from '../mongo/driver.js'
 import type {ReadOptions, ServerReader} from './reader.js'
 
@@ -68,6 +69,34 @@ export interface ClusterTopology {
   configMongosCount?: number
   /** The node the URI reached, as the cluster names it (hello `me`, serverStatus `host`) and as the user addressed it. */
   entry?: {host: string; address: string; role: HostRole}
+  /** The target is `pooltool sim --replay` serving a snapshot taken at this time (its hello says `pooltoolReplay`). */
+  replayOf?: {capturedAt: string}
+}
+
+/** What a replay's hello says about itself (src/replay/dispatch.ts adds it to every hello). */
+export function replayOf(hello: Document): {capturedAt: string} | undefined {
+  const marker = hello.pooltoolReplay as Document | undefined
+  if (!marker || typeof marker !== 'object') return undefined
+  const at = marker.capturedAt
+  return {capturedAt: at instanceof Date ? at.toISOString() : String(at ?? 'unknown')}
+}
+
+/**
+ * The note a command adds when it read a replay: ages and verdicts are as at capture time (the
+ * replay's clock starts at the capture's), so the replay's skew against this machine is no finding.
+ */
+export function replayNote(replay: {capturedAt: string}): string {
+  return `read from a replay of a snapshot captured at ${replay.capturedAt} (pooltool sim --replay): ages and verdicts are as at capture time`
+}
+
+/** bench and auth need a live server: a replay serves the captured reads only. */
+export function refuseReplay(topology: ClusterTopology, command: string, what: string): void {
+  if (!topology.replayOf) return
+  throw new PoolToolError(
+    'WRONG_TOPOLOGY',
+    `${command} needs a live cluster: the target is a replay of a snapshot captured at ${topology.replayOf.capturedAt}, which serves the captured reads only`,
+    `${what}; point --uri at the live cluster (conns and locks run against a replay)`,
+  )
 }
 
 export function topologyFromHello(hello: Document, seedHosts: readonly string[]): EntryTopology {

@@ -106,7 +106,7 @@ export function headline(result: AuthResult): string | undefined {
 /** "127.0.0.1:27018 (the replica set's primary)". */
 function hostLine(host: MeasuredHostSummary): string {
   const role = host.role === 'primary' ? "the replica set's primary" : host.role === 'mongos' ? 'the router' : host.role === 'standalone' ? 'the standalone' : `a ${host.role} member`
-  return `${host.host} (${role})`
+  return `${host.host}${host.clusterName ? ` (known to the cluster as ${host.clusterName})` : ''} (${role})`
 }
 
 export function renderAuth(result: AuthResult): string {

@@ -6,7 +6,21 @@
  */
 import Table from 'cli-table3'
 
-import type {ClusterTopology, ConnPoolStatsSummary, ConnsAlert, ConnsHostSummary, ConnsListResult, ConnsTopologySummary, ConnsWatchResult, Holder, HostSample, NeverShrankDetail, RoundSample} from '../conns/types.js'
+import type {
+  ClusterTopology,
+  ConnPoolStatsSummary,
+  ConnsAlert,
+  ConnsHostSummary,
+  ConnsListResult,
+  ConnsTopologySummary,
+  ConnsWatchResult,
+  Holder,
+  HostIdentity,
+  HostSample,
+  NeverShrankDetail,
+  ReadersWriters,
+  RoundSample,
+} from '../conns/types.js'
 import {CONNECTION_OPTIONAL_FIELDS} from '../probes/server-status.js'
 import {formatCount, TABLE_STYLE} from './format.js'
 import {sparkline} from './sparkline.js'
@@ -15,12 +29,39 @@ const dash = (n: number | undefined) => (n === undefined ? '–' : formatCount(n
 const rate = (n: number | undefined) => (n === undefined ? '–' : `${n.toFixed(1)}/s`)
 const clock = (iso: string) => iso.slice(11, 19)
 const seconds = (ms: number) => (ms < 10_000 ? `${(ms / 1000).toFixed(1)}s` : `${Math.round(ms / 1000)}s`)
+const pct = (n: number | undefined) => (n === undefined ? '–' : `${n < 10 ? n.toFixed(1) : Math.round(n)}%`)
+/** "80% of 100": the share of the connection limit in use, and the limit. */
+const usedOf = (usedPct: number | undefined, maxIncoming: number | undefined) => (maxIncoming === undefined ? '–' : `${pct(usedPct)} of ${formatCount(maxIncoming)}`)
+/** A lock queue as total (readers/writers). */
+const queue = (q: ReadersWriters | undefined) => (q === undefined ? '–' : q.total === 0 ? '0' : `${q.total} (${q.readers}r/${q.writers}w)`)
 
-export function roleLabel(h: {role: string; shard?: string; memberState?: string}): string {
+/** Role, shard, member state, router version and zone tags: "mongos 7.0.14", "shard shardA P zones NYC,SF". */
+export function roleLabel(h: {role: string; shard?: string; memberState?: string; mongoVersion?: string; tags?: string[]}): string {
   const parts: string[] = [h.role]
+  if (h.mongoVersion) parts.push(h.mongoVersion)
   if (h.shard) parts.push(h.shard)
   if (h.memberState && (h.role === 'shard' || h.role === 'config')) parts.push(h.memberState === 'primary' ? 'P' : h.memberState === 'secondary' ? 'S' : '?')
+  if (h.tags && h.tags.length > 0) parts.push(`zones ${h.tags.join(',')}`)
   return parts.join(' ')
+}
+
+/** The host as the cluster names it; the entry node marked, with the address it is reached at when that differs. */
+export function hostLabel(h: Pick<HostIdentity, 'host' | 'entry' | 'address'>): string {
+  if (!h.entry) return h.host
+  return h.address && h.address !== h.host ? `${h.host} (entry, via ${h.address})` : `${h.host} (entry)`
+}
+
+/** A host without figures: "not reachable from here" for one that never answered, else its state. */
+function downState(h: {state: string; reachedFromHere?: boolean}): string {
+  return h.state === 'unreachable' && h.reachedFromHere === false ? 'not reachable from here' : h.state
+}
+
+/**
+ * The errors of the hosts without figures, one line each under the table (a cell spanning the
+ * figure columns would draw a broken rule in the compact table).
+ */
+function downLines(hosts: ReadonlyArray<{host: string; state: string; error?: string; reachedFromHere?: boolean}>, width: number): string[] {
+  return hosts.filter((h) => h.state !== 'ok').map((h) => `${h.host} ${downState(h)}: ${(h.error ?? '').slice(0, width)}`)
 }
 
 export function describeTopology(t: ClusterTopology | ConnsTopologySummary, hostCount: number): string {
@@ -30,8 +71,9 @@ export function describeTopology(t: ClusterTopology | ConnsTopologySummary, host
 
 export function renderTopology(t: ClusterTopology): string {
   const lines = [`discovered ${describeTopology(t, t.hosts.length)}:`]
-  for (const h of t.hosts) lines.push(`  ${h.host}  ${roleLabel(h)}${h.setName ? ` (${h.setName})` : ''}`)
-  for (const s of t.staleRouters) lines.push(`  ${s.host}  mongos, stale (last ping ${s.lastPing ?? 'never'}): not polled`)
+  for (const h of t.hosts) lines.push(`  ${hostLabel(h)}  ${roleLabel(h)}${h.setName ? ` (${h.setName})` : ''}`)
+  for (const s of t.staleRouters) lines.push(`  ${s.host}  mongos${s.mongoVersion ? ` ${s.mongoVersion}` : ''}, stale (last ping ${s.lastPing ?? 'never'}): not polled`)
+  if (t.configMongosCount === 0) lines.push('  config.mongos is empty: no router has registered')
   for (const w of t.warnings) lines.push(`  warning: ${w}`)
   return lines.join('\n')
 }
@@ -60,11 +102,15 @@ export function renderPlainRound(round: RoundSample): string {
   return round.hosts
     .map((h) => {
       const head = `${clock(round.at)} #${round.round} ${h.host} ${roleLabel(h).replaceAll(' ', '/')}`
-      if (h.state !== 'ok') return `${head} ${h.state.toUpperCase()} ${h.error ?? ''}`.trimEnd()
+      if (h.state !== 'ok') return `${head} ${h.state.toUpperCase()}${h.reachedFromHere === false ? ' (not reachable from here)' : ''} ${h.error ?? ''}`.trimEnd()
       const fields: string[] = []
       if (h.current !== undefined) fields.push(`current=${h.current}`, `available=${h.available}`, `totalCreated=${h.totalCreated}`)
       if (h.totalCreatedRatePerSec !== undefined) fields.push(`rate=${h.totalCreatedRatePerSec}/s`)
       for (const f of CONNECTION_OPTIONAL_FIELDS) if (h[f] !== undefined) fields.push(`${f}=${h[f]}`)
+      if (h.maxIncoming !== undefined) fields.push(`maxIncoming=${h.maxIncoming}`)
+      if (h.usedPct !== undefined) fields.push(`used=${h.usedPct}%`)
+      if (h.lockQueue) fields.push(`lockQueue=${h.lockQueue.total}/${h.lockQueue.readers}r/${h.lockQueue.writers}w`)
+      if (h.lockWaitsPerSec !== undefined) fields.push(`lockWaits=${h.lockWaitsPerSec}/s`, `lockWaitUs=${h.lockWaitUsPerSec}/s`)
       if (h.counterReset) fields.push('restarted')
       if (h.neverShrank) fields.push('neverShrank')
       if (h.pools) fields.push(`pools=${h.pools.totals.inUse}/${h.pools.totals.available}/${h.pools.totals.created}/${h.pools.totals.refreshing}`)
@@ -120,29 +166,32 @@ export class ConnsLiveView {
     if (!round) return [...lines, 'waiting for the first poll round…'].join('\n')
     lines.push(`round ${round.round} at ${clock(round.at)} · ${seconds(round.elapsedMS)} elapsed · poll ${round.roundMS} ms · Ctrl-C for the summary`)
     const table = new Table({
-      head: ['host', 'role', 'current', 'available', 'active', 'created/s', 'rejected', 'threaded', `current (last ${SPARK_WIDTH})`],
+      head: ['host', 'role', 'current', 'available', '% used', 'active', 'created/s', 'rejected', 'lock queue', 'lock waits/s', `current (last ${SPARK_WIDTH})`],
       style: TABLE_STYLE,
       chars: COMPACT,
     })
     for (const h of round.hosts) {
       const spark = sparkline(this.history.get(h.host) ?? [], SPARK_WIDTH)
       if (h.state !== 'ok') {
-        table.push([h.host, roleLabel(h), {colSpan: 6, content: `${h.state}: ${(h.error ?? '').slice(0, 60)}`}, spark])
+        // The state alone keeps the column narrow; why (and "not reachable from here") is on a line under the table.
+        table.push([hostLabel(h), roleLabel(h), h.state, ...Array.from({length: 7}, () => '–'), spark])
         continue
       }
       table.push([
-        h.host,
+        hostLabel(h),
         roleLabel(h) + (h.neverShrank ? ' ⚠ never shrank' : ''),
         dash(h.current),
         dash(h.available),
+        pct(h.usedPct),
         dash(h.active),
         rate(h.totalCreatedRatePerSec),
         dash(h.rejected),
-        dash(h.threaded),
+        queue(h.lockQueue),
+        rate(h.lockWaitsPerSec),
         spark,
       ])
     }
-    lines.push(table.toString())
+    lines.push(table.toString(), ...downLines(round.hosts, 100))
     for (const h of round.hosts) if (h.pools) lines.push(`${h.host} ${poolsLine(h.pools)}`)
     for (const h of round.hosts) {
       if (h.holders && h.holders.length > 0) lines.push(`${h.host} holders: ${h.holders.slice(0, 3).map(holderLabel).join(', ')}`)
@@ -157,20 +206,28 @@ export class ConnsLiveView {
 
 function hostsTable(hosts: readonly ConnsHostSummary[]): string {
   const table = new Table({
-    head: ['host', 'role', 'samples', 'unreachable', 'current min/max/last', 'created/s max/mean', 'created', 'rejected', 'never shrank', 'alerts'],
+    head: ['host', 'role', 'samples', 'unreachable', 'current min/max/last', '% used max', 'created/s max/mean', 'created', 'rejected', 'lock queue max', 'lock waits/s max/mean', 'never shrank', 'alerts'],
     style: TABLE_STYLE,
     chars: COMPACT,
   })
   for (const h of hosts) {
+    const unreachable = !h.reachedFromHere
+      ? 'not reachable from here'
+      : h.unreachableRounds > 0
+        ? `${h.unreachableRounds} round${h.unreachableRounds === 1 ? '' : 's'}${h.state === 'ok' ? '' : ' (now)'}`
+        : '–'
     table.push([
-      h.host,
+      hostLabel(h),
       roleLabel(h),
       h.samples,
-      h.unreachableRounds > 0 ? `${h.unreachableRounds} round${h.unreachableRounds === 1 ? '' : 's'}${h.state === 'ok' ? '' : ' (now)'}` : '–',
+      unreachable,
       `${dash(h.current.min)} / ${dash(h.current.max)} / ${dash(h.current.last)}`,
+      usedOf(h.usedPct.max, h.maxIncoming),
       `${rate(h.totalCreatedRate.max)} / ${rate(h.totalCreatedRate.mean)}`,
       dash(h.created),
       dash(h.rejected),
+      dash(h.lockQueueTotal.max),
+      h.lockWaitsPerSec.max === undefined ? '–' : `${rate(h.lockWaitsPerSec.max)} / ${rate(h.lockWaitsPerSec.mean)}`,
       h.neverShrank ? 'YES' : 'no',
       h.alerts,
     ])
@@ -207,18 +264,21 @@ export function renderWatchSummary(result: ConnsWatchResult): string {
 
 export function renderList(result: ConnsListResult): string {
   const optional = CONNECTION_OPTIONAL_FIELDS.filter((f) => result.hosts.some((h) => h[f] !== undefined))
-  const table = new Table({head: ['host', 'role', 'state', 'current', 'available', 'totalCreated', ...optional], style: TABLE_STYLE, chars: COMPACT})
+  const locks = result.hosts.some((h) => h.lockQueue !== undefined || h.activeClients !== undefined)
+  const lockHeads = locks ? ['lock queue / active'] : []
+  const table = new Table({head: ['host', 'role', 'state', 'current', 'available', '% used of max', 'totalCreated', ...optional, ...lockHeads], style: TABLE_STYLE, chars: COMPACT})
   for (const h of result.hosts) {
     if (h.state !== 'ok') {
-      table.push([h.host, roleLabel(h), {colSpan: 4 + optional.length, content: `${h.state}: ${(h.error ?? '').slice(0, 80)}`}])
+      table.push([hostLabel(h), roleLabel(h), downState(h), ...Array.from({length: 4 + optional.length + lockHeads.length}, () => '–')])
       continue
     }
-    table.push([h.host, roleLabel(h), h.state, dash(h.current), dash(h.available), dash(h.totalCreated), ...optional.map((f) => dash(h[f]))])
+    const lockCells = locks ? [`${queue(h.lockQueue)} / ${queue(h.activeClients)}`] : []
+    table.push([hostLabel(h), roleLabel(h), h.state, dash(h.current), dash(h.available), usedOf(h.usedPct, h.maxIncoming), dash(h.totalCreated), ...optional.map((f) => dash(h[f])), ...lockCells])
   }
-  const lines = [`conns list ${result.target.uri}: ${describeTopology(result.topology, result.hosts.length)} at ${result.at} (poll ${result.roundMS} ms)`, table.toString()]
+  const lines = [`conns list ${result.target.uri}: ${describeTopology(result.topology, result.hosts.length)} at ${result.at} (poll ${result.roundMS} ms)`, table.toString(), ...downLines(result.hosts, 200)]
   for (const h of result.hosts) if (h.pools) lines.push(`${h.host} ${poolsLine(h.pools)}`)
   lines.push(...holdersSection(result.hosts, 10))
-  for (const s of result.topology.staleRouters) lines.push(`stale router ${s.host} (last ping ${s.lastPing ?? 'never'}): not polled`)
+  for (const s of result.topology.staleRouters) lines.push(`stale router ${s.host}${s.mongoVersion ? ` ${s.mongoVersion}` : ''} (last ping ${s.lastPing ?? 'never'}): not polled`)
   for (const note of result.notes) lines.push(`note: ${note}`)
   return lines.join('\n')
 }

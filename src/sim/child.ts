@@ -75,6 +75,21 @@ async function onMessage(msg: ParentMessage): Promise<void> {
       }
       return
     }
+    case 'arm':
+    case 'disarm': {
+      try {
+        if (!runtime) throw new Error('the simulated cluster is not running')
+        if (msg.type === 'arm') {
+          runtime.arm(msg.id, msg.fault, msg.trigger)
+          send({type: 'control-result', id: msg.id, ok: true})
+        } else {
+          send({type: 'control-result', id: msg.id, ok: true, fired: runtime.disarm(msg.armId)})
+        }
+      } catch (e) {
+        send({type: 'control-result', id: msg.id, ok: false, message: e instanceof Error ? e.message : String(e)})
+      }
+      return
+    }
     case 'stop':
       await shutdown(0, true)
       return

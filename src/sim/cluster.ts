@@ -9,7 +9,8 @@ import type {SimProcess} from './process.js'
 import {profileFor} from './profile.js'
 import {DataStore} from './storage/collection.js'
 import {buildReplSet} from './topologies/replset.js'
-import {buildSharded} from './topologies/sharded.js'
+import {MemberOptionsError, resolveMembers} from './topologies/members.js'
+import {buildSharded, MAX_MONGOS, MAX_SET_MEMBERS, MAX_SHARDS} from './topologies/sharded.js'
 import {validateScenarios} from './sharding/scenario.js'
 import {buildStandalone} from './topologies/standalone.js'
 import type {BuiltTopology, TopologyContext} from './topologies/topology.js'
@@ -23,6 +24,7 @@ import {
   type SimCredentials,
   type SimFault,
   type SimOptions,
+  type SimTrigger,
 } from './types.js'
 
 /** The root user created when auth is on (documented in SimClusterInfo.credentials). */
@@ -38,6 +40,11 @@ export function resolveOptions(partial: Partial<SimOptions> = {}): SimOptions {
   if (!SIM_TOPOLOGIES.includes(o.topology)) throw new SimOptionsError(`unknown topology '${o.topology}'`)
   if (!SIM_VERSION_PROFILES.includes(o.versionProfile)) throw new SimOptionsError(`unknown version profile '${o.versionProfile}'`)
   if (!Number.isInteger(o.basePort) || o.basePort < 0 || o.basePort > 65535) throw new SimOptionsError(`invalid basePort ${o.basePort}`)
+  if (o.advertiseHost !== undefined) {
+    // Routers and shards reach each other by the names they give themselves: a name that does not resolve would cut them off.
+    if (o.topology === 'sharded') throw new SimOptionsError('advertiseHost applies to a standalone or a replica set, not a sharded cluster')
+    if (!/^[A-Za-z0-9.-]+$/.test(o.advertiseHost)) throw new SimOptionsError(`advertiseHost '${o.advertiseHost}' is not a host name`)
+  }
   for (const k of ['latencyMs', 'setupCostMs', 'maxIncomingConnections'] as const) {
     if (!(o[k] >= 0)) throw new SimOptionsError(`${k} must be >= 0`)
   }
@@ -46,9 +53,22 @@ export function resolveOptions(partial: Partial<SimOptions> = {}): SimOptions {
   }
   // The topology builders check these too; here they become usage errors, not internal ones.
   const counts: Array<[string, number, number]> =
-    o.topology === 'replset' ? [['members', o.members, 50]] : o.topology === 'sharded' ? [['mongos', o.mongos, 16], ['shards', o.shards, 16]] : []
+    o.topology === 'replset'
+      ? [['members', o.members, 50]]
+      : o.topology === 'sharded'
+        ? [['mongos', o.mongos, MAX_MONGOS], ['shards', o.shards, MAX_SHARDS], ['shardMembers', o.shardMembers, MAX_SET_MEMBERS], ['configMembers', o.configMembers, MAX_SET_MEMBERS]]
+        : []
   for (const [name, n, max] of counts) {
     if (!Number.isInteger(n) || n < 1 || n > max) throw new SimOptionsError(`${name} must be an integer between 1 and ${max} (got ${n})`)
+  }
+  if (o.memberOptions.length > 0) {
+    if (o.topology !== 'replset') throw new SimOptionsError('member options (priority, hidden, arbiter) apply to a replica set (topology replset)')
+    try {
+      resolveMembers(o.members, o.memberOptions)
+    } catch (e) {
+      if (e instanceof MemberOptionsError) throw new SimOptionsError(e.message)
+      throw e
+    }
   }
   const lastPort = o.basePort + processCount(o) - 1
   if (o.basePort !== 0 && lastPort > 65535) {
@@ -56,7 +76,7 @@ export function resolveOptions(partial: Partial<SimOptions> = {}): SimOptions {
   }
   // Checked for every topology: a scenario on a standalone would otherwise be silently ignored.
   try {
-    validateScenarios(o.scenarios, o.topology)
+    validateScenarios(o.scenarios, o.topology, o.versionProfile)
   } catch (e) {
     throw new SimOptionsError(e instanceof Error ? e.message : String(e))
   }
@@ -66,7 +86,7 @@ export function resolveOptions(partial: Partial<SimOptions> = {}): SimOptions {
 /** Listeners a topology runs, one port each (from basePort up): routers, shards and the config server when sharded. */
 function processCount(o: SimOptions): number {
   if (o.topology === 'replset') return o.members
-  if (o.topology === 'sharded') return o.mongos + o.shards + 1
+  if (o.topology === 'sharded') return o.mongos + o.shards * o.shardMembers + o.configMembers
   return 1
 }
 
@@ -166,6 +186,10 @@ export class SimClusterRuntime {
       }
     } catch (e) {
       await Promise.all(started.map((p) => p.stop()))
+      // A large cluster can need more descriptors than the soft limit allows: the caller's to fix, not a bug.
+      if (errnoCode(e) === 'EMFILE') {
+        throw new SimOptionsError(`${topology.processes.length} listeners need more open files than this process may have (EMFILE): raise ulimit -n or start fewer processes`)
+      }
       throw e
     }
     const creds = options.auth
@@ -199,10 +223,45 @@ export class SimClusterRuntime {
     }
   }
 
+  private readonly armed = new Map<number, {check: NodeJS.Timeout; fired: boolean}>()
+
+  /** Arms `fault` to fire once `trigger.host` has served `trigger.grows` more `trigger.opcounter` operations. */
+  arm(id: number, fault: SimFault, trigger: SimTrigger): void {
+    validateFault(fault)
+    const proc = this.processes.find((p) => p.listenAddress === trigger.host || p.hostPort === trigger.host)
+    if (!proc) throw new Error(`no simulated process is ${trigger.host}`)
+    const baseline = proc.counters.opcounters[trigger.opcounter]
+    const started = performance.now()
+    // A check every 2 ms while armed: the fault lands within a few operations of the mark.
+    const check = setInterval(() => {
+      if (proc.counters.opcounters[trigger.opcounter] - baseline < trigger.grows) return
+      clearInterval(check)
+      entry.fired = true
+      const at = new Date().toISOString()
+      const atMS = Math.round(performance.now() - started)
+      this.control(fault).then(
+        () => this.hooks.onScheduledFault?.({at, atMS, fault, ok: true}),
+        (e: unknown) => this.hooks.onScheduledFault?.({at, atMS, fault, ok: false, error: e instanceof Error ? e.message : String(e)}),
+      )
+    }, 2)
+    const entry = {check, fired: false}
+    this.armed.set(id, entry)
+    this.timers.push(check)
+  }
+
+  /** Whether the armed fault fired; it will not fire after this. */
+  disarm(id: number): boolean {
+    const entry = this.armed.get(id)
+    if (!entry) throw new Error(`no armed fault ${id}`)
+    clearInterval(entry.check)
+    this.armed.delete(id)
+    return entry.fired
+  }
+
   /** Applies a fault to the targeted processes. A restart resolves once the processes are down. */
   async control(fault: SimFault): Promise<void> {
     validateFault(fault)
-    const targets = this.processes.filter((p) => faultTargets(fault, p.hostPort))
+    const targets = this.processes.filter((p) => faultTargets(fault, p.listenAddress) || faultTargets(fault, p.hostPort))
     if (targets.length === 0) throw new Error(`no simulated process matches hosts ${JSON.stringify(fault.hosts)}`)
     for (const p of targets) {
       switch (fault.kind) {

@@ -27,6 +27,7 @@ import {
   type SimClusterInfo,
   type SimFault,
   type SimOptions,
+  type SimTrigger,
   type StartFailureReason,
 } from './types.js'
 
@@ -47,6 +48,12 @@ export interface SimCluster {
    */
   readonly exited: Promise<SimExit>
   control(fault: SimFault): Promise<void>
+  /**
+   * Arms `fault` to fire inside the cluster once `trigger.host` has served `trigger.grows` more
+   * operations of a kind (tests: a fault that lands at a point of a command's work, not of the
+   * test's clock). `disarm()` resolves with whether it fired; it will not fire after that.
+   */
+  armFault(fault: SimFault, trigger: SimTrigger): Promise<{disarm(): Promise<boolean>}>
   /** Calls `listener` for each scheduled fault as it fires, first replaying those that fired before. Returns an unsubscribe. */
   onFaultFired(listener: (event: FiredFault) => void): () => void
   /** Stops the cluster; resolves quietly when it is already gone. Safe to call twice. */
@@ -175,29 +182,45 @@ class ChildHandle implements SimCluster {
   }
 
   async control(fault: SimFault): Promise<void> {
+    await this.request((id) => ({type: 'control', id, fault}), `control ${fault.kind}`)
+  }
+
+  async armFault(fault: SimFault, trigger: SimTrigger): Promise<{disarm(): Promise<boolean>}> {
+    let armId = 0
+    await this.request((id) => {
+      armId = id
+      return {type: 'arm', id, fault, trigger}
+    }, `arm ${fault.kind}`)
+    return {disarm: async () => (await this.request((id) => ({type: 'disarm', id, armId}), `disarm ${fault.kind}`)).fired === true}
+  }
+
+  /** One request to the child and its answer; rejects when the child says it failed, is gone, or does not answer. */
+  private async request(message: (id: number) => ParentMessage, what: string): Promise<ControlResult> {
     const id = this.nextId++
     this.hold()
     try {
       const reply = await new Promise<ControlResult>((resolve, reject) => {
         const timer = setTimeout(() => {
           this.waiters.delete(id)
-          reject(new Error(`simulated cluster did not answer control ${fault.kind} within ${CONTROL_TIMEOUT_MS} ms`))
+          reject(new Error(`simulated cluster did not answer ${what} within ${CONTROL_TIMEOUT_MS} ms`))
         }, CONTROL_TIMEOUT_MS)
         this.waiters.set(id, (m) => {
           clearTimeout(timer)
           resolve(m)
         })
-        this.post({type: 'control', id, fault}).catch((error: unknown) => {
+        this.post(message(id)).catch((error: unknown) => {
           clearTimeout(timer)
           this.waiters.delete(id)
           reject(error)
         })
       })
-      if (!reply.ok) throw new Error(`fault ${fault.kind} failed: ${reply.message ?? 'unknown error'}`)
+      if (!reply.ok) throw new Error(`${what} failed: ${reply.message ?? 'unknown error'}`)
+      return reply
     } finally {
       this.release()
     }
   }
+
 
   async stop(): Promise<void> {
     this.stopRequested = true

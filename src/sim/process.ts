@@ -4,6 +4,7 @@
  * Topologies assemble several of these (see cluster.ts); a future mongos is another
  * SimProcess with role 'mongos' and its own command registry.
  */
+import {ensureOplog} from './repl/oplog.js'
 import type {Socket} from 'node:net'
 import {ObjectId, type Document} from 'bson'
 import type {UserStore} from './auth/users.js'
@@ -17,7 +18,7 @@ import {CursorManager} from './storage/cursors.js'
 import type {DataStore} from './storage/collection.js'
 import {LockManager} from './storage/locks.js'
 import {ServerCounters} from './status/counters.js'
-import type {SimOptions, SimProcessInfo, SimProcessRole} from './types.js'
+import type {SimMemberState, SimOptions, SimProcessInfo, SimProcessRole} from './types.js'
 
 /** Replica-set state shared by the members of one set. */
 export interface ReplSetState {
@@ -28,6 +29,13 @@ export interface ReplSetState {
   electionId: ObjectId
 }
 
+/** One member's place in its set (replSetGetConfig `members[n]`) and its state. */
+export interface MemberConfig {
+  state: SimMemberState
+  priority: number
+  hidden: boolean
+}
+
 export interface SimProcessConfig {
   role: SimProcessRole
   options: SimOptions
@@ -36,6 +44,8 @@ export interface SimProcessConfig {
   users: UserStore
   registry: CommandRegistry
   replSet?: ReplSetState
+  /** With replSet: this member's settings (default: a priority-1 primary). */
+  member?: MemberConfig
   /** Port to listen on (0: ephemeral). */
   port: number
 }
@@ -48,6 +58,7 @@ export class SimProcess {
   readonly users: UserStore
   readonly registry: CommandRegistry
   readonly replSet?: ReplSetState
+  readonly member?: MemberConfig
   readonly parameters = new ServerParameters()
   readonly faults: FaultState
   readonly connections = new Map<number, ClientConnection>()
@@ -73,6 +84,9 @@ export class SimProcess {
     this.users = config.users
     this.registry = config.registry
     this.replSet = config.replSet
+    this.member = config.replSet ? (config.member ?? {state: 'primary', priority: 1, hidden: false}) : undefined
+    // A replica-set member's writes go to the set's oplog (local.oplog.rs, shared with the other members); an arbiter holds no data.
+    if (config.replSet && this.member?.state !== 'arbiter') ensureOplog(config.data, () => config.replSet!.term)
     this.port = config.port
     this.faults = initialFaultState(config.options)
     this.scramIterationCount = config.options.scramIterationCount
@@ -82,7 +96,13 @@ export class SimProcess {
     this.defineParameters()
   }
 
+  /** The name the process gives itself in its documents (the advertised host when one is set). */
   get hostPort(): string {
+    return `${this.options.advertiseHost ?? this.options.host}:${this.port}`
+  }
+
+  /** Where it listens: what a URI names to reach it from here. */
+  get listenAddress(): string {
     return `${this.options.host}:${this.port}`
   }
 
@@ -99,13 +119,23 @@ export class SimProcess {
     return this.role === 'standalone' || this.role === 'mongos' || this.isPrimaryMember
   }
 
-  /** The primary of its replica set: 'primary', or a shard / config server (one-member sets, sharded topology). */
+  /** The primary of its replica set (replset, shard or config-server member). */
   get isPrimaryMember(): boolean {
-    return this.role === 'primary' || this.role === 'shard' || this.role === 'config'
+    return this.member?.state === 'primary'
+  }
+
+  get isSecondaryMember(): boolean {
+    return this.member?.state === 'secondary'
+  }
+
+  get isArbiter(): boolean {
+    return this.member?.state === 'arbiter'
   }
 
   info(): SimProcessInfo {
-    return {host: this.hostPort, port: this.port, role: this.role, ...(this.replSet ? {setName: this.replSet.setName} : {})}
+    const advertised = this.hostPort === this.listenAddress ? {} : {advertisedAs: this.hostPort}
+    const member = this.member ? {memberState: this.member.state, ...(this.member.hidden ? {hidden: true as const} : {})} : {}
+    return {host: this.listenAddress, ...advertised, port: this.port, role: this.role, ...(this.replSet ? {setName: this.replSet.setName} : {}), ...member}
   }
 
   private defineParameters(): void {
@@ -203,9 +233,34 @@ export class SimProcess {
     return this.topologyWaiters.size
   }
 
-  /** Other members of this process's replica set (for replSetGetStatus / hello). */
-  replSetHosts(): string[] {
-    return this.replSet ? this.replSet.members.map((m) => m.hostPort) : []
+  /**
+   * The set's members as hello lists them (`TopologyCoordinator::fillHelloForReplSet`): hidden members
+   * nowhere, electable ones (priority > 0) in `hosts`, arbiters in `arbiters`, the rest in `passives`;
+   * the two last only when not empty.
+   */
+  replSetHelloLists(): {hosts: string[]; passives?: string[]; arbiters?: string[]} {
+    const hosts: string[] = []
+    const passives: string[] = []
+    const arbiters: string[] = []
+    for (const m of this.replSet?.members ?? []) {
+      const c = m.member!
+      if (c.hidden) continue
+      if (c.state === 'arbiter') arbiters.push(m.hostPort)
+      else if (c.priority > 0) hosts.push(m.hostPort)
+      else passives.push(m.hostPort)
+    }
+    return {hosts, ...(passives.length > 0 ? {passives} : {}), ...(arbiters.length > 0 ? {arbiters} : {})}
+  }
+
+  /** What a member says of itself in hello: `arbiterOnly`, else `passive` at priority 0; `hidden`. */
+  selfMemberFields(): Document {
+    const c = this.member
+    if (!c) return {}
+    const doc: Document = {}
+    if (c.state === 'arbiter') doc.arbiterOnly = true
+    else if (c.priority === 0) doc.passive = true
+    if (c.hidden) doc.hidden = true
+    return doc
   }
 
   primaryHost(): string | undefined {

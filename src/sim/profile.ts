@@ -33,6 +33,8 @@ export interface VersionProfile {
   featureCompatibilityVersion: string
   /** Commands other than hello accepted over legacy OP_QUERY (removed in 5.1) */
   opQueryCommands: boolean
+  /** `getnonce` still answers (4.x keeps it for mgo-based tools; gone by 6.0) */
+  getnonce: boolean
 }
 
 const base = {
@@ -59,6 +61,7 @@ export const VERSION_PROFILES: Record<SimVersionProfile, VersionProfile> = {
     dropMissingCollectionOk: false,
     featureCompatibilityVersion: '4.4',
     opQueryCommands: true,
+    getnonce: true,
   },
   '6.0': {
     ...base,
@@ -75,6 +78,7 @@ export const VERSION_PROFILES: Record<SimVersionProfile, VersionProfile> = {
     dropMissingCollectionOk: false,
     featureCompatibilityVersion: '6.0',
     opQueryCommands: false,
+    getnonce: false,
   },
   '7.0': {
     ...base,
@@ -91,6 +95,7 @@ export const VERSION_PROFILES: Record<SimVersionProfile, VersionProfile> = {
     dropMissingCollectionOk: true,
     featureCompatibilityVersion: '7.0',
     opQueryCommands: false,
+    getnonce: false,
   },
 }
 

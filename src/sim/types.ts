@@ -18,13 +18,28 @@ export interface SimOptions {
   versionProfile: SimVersionProfile
   /** Listen address; only loopback addresses make sense for a test server. */
   host: string
+  /**
+   * The host name the processes give themselves (hello `hosts`/`me`, serverStatus `host`) instead of
+   * the listen address: a name that does not resolve here (`rs.pooltool.invalid`), as a Kubernetes
+   * member seen through a port-forward. Standalone and replica set only; the URI then names the first
+   * process by its listen address with directConnection=true, the way such a member is reached.
+   */
+  advertiseHost?: string
   /** First port; 0 picks free ephemeral ports for every listener. */
   basePort: number
   /** Replica-set members (replset topology) — default 3. */
   members: number
+  /**
+   * Replset topology: per-member settings (priority, hidden, arbiter), by 1-based member position.
+   * The primary is the first member with the highest priority; hidden members and arbiters have priority 0.
+   */
+  memberOptions: SimMemberOption[]
   /** Sharded topology: number of mongos routers and shards. */
   mongos: number
   shards: number
+  /** Sharded topology: members of each shard's replica set and of the config server's (default 3, as deployed). */
+  shardMembers: number
+  configMembers: number
   /** Require SCRAM authentication and create the default users. */
   auth: boolean
   /** Added to every operation's service time, in milliseconds. */
@@ -53,8 +68,11 @@ export const DEFAULT_SIM_OPTIONS: SimOptions = {
   host: '127.0.0.1',
   basePort: 0,
   members: 3,
+  memberOptions: [],
   mongos: 2,
   shards: 2,
+  shardMembers: 3,
+  configMembers: 3,
   auth: false,
   latencyMs: 0,
   setupCostMs: 0,
@@ -64,6 +82,14 @@ export const DEFAULT_SIM_OPTIONS: SimOptions = {
   timeScale: 1,
   scenarios: [],
   faultSchedule: [],
+}
+
+/** Settings of one replica-set member (replSetGetConfig `members[n]`), by 1-based position. */
+export interface SimMemberOption {
+  member: number
+  priority?: number
+  hidden?: boolean
+  arbiter?: boolean
 }
 
 /** A fault injected at run time through `SimCluster.control()` or scheduled at start. */
@@ -86,15 +112,24 @@ export interface ScheduledFault {
   fault: SimFault
 }
 
-export type SimProcessRole = 'standalone' | 'primary' | 'secondary' | 'mongos' | 'shard' | 'config'
+/** A replset member's role is its state; shard and config-server members keep 'shard' / 'config' (see `memberState`). */
+export type SimProcessRole = 'standalone' | 'primary' | 'secondary' | 'arbiter' | 'mongos' | 'shard' | 'config'
+
+export type SimMemberState = 'primary' | 'secondary' | 'arbiter'
 
 export interface SimProcessInfo {
-  /** "127.0.0.1:PORT", exactly as the process names itself in hello. */
+  /** "127.0.0.1:PORT": where it listens, and (unless `advertisedAs` is set) how it names itself in hello. */
   host: string
+  /** With `advertiseHost`: the name it gives itself instead ("rs.pooltool.invalid:PORT"), which does not resolve. */
+  advertisedAs?: string
   port: number
   role: SimProcessRole
   /** Replica set name for replset members, shard members and the config server. */
   setName?: string
+  /** Replica-set members: PRIMARY, SECONDARY or ARBITER. */
+  memberState?: SimMemberState
+  /** A hidden member (not in hello `hosts`). */
+  hidden?: true
 }
 
 export interface SimCredentials {
@@ -136,17 +171,32 @@ export interface FiredFault {
  */
 export type StartFailureReason = 'address-in-use' | 'permission-denied' | 'invalid-options' | 'internal'
 
+/**
+ * Fire a fault from inside the cluster once one process has served `grows` more operations of
+ * one kind than when it was armed: the fault lands at a point of the client's work, however
+ * loaded the machine is (a test's own observer polling the server would race the client).
+ */
+export interface SimTrigger {
+  /** The process to watch ("127.0.0.1:PORT", as SimProcessInfo.host). */
+  host: string
+  opcounter: 'insert' | 'query' | 'update' | 'delete' | 'getmore' | 'command'
+  grows: number
+}
+
 /** Messages from parent to child. */
 export type ParentMessage =
   | {type: 'start'; options: SimOptions}
   | {type: 'control'; id: number; fault: SimFault}
+  | {type: 'arm'; id: number; fault: SimFault; trigger: SimTrigger}
+  /** Answers with `fired`: whether the armed fault `armId` fired (it will not any more). */
+  | {type: 'disarm'; id: number; armId: number}
   | {type: 'stop'}
 
 /** Messages from child to parent. */
 export type ChildMessage =
   | {type: 'ready'; info: SimClusterInfo}
   | {type: 'start-failed'; message: string; reason: StartFailureReason}
-  | {type: 'control-result'; id: number; ok: boolean; message?: string}
+  | {type: 'control-result'; id: number; ok: boolean; message?: string; fired?: boolean}
   /** A scheduled fault fired (sent as it happens, in schedule order). */
   | {type: 'fault-fired'; event: FiredFault}
   | {type: 'stopped'}

@@ -28,7 +28,7 @@ const rounds = Number(values.rounds)
 const intervalMS = Number(values.interval)
 const idlePerHost = Number(values['idle-per-host'])
 
-const sim = await startSimCluster({topology: 'sharded', mongos: 4, shards: 15})
+const sim = await startSimCluster({topology: 'sharded', mongos: 4, shards: 15, shardMembers: 1, configMembers: 1})
 const clients: MongoClient[] = []
 /** Connections each idle client has made ready (CMAP connectionReady). */
 const ready: number[] = []

@@ -48,3 +48,33 @@ describe('conns watch while a member restarts', () => {
     for (const h of summary.hosts.filter((x: {host: string}) => x.host !== victim)) assert.equal(h.unreachableRounds, 0, `${h.host} missed a round`)
   })
 })
+
+describe('conns watch with a member down at the start', () => {
+  const cluster = useCluster({topology: 'replset', members: 3})
+
+  it('polls it every round with its real error, and shows its figures as soon as it listens again', async () => {
+    const {sim} = cluster
+    const victim = sim.info.processes.find((p) => p.role === 'secondary')!.host
+    // Down before the watch starts: its first poll fails. Long enough to outlast the CLI's start-up and first round.
+    await sim.control({kind: 'restart', downMS: 6000, hosts: [victim]})
+    const out = new CliOutput()
+    const watching = runCli(['conns', 'watch', '--uri', sim.info.uri, '--interval', '300ms', '--timeout-ms', '1000', '--no-holders', '--ndjson'], {timeoutMs: 60_000, onSpawn: out.attach})
+    const victimSample = (rest: string) => new RegExp(`"type":"sample"[^\\n]*"host":"${victim.replaceAll('.', '\\.')}"[^\\n]*${rest}`)
+    await out.until(victimSample('"state":"ok"[^\\n]*"current":\\d+'))
+    out.signal()
+    const run = await watching
+    assert.equal(run.code, 0, run.stderr)
+    const lines = run.stdout.trim().split('\n').map((l) => JSON.parse(l))
+    const samples = lines.filter((l) => l.type === 'sample' && l.host === victim)
+    assert.equal(samples[0].state, 'unreachable', `the member was up at the first round: the test did not start with it down (${JSON.stringify(samples[0])})`)
+    for (const s of samples.filter((x) => x.state !== 'ok')) {
+      assert.doesNotMatch(s.error, /Topology is closed/i, 'the real error, not the closed client')
+      assert.match(s.error, /ECONNREFUSED|refused|no answer within|timed out/i)
+    }
+    assert.equal(samples.at(-1).state, 'ok')
+    const summary = lines.at(-1)
+    const host = summary.hosts.find((h: {host: string}) => h.host === victim)
+    assert.ok(host.samples >= 1)
+    assert.equal(host.state, 'ok')
+  })
+})

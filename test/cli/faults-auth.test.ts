@@ -52,7 +52,7 @@ describe('fault matrix: auth', {timeout: 120_000}, () => {
   ] as const) {
     it(`${fault.kind}: rides it out, exit 0, every connection opened and accounted for`, async () => {
       const {run} = await runWithFault(cluster.sim, args(cluster.uri), midRun(), fault)
-      assert.equal(run.code, 0, run.stderr)
+      assert.equal(run.code, 0, `${run.stdout}\n${run.stderr}`)
       const result = parseJson<AuthResult>(run)
       assert.equal(result.error, undefined)
       assertHonestCounts(result)
@@ -65,7 +65,7 @@ describe('fault matrix: auth', {timeout: 120_000}, () => {
     // Storms of 10 against a limit of 4 (pooltool's probe connection holds one of them).
     const {run} = await runWithFault(cluster.sim, args(cluster.uri), midRun(), {kind: 'max-connections', max: 4})
     await cluster.sim.control({kind: 'max-connections', max: 65_536})
-    assert.equal(run.code, 0, run.stderr)
+    assert.equal(run.code, 0, `${run.stdout}\n${run.stderr}`)
     const result = parseJson<AuthResult>(run)
     assertHonestCounts(result)
     const failed = result.mechanisms.reduce((n, m) => n + m.connectionsFailed, 0)
@@ -78,7 +78,7 @@ describe('fault matrix: auth', {timeout: 120_000}, () => {
     const {run} = await runWithFault(cluster.sim, args(withUser(cluster.uri, 'leaving', 'leaving-pw')), midRun(), async () => {
       await watch.db('admin').command({dropUser: 'leaving'})
     })
-    assert.equal(run.code, 5, run.stderr)
+    assert.equal(run.code, 5, `${run.stdout}\n${run.stderr}`)
     const result = parseJson<AuthResult>(run)
     assert.equal(result.error?.code, 'AUTH_FAILED')
     assert.equal(result.error?.exitCode, 5)
@@ -94,7 +94,7 @@ describe('fault matrix: auth', {timeout: 120_000}, () => {
   it('host lost: stops within --timeout-ms of silence with the partial figures, exit 4', async () => {
     const {run} = await runWithFault(cluster.sim, args(cluster.uri), midRun(), {kind: 'restart', downMS: 5000})
     await waitUntilUp(cluster.uri)
-    assert.equal(run.code, 4, run.stderr)
+    assert.equal(run.code, 4, `${run.stdout}\n${run.stderr}`)
     const result = parseJson<AuthResult>(run)
     assert.equal(result.error?.code, 'UNREACHABLE')
     assert.match(result.error!.message, /stopped answering/)
@@ -121,7 +121,7 @@ describe('fault matrix: auth', {timeout: 120_000}, () => {
     }
     const baselineSha256 = sha256Received(await watch.db('admin').command({serverStatus: 1}))
     const {run} = await runWithFault(cluster.sim, args(cluster.uri, 1_000_000), pinging, {kind: 'restart', downMS: 60_000})
-    assert.equal(run.code, 4, run.stderr)
+    assert.equal(run.code, 4, `${run.stdout}\n${run.stderr}`)
     const result = parseJson<AuthResult>(run)
     assert.equal(result.error?.code, 'UNREACHABLE')
     assert.match(result.error!.message, /during the pooled pings/)

@@ -52,7 +52,10 @@ describe('fault matrix: bench', {timeout: 150_000}, () => {
   const cluster = useCluster({auth: true})
   let admin: MongoClient
   const args = (loop: Loop, uri: string) => ['bench', '--uri', uri, '--workload', 'find', '--seed-docs', '50', '--duration', '1500ms', '--timeout-ms', '800', ...LOOPS[loop], '--json']
+  /** For a fault the test itself must cause (a dropped user): the test watches the query counter. */
   const measuring = () => serverFigureGrew(admin, finds, 100)
+  /** For a cluster fault: the cluster fires it once the measured run has done 100 finds, however loaded the machine. */
+  const measured = () => ({armed: {host: cluster.sim.info.processes[0]!.host, opcounter: 'query' as const, grows: 100}})
 
   before(() => {
     admin = observer(cluster.uri)
@@ -77,9 +80,12 @@ describe('fault matrix: bench', {timeout: 150_000}, () => {
   for (const loop of Object.keys(LOOPS) as Loop[]) {
     for (const [name, fault] of ridden) {
       it(`${loop}, ${name}: ends at --duration with honest counts, exit 0`, async () => {
-        const {run} = await runWithFault(cluster.sim, args(loop, cluster.uri), measuring(), typeof fault === 'function' ? () => fault(cluster.sim) : fault)
+        const {run} =
+          typeof fault === 'function'
+            ? await runWithFault(cluster.sim, args(loop, cluster.uri), measuring(), () => fault(cluster.sim))
+            : await runWithFault(cluster.sim, args(loop, cluster.uri), measured(), fault)
         if (name === 'connection limit') await cluster.sim.control({kind: 'max-connections', max: 65_536})
-        assert.equal(run.code, 0, run.stderr)
+        assert.equal(run.code, 0, `${run.stdout}\n${run.stderr}`)
         honestRun(run, loop)
       })
     }
@@ -92,7 +98,7 @@ describe('fault matrix: bench', {timeout: 150_000}, () => {
       const {run} = await runWithFault(cluster.sim, args(loop, withUser(cluster.uri, user, `${user}-pw`)), measuring(), async () => {
         await admin.db('admin').command({dropUser: user})
       })
-      assert.equal(run.code, USER_DROPPED_EXIT, run.stderr)
+      assert.equal(run.code, USER_DROPPED_EXIT, `${run.stdout}\n${run.stderr}`)
       const r = honestRun(run, loop)
       assert.ok(r.errors > 0, JSON.stringify(r.errorsByClass))
       assert.ok((r.errorsByClass.Unauthorized ?? 0) > 0, JSON.stringify(r.errorsByClass))
@@ -103,9 +109,9 @@ describe('fault matrix: bench', {timeout: 150_000}, () => {
   // The host goes down for longer than what is left of the run (--duration 1.5 s plus --timeout-ms), then comes back for the next case.
   for (const loop of Object.keys(LOOPS) as Loop[]) {
     it(`${loop}, host lost: operations fail and are counted; the run ends on its own with its report`, async () => {
-      const {run} = await runWithFault(cluster.sim, args(loop, cluster.uri), measuring(), {kind: 'restart', downMS: 4000})
+      const {run} = await runWithFault(cluster.sim, args(loop, cluster.uri), measured(), {kind: 'restart', downMS: 4000})
       await waitUntilUp(cluster.uri)
-      assert.equal(run.code, HOST_LOST_EXIT, run.stderr)
+      assert.equal(run.code, HOST_LOST_EXIT, `${run.stdout}\n${run.stderr}`)
       const r = honestRun(run, loop)
       assert.ok(r.errors > 0, JSON.stringify(r.errorsByClass))
     })

@@ -85,7 +85,7 @@ describe('fault matrix: conns watch', {timeout: 180_000}, () => {
       // After a restart the first answer shows the counter reset.
       const reached = fault.kind === 'restart' ? /"type":"sample"[^\n]*"counterReset":true/ : ANSWERED_AGAIN
       const run = await watchThrough(cluster.uri, () => cluster.sim.control(fault), reached)
-      assert.equal(run.code, 0, run.stderr)
+      assert.equal(run.code, 0, `${run.stdout}\n${run.stderr}`)
       const lines = linesOf(run)
       assertHonestSummary(lines, true)
       assert.equal(lines.samples.at(-1)!.state, 'ok')
@@ -95,7 +95,7 @@ describe('fault matrix: conns watch', {timeout: 180_000}, () => {
 
   it('stall past the round deadline: unanswered rounds are marked unreachable, then it answers again, exit 0', async () => {
     const run = await watchThrough(cluster.uri, () => cluster.sim.control({kind: 'stall', ms: 1000}), /"state":"unreachable"[\s\S]*"state":"ok"/)
-    assert.equal(run.code, 0, run.stderr)
+    assert.equal(run.code, 0, `${run.stdout}\n${run.stderr}`)
     const lines = linesOf(run)
     assertHonestSummary(lines, true)
     assert.ok(lines.summary.hosts[0].unreachableRounds >= 1, `unreachable rounds ${lines.summary.hosts[0].unreachableRounds}`)
@@ -106,7 +106,7 @@ describe('fault matrix: conns watch', {timeout: 180_000}, () => {
     // The stall outlasts what is left of --duration; overrunning rounds must not push the end (the watch stops by the clock).
     const {run} = await runWithFault(cluster.sim, boundedArgs(cluster.uri), {output: POLLING}, {kind: 'stall', ms: 4000})
     await waitUntilUp(cluster.uri)
-    assert.equal(run.code, 0, run.stderr)
+    assert.equal(run.code, 0, `${run.stdout}\n${run.stderr}`)
     const lines = linesOf(run)
     assertHonestSummary(lines, false)
     assert.equal(lines.samples.at(-1)!.state, 'unreachable')
@@ -120,7 +120,7 @@ describe('fault matrix: conns watch', {timeout: 180_000}, () => {
       await cluster.sim.control({kind: 'drop-connections'})
     })
     await cluster.sim.control({kind: 'max-connections', max: 65_536})
-    assert.equal(run.code, 0, run.stderr)
+    assert.equal(run.code, 0, `${run.stdout}\n${run.stderr}`)
     assertHonestSummary(linesOf(run), false)
   })
 
@@ -128,7 +128,7 @@ describe('fault matrix: conns watch', {timeout: 180_000}, () => {
     await admin.db('admin').command({createUser: 'connswatcher', pwd: 'connswatcher-pw', roles: [{role: 'clusterMonitor', db: 'admin'}]})
     const uri = withUser(cluster.uri, 'connswatcher', 'connswatcher-pw')
     const run = await watchThrough(uri, () => admin.db('admin').command({dropUser: 'connswatcher'}), /"state":"unauthorized"/)
-    assert.equal(run.code, 0, run.stderr)
+    assert.equal(run.code, 0, `${run.stdout}\n${run.stderr}`)
     const lines = linesOf(run)
     assertHonestSummary(lines, true)
     assert.ok(lines.samples.some((s) => s.state === 'unauthorized'), JSON.stringify(lines.samples.map((s) => s.state)))
@@ -138,7 +138,7 @@ describe('fault matrix: conns watch', {timeout: 180_000}, () => {
   // Last: the host stays down past the end of the run (the cluster is stopped after it).
   it('host lost: every later round is unreachable, the watch still ends at --duration with its summary, exit 0', async () => {
     const {run} = await runWithFault(cluster.sim, boundedArgs(cluster.uri), {output: POLLING}, {kind: 'restart', downMS: 60_000})
-    assert.equal(run.code, 0, run.stderr)
+    assert.equal(run.code, 0, `${run.stdout}\n${run.stderr}`)
     const lines = linesOf(run)
     assertHonestSummary(lines, false)
     assert.equal(lines.summary.hosts[0].state, 'unreachable')

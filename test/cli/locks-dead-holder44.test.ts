@@ -34,7 +34,7 @@ const clockReached = (what: string, instantMs: number) => waitForState(what, asy
 const finds = (status: any): number => Number(status.opcounters?.query ?? 0)
 
 describe('locks on the 4.4 profile with a dead lock holder', {timeout: 150_000}, () => {
-  const cluster = useCluster({topology: 'sharded', versionProfile: '4.4', timeScale: 0.01, scenarios: ['dead-lock-holder'], mongos: 1})
+  const cluster = useCluster({topology: 'sharded', versionProfile: '4.4', timeScale: 0.01, scenarios: ['upgraded-from-3.4', 'dead-lock-holder'], mongos: 1})
   let client: MongoClient
   let router: MongoClient
 

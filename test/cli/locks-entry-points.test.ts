@@ -14,7 +14,7 @@ import {useCluster} from '../helpers/cluster.js'
 const direct = (host: string) => `mongodb://${host}/?directConnection=true`
 
 describe('locks from a config-server member and a shard member (4.4)', {timeout: 90_000}, () => {
-  const cluster = useCluster({topology: 'sharded', versionProfile: '4.4', timeScale: 0.01, scenarios: ['dead-lock-holder'], mongos: 1})
+  const cluster = useCluster({topology: 'sharded', versionProfile: '4.4', timeScale: 0.01, scenarios: ['upgraded-from-3.4', 'dead-lock-holder'], mongos: 1})
   let config: string
   let shard: string
   before(() => {
@@ -68,7 +68,7 @@ describe('locks from a config-server member and a shard member (4.4)', {timeout:
       assert.equal(run.stdout, '')
       const lines = run.stderr.trim().split('\n')
       assert.equal(lines.length, 1, run.stderr)
-      assert.match(lines[0]!, new RegExp(`^Error \\[WRONG_TOPOLOGY\\]: locks need a mongos or a config server: .* of a sharded cluster whose config server is configRepl/${config.replace(/\./g, '\\.')} `))
+      assert.match(lines[0]!, new RegExp(`^Error \\[WRONG_TOPOLOGY\\]: locks need a mongos or a config server: .* of a sharded cluster whose config server is configRepl/${config.replace(/\./g, '\\.')}(,[^ ]+)* `))
       assert.match(lines[0]!, new RegExp(`hint: point --uri at a mongos, or at the config server: mongodb://${config.replace(/\./g, '\\.')}/\\?directConnection=true`))
     }
   })
@@ -79,7 +79,7 @@ describe('locks from a config-server member on 7.0 (in-memory DDL locks)', {time
 
   it('says the view covers that node\'s operations and reads every shard discovery finds', async () => {
     const config = cluster.sim.info.processes.find((p) => p.role === 'config')!.host
-    const shards = cluster.sim.info.processes.filter((p) => p.role === 'shard').map((p) => p.host)
+    const shards = cluster.sim.info.processes.filter((p) => p.role === 'shard' && p.memberState === 'primary').map((p) => p.host)
     const run = await runCli(['locks', 'list', '--json', '--uri', direct(config)])
     assert.equal(run.code, 0, run.stderr)
     const r = parseJson(run)
@@ -97,7 +97,7 @@ describe('locks from a config-server member on 7.0 (in-memory DDL locks)', {time
   // Last in this block: the shard stays down until the cluster is stopped.
   it('a shard that cannot be read is unknown, never "no entries"; the note says how many were read', async () => {
     const config = cluster.sim.info.processes.find((p) => p.role === 'config')!.host
-    const [down, up] = cluster.sim.info.processes.filter((p) => p.role === 'shard').map((p) => p.host)
+    const [down, up] = cluster.sim.info.processes.filter((p) => p.role === 'shard' && p.memberState === 'primary').map((p) => p.host)
     await cluster.sim.control({kind: 'restart', downMS: 60_000, hosts: [down!]})
     const run = await runCli(['locks', 'list', '--json', '--uri', direct(config), '--timeout-ms', '2000'])
     assert.equal(run.code, 0, run.stderr)

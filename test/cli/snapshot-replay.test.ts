@@ -35,7 +35,7 @@ const connsFigures = (result: any) =>
   result.hosts.map((h: any) => ({host: h.host, role: h.role, state: h.state, current: h.current, available: h.available, totalCreated: h.totalCreated, active: h.active, holders: h.holders, pools: h.pools}))
 
 describe('snapshot and replay of a sharded 4.4 cluster with a dead lock holder', {timeout: 120_000}, () => {
-  const cluster = useCluster({topology: 'sharded', versionProfile: '4.4', timeScale: 0.01, scenarios: ['dead-lock-holder']})
+  const cluster = useCluster({topology: 'sharded', versionProfile: '4.4', timeScale: 0.01, scenarios: ['upgraded-from-3.4', 'dead-lock-holder']})
   const file = path.join(dir, 'sharded.json')
   let replay: ReplayHandle
   let snapshot: any
@@ -59,6 +59,14 @@ describe('snapshot and replay of a sharded 4.4 cluster with a dead lock holder',
 
   after(async () => {
     assert.equal(await replay?.stop(), 0, 'Ctrl-C stops the replay cleanly')
+  })
+
+  it('keeps the number types the server sent: an Int64 counter is $numberLong, not a JS number', () => {
+    const typed = EJSON.parse(readFileSync(file, 'utf8'), {relaxed: false})
+    const status = typed.hosts[0].reads.find((r: any) => r.name === 'serverStatus' && r.reply?.globalLock)?.reply
+    assert.ok(status, 'a serverStatus with globalLock was captured')
+    assert.equal(status.globalLock.totalTime?._bsontype, 'Long', 'globalLock.totalTime is an int64 on the server')
+    assert.equal(status.connections.current?._bsontype, 'Int32', 'connections.current is an int32 on the server')
   })
 
   it('writes every host with its clock and reads, in canonical Extended JSON', () => {
@@ -198,6 +206,7 @@ describe('snapshot of a replica set read by a user without clusterMonitor', {tim
     }
     const run = await runCli(['conns', 'list', '--uri', cs.toString()])
     assert.equal(run.code, 5, run.stderr)
+    assert.match(run.stderr, /it is a replay of a snapshot, which has no users/, 'the user is told why, not to check the password')
     assert.ok(!run.stderr.includes(password))
   })
 })

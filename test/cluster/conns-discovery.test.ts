@@ -36,7 +36,7 @@ describe('discoverCluster: standalone', () => {
   test('the one host', async () => {
     const t = await discoverCluster(await targetOf(cluster.uri))
     assert.equal(t.kind, 'standalone')
-    assert.deepEqual(t.hosts, [{host: cluster.sim.info.processes[0]!.host, role: 'standalone'}])
+    assert.deepEqual(t.hosts, [{host: cluster.sim.info.processes[0]!.host, entry: true, role: 'standalone'}])
   })
 
   test('an aborted signal stops discovery before it reads', async () => {

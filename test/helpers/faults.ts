@@ -9,11 +9,16 @@ import assert from 'node:assert/strict'
 import {MongoClient, type Document} from 'mongodb'
 
 import type {SimCluster} from '../../src/sim/host.js'
-import type {SimFault} from '../../src/sim/types.js'
+import type {SimFault, SimTrigger} from '../../src/sim/types.js'
 import {runCli, type CliRun} from './cli.js'
 
-/** When to inject: an output line of the command, or a server figure crossing a mark. */
-export type Trigger = {output: RegExp} | {server: () => Promise<boolean>}
+/**
+ * When to inject: an output line of the command, a server figure crossing a mark (both seen
+ * by this test process), or `armed`: the cluster fires the fault itself once a process has
+ * served so many operations of the command's — the one trigger a loaded machine cannot make
+ * late, since it moves with the command's own work. Prefer it for commands with a short --duration.
+ */
+export type Trigger = {output: RegExp} | {server: () => Promise<boolean>} | {armed: SimTrigger}
 
 export interface FaultRun {
   run: CliRun
@@ -36,6 +41,14 @@ export async function runWithFault(
   options: {timeoutMs?: number} = {},
 ): Promise<FaultRun> {
   const started = performance.now()
+  if ('armed' in trigger) {
+    if (typeof fault === 'function') throw new Error('an armed trigger fires a SimFault inside the cluster, not a function')
+    const armed = await sim.armFault(fault, trigger.armed)
+    const run = await runCli(args, {timeoutMs: options.timeoutMs ?? 40_000})
+    const fired = await armed.disarm()
+    assert.ok(fired, `the command ended before ${trigger.armed.host} served ${trigger.armed.grows} ${trigger.armed.opcounter} operations:\nstdout: ${run.stdout}\nstderr: ${run.stderr}`)
+    return {run, elapsedMS: performance.now() - started}
+  }
   let output = ''
   let ended = false
   let injected = false

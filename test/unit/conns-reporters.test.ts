@@ -6,7 +6,8 @@ import {connsNotes} from '../../src/conns/notes.js'
 import {HostTracker} from '../../src/conns/summary.js'
 import type {RoundSample} from '../../src/conns/types.js'
 import {parseConnections} from '../../src/probes/server-status.js'
-import {ConnsLiveView, ndjsonSamples, renderPlainRound} from '../../src/reporters/conns.js'
+import type {ConnsListResult} from '../../src/conns/types.js'
+import {ConnsLiveView, ndjsonSamples, renderList, renderPlainRound, renderTopology} from '../../src/reporters/conns.js'
 import {sparkline} from '../../src/reporters/sparkline.js'
 import {serverStatusByVersion} from '../fixtures/server-status.js'
 
@@ -95,5 +96,58 @@ describe('result notes', () => {
       'unreachable at the end: c:3',
       'holders not read on a:1, b:2: not authorized on admin to execute command { aggregate: 1 }',
     ])
+  })
+})
+
+describe('real-cluster shapes in text', () => {
+  const list: ConnsListResult = {
+    target: {uri: 'mongodb://127.0.0.1:30000/?directConnection=true', source: '--uri', simulated: false},
+    topology: {kind: 'replset', setName: 'rs0', sources: ['hello'], warnings: [], staleRouters: []},
+    at: '2024-05-01T12:00:00.000Z',
+    roundMS: 4,
+    hosts: [
+      {
+        host: 'rs.pooltool.invalid:30000', role: 'primary', setName: 'rs0', entry: true, address: '127.0.0.1:30000', state: 'ok',
+        current: 80, available: 20, totalCreated: 400, maxIncoming: 100, usedPct: 80,
+        lockQueue: {total: 3, readers: 1, writers: 2}, activeClients: {total: 5, readers: 3, writers: 2},
+      },
+      {host: 'rs.pooltool.invalid:30001', role: 'secondary', setName: 'rs0', state: 'unreachable', reachedFromHere: false, error: 'getaddrinfo ENOTFOUND rs.pooltool.invalid'},
+    ],
+    notes: ['not reachable from here (never answered): rs.pooltool.invalid:30001'],
+    interrupted: false,
+  } as ConnsListResult
+
+  test('list: the entry node with the address it is reached at, the limit and % used, lock queues; a host not reachable from here says so', () => {
+    const text = renderList(list)
+    assert.match(text, /rs\.pooltool\.invalid:30000 \(entry, via 127\.0\.0\.1:30000\)/)
+    assert.match(text, /% used of max/)
+    assert.match(text, /│ 80% of 100 +│/)
+    assert.match(text, /3 \(1r\/2w\) \/ 5 \(3r\/2w\)/)
+    assert.match(text, /not reachable from here: getaddrinfo ENOTFOUND/)
+    assert.match(text, /note: not reachable from here \(never answered\)/)
+  })
+
+  test('plain rows carry the limit, % used and lock figures; an unreached host is marked', () => {
+    const text = renderPlainRound({round: 1, at: list.at, elapsedMS: 0, roundMS: 1, hosts: [{...list.hosts[0]!, lockWaitsPerSec: 2.5, lockWaitUsPerSec: 1200}, list.hosts[1]!]})
+    assert.match(text, /maxIncoming=100 used=80% lockQueue=3\/1r\/2w lockWaits=2\.5\/s lockWaitUs=1200\/s/)
+    assert.match(text, /UNREACHABLE \(not reachable from here\) getaddrinfo ENOTFOUND/)
+  })
+
+  test('topology: router versions, zone tags, an empty config.mongos', () => {
+    const text = renderTopology({
+      kind: 'sharded',
+      sources: ['hello', 'config.mongos'],
+      warnings: [],
+      staleRouters: [{host: 'old:27017', mongoVersion: '4.4.29'}],
+      configMongosCount: 0,
+      hosts: [
+        {host: 'mongos1:27017', role: 'mongos', mongoVersion: '7.0.14', entry: true, address: 'localhost:27017'},
+        {host: 'sA1:27018', role: 'shard', shard: 'shardA', setName: 'shardA', tags: ['NYC', 'SF']},
+      ],
+    })
+    assert.match(text, /mongos1:27017 \(entry, via localhost:27017\)  mongos 7\.0\.14/)
+    assert.match(text, /shard shardA zones NYC,SF/)
+    assert.match(text, /old:27017  mongos 4\.4\.29, stale/)
+    assert.match(text, /config\.mongos is empty/)
   })
 })

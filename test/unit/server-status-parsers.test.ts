@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict'
 import {describe, it} from 'node:test'
 
-import {CONNECTION_OPTIONAL_FIELDS, diffLockWaits, parseAuthCounters, parseConnections, parseLockWaits} from '../../src/probes/server-status.js'
-import {serverStatus34, serverStatus44, serverStatus60, serverStatus70, serverStatusByVersion} from '../fixtures/server-status.js'
+import {CONNECTION_OPTIONAL_FIELDS, diffLockWaits, parseAuthCounters, parseConnections, parseGlobalLock, parseLockWaits, serverStatusCommand} from '../../src/probes/server-status.js'
+import {serverStatus34, serverStatus44, serverStatus60, serverStatus70, serverStatus82, serverStatusByVersion} from '../fixtures/server-status.js'
 
 describe('serverStatus.connections: every fixture version', () => {
   for (const [version, status] of Object.entries(serverStatusByVersion)) {
@@ -44,6 +44,29 @@ describe('serverStatus.locks', () => {
     const before = parseLockWaits(serverStatus34)!
     const after = parseLockWaits({locks: {...serverStatus34.locks, Collection: {acquireWaitCount: {w: 4}, timeAcquiringMicros: {w: 800}}}})!
     assert.deepEqual(diffLockWaits(before, after), {acquireWaitCount: 4, timeAcquiringMicros: 800, byResource: {Collection: {acquireWaitCount: 4, timeAcquiringMicros: 800}}})
+  })
+})
+
+describe('serverStatus.globalLock', () => {
+  it('reads currentQueue and activeClients as the manual shows them (Long totalTime ignored)', () => {
+    assert.deepEqual(parseGlobalLock(serverStatus34), {currentQueue: {total: 3, readers: 1, writers: 2}, activeClients: {total: 14, readers: 4, writers: 2}})
+    assert.deepEqual(parseGlobalLock(serverStatus70)!.currentQueue, {total: 7, readers: 0, writers: 7})
+  })
+  it('zero queues are figures (0), a missing section is absent (undefined), never 0', () => {
+    assert.deepEqual(parseGlobalLock(serverStatus44)!.currentQueue, {total: 0, readers: 0, writers: 0})
+    assert.equal(parseGlobalLock(serverStatus60), undefined)
+    assert.equal(parseGlobalLock(serverStatus82), undefined)
+    assert.equal(parseLockWaits(serverStatus60), undefined)
+  })
+  it('a part without its numbers stays absent', () => {
+    assert.deepEqual(parseGlobalLock({globalLock: {currentQueue: {total: 1, readers: 0, writers: 1}, activeClients: {total: 2}}}), {currentQueue: {total: 1, readers: 0, writers: 1}})
+    assert.equal(parseGlobalLock({globalLock: {totalTime: 5}}), undefined)
+  })
+  it('the poll asks for globalLock and locks and switches the heavy sections off', () => {
+    const command = serverStatusCommand(['connections', 'repl', 'globalLock', 'locks'])
+    assert.equal(command.globalLock, undefined)
+    assert.equal(command.locks, undefined)
+    assert.equal(command.wiredTiger, 0)
   })
 })
 

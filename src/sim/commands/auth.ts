@@ -1,4 +1,5 @@
 /** saslStart / saslContinue (SCRAM-SHA-1, SCRAM-SHA-256), speculative authentication, logout, connectionStatus. */
+import {randomBytes} from 'node:crypto'
 import {Binary, type Document} from 'bson'
 import {authFailed, ScramServerConversation} from '../auth/scram-conversation.js'
 import {CommandError} from '../errors.js'
@@ -86,6 +87,14 @@ function authenticate(ctx: CommandContext): Document {
   throw new CommandError(334, `Received authentication for mechanism ${String(mech)} which is not enabled`)
 }
 
+/**
+ * The pre-SCRAM nonce (MONGODB-CR's first step). 4.x still answers it — mgo-based tools send it
+ * before anything else — with 64 random bits in hex (`CmdGetNonce`, authentication_commands.cpp).
+ */
+function getnonce(): Document {
+  return {nonce: randomBytes(8).toString('hex'), ok: 1}
+}
+
 function logout(ctx: CommandContext): Document {
   const users = ctx.conn.users
   for (let i = users.length - 1; i >= 0; i--) if (users[i].db === ctx.db) users.splice(i, 1)
@@ -103,5 +112,6 @@ export const authCommands: CommandSpec[] = [
   {name: 'saslContinue', handler: saslContinue, noAuth: true, sensitiveFields: ['payload']},
   {name: 'authenticate', handler: authenticate, noAuth: true},
   {name: 'logout', handler: logout, noAuth: true},
+  {name: 'getnonce', handler: getnonce, noAuth: true, availableOn: (proc) => proc.profile.getnonce},
   {name: 'connectionStatus', handler: connectionStatus, noAuth: true},
 ]

@@ -7,7 +7,7 @@ import {grants, visibleDatabases} from '../auth/roles.js'
 import {CommandError} from '../errors.js'
 import {ID_INDEX, type Collection, type IndexSpec} from '../storage/collection.js'
 import {compileFilter} from '../storage/matcher.js'
-import {deepEqual, isPlainObject} from '../storage/values.js'
+import {deepEqual, isNumeric, isPlainObject, toNumber} from '../storage/values.js'
 import type {CommandContext, CommandSpec} from './registry.js'
 import {collectionArg, dbAdminOn, nonNegative, optionalDoc, readOn, truthyFlag, writeOn} from './util.js'
 
@@ -170,25 +170,51 @@ function dropIndexes(ctx: CommandContext): Document {
   return {nIndexesWas, ok: 1}
 }
 
+/**
+ * A collection's storage figures (collStats, `$collStats.storageStats`): the data size of the stored
+ * documents plus a 4 KB file per collection and index, divided by `scale` as mongod does.
+ */
+export function storageStatsOf(coll: Collection, scale = 1): Document {
+  const size = coll.dataSize()
+  const indexSizes: Document = {}
+  for (const i of coll.indexes) indexSizes[i.name] = Math.floor((4096 + coll.size * 16) / scale)
+  const totalIndexSize = Object.values(indexSizes).reduce((a: number, b) => a + (b as number), 0)
+  const storageSize = Math.floor((4096 + size) / scale)
+  return {
+    size: Math.floor(size / scale),
+    count: coll.size,
+    avgObjSize: coll.size ? Math.round(size / coll.size) : 0,
+    storageSize,
+    freeStorageSize: 0,
+    capped: coll.options.capped === true,
+    // A capped collection says its bounds (mongosh's rs.printReplicationInfo reads the oplog's maxSize).
+    ...(coll.options.capped === true ? {max: isNumeric(coll.options.max) ? toNumber(coll.options.max) : 0, maxSize: Math.floor((isNumeric(coll.options.size) ? toNumber(coll.options.size) : 0) / scale)} : {}),
+    nindexes: coll.indexes.length,
+    indexBuilds: [],
+    totalIndexSize,
+    totalSize: storageSize + totalIndexSize,
+    indexSizes,
+    scaleFactor: scale,
+  }
+}
+
 function collStats(ctx: CommandContext): Document {
   const name = collectionArg(ctx)
   const coll = ctx.proc.data.collection(ctx.db, name, false)
   if (!coll) throw nsNotFound(`${ctx.db}.${name}`)
-  const size = coll.dataSize()
-  const indexSizes: Document = {}
-  for (const i of coll.indexes) indexSizes[i.name] = 4096 + coll.size * 16
-  const totalIndexSize = Object.values(indexSizes).reduce((a: number, b) => a + (b as number), 0)
+  const s = storageStatsOf(coll)
   return {
     ns: coll.ns,
-    size,
-    count: coll.size,
-    avgObjSize: coll.size ? Math.round(size / coll.size) : 0,
-    storageSize: 4096 + size,
-    nindexes: coll.indexes.length,
-    indexSizes,
-    totalIndexSize,
-    totalSize: 4096 + size + totalIndexSize,
-    capped: coll.options.capped === true,
+    size: s.size,
+    count: s.count,
+    avgObjSize: s.avgObjSize,
+    storageSize: s.storageSize,
+    nindexes: s.nindexes,
+    indexSizes: s.indexSizes,
+    totalIndexSize: s.totalIndexSize,
+    totalSize: s.totalSize,
+    capped: s.capped,
+    ...(s.maxSize !== undefined ? {max: s.max, maxSize: s.maxSize} : {}),
     ok: 1,
   }
 }

@@ -5,6 +5,7 @@
 import {arch, cpus, hostname, platform, release, totalmem} from 'node:os'
 import {Long, type Document} from 'bson'
 import {CommandError} from '../errors.js'
+import {shardingStatusOf} from '../sharding/state.js'
 import {buildServerStatus} from '../status/serverStatus.js'
 import {currentOpDocuments} from '../status/currentOp.js'
 import {isNumeric, isPlainObject, toNumber} from '../storage/values.js'
@@ -54,13 +55,31 @@ function hostInfo(ctx: CommandContext): Document {
   }
 }
 
+/**
+ * The command line each process would have been started with: a router is `mongos --configdb
+ * <configRS/hosts>` (parsed `sharding.configDB`), shard and config members add `--shardsvr` /
+ * `--configsvr` (parsed `sharding.clusterRole`), as the manual's getCmdLineOpts and
+ * mongos/mongod option pages describe.
+ */
 function getCmdLineOpts(ctx: CommandContext): Document {
   const {proc} = ctx
-  const argv = ['mongod', '--bind_ip', proc.options.host, '--port', String(proc.port)]
-  const parsed: Document = {net: {bindIp: proc.options.host, port: proc.port, maxIncomingConnections: proc.faults.maxIncomingConnections}}
+  const router = proc.role === 'mongos'
+  const argv = [router ? 'mongos' : 'mongod']
+  const parsed: Document = {}
+  if (router) {
+    const configDB = String(shardingStatusOf(proc)?.configsvrConnectionString ?? '')
+    argv.push('--configdb', configDB)
+    parsed.sharding = {configDB}
+  }
+  argv.push('--bind_ip', proc.options.host, '--port', String(proc.port))
+  parsed.net = {bindIp: proc.options.host, port: proc.port, maxIncomingConnections: proc.faults.maxIncomingConnections}
   if (proc.replSet) {
     argv.push('--replSet', proc.replSet.setName)
     parsed.replication = {replSet: proc.replSet.setName}
+  }
+  if (proc.role === 'shard' || proc.role === 'config') {
+    argv.push(proc.role === 'shard' ? '--shardsvr' : '--configsvr')
+    parsed.sharding = {clusterRole: proc.role === 'shard' ? 'shardsvr' : 'configsvr'}
   }
   if (proc.authEnabled) {
     argv.push('--auth')

@@ -6,6 +6,7 @@ import {Long, ObjectId, type Document} from 'bson'
 import {isExhaustAllowed} from '../../wire/codec.js'
 import {CommandError} from '../errors.js'
 import type {SimProcess} from '../process.js'
+import {oplogOf} from '../repl/oplog.js'
 import {isNumeric, isPlainObject, toNumber} from '../storage/values.js'
 import type {ClientConnection} from '../server/connection.js'
 import {speculativeSaslStart} from './auth.js'
@@ -35,16 +36,21 @@ export function helloFields(proc: SimProcess, conn: ClientConnection, modern: bo
   doc.topologyVersion = topologyVersionDoc(proc)
   const rs = proc.replSet
   if (rs) {
-    doc.hosts = proc.replSetHosts()
+    Object.assign(doc, proc.replSetHelloLists())
     doc.setName = rs.setName
     doc.setVersion = rs.setVersion
-    doc.secondary = proc.role === 'secondary'
+    doc.secondary = proc.isSecondaryMember
     const primary = proc.primaryHost()
     if (primary) doc.primary = primary
+    Object.assign(doc, proc.selfMemberFields())
     doc.me = proc.hostPort
     if (proc.isPrimaryMember) doc.electionId = rs.electionId
+    // The manual's hello `lastWrite`: the set's last oplog entry; replication is instant, so it is also the majority's.
+    const last = oplogOf(proc.data)?.last()
     const now = new Date()
-    doc.lastWrite = {lastWriteDate: now, majorityWriteDate: now}
+    doc.lastWrite = last
+      ? {opTime: last.opTime, lastWriteDate: last.wall, majorityOpTime: last.opTime, majorityWriteDate: last.wall}
+      : {lastWriteDate: now, majorityWriteDate: now}
   }
   if (proc.role === 'mongos') doc.msg = 'isdbgrid'
   // A config-server replica set member says so (mongod's hello: `configsvr: 2`, the CSRS value).

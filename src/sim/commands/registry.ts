@@ -44,6 +44,8 @@ export interface CommandSpec {
   /** hello family: never delayed by injected latency; may stream (exhaust). */
   monitoring?: boolean
   currentOpType?: CurrentOpType
+  /** The command exists on this process's version (e.g. `getnonce` only on 4.4); absent = every version. */
+  availableOn?: (proc: SimProcess) => boolean
   /** Fields to leave out of currentOp's `command` (credentials). */
   sensitiveFields?: string[]
   handler: (ctx: CommandContext) => Document | Promise<Document>
@@ -73,6 +75,13 @@ export class CommandRegistry {
 
   lookup(name: string): CommandSpec | undefined {
     return this.byName.get(name)
+  }
+
+  /** Drops a command and its aliases (a router lacks mongod-only commands: CommandNotFound). */
+  remove(name: string): this {
+    const spec = this.byName.get(name)
+    if (spec) for (const n of [spec.name, ...(spec.aliases ?? [])]) this.byName.delete(n)
+    return this
   }
 
   names(): string[] {

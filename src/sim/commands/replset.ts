@@ -1,6 +1,8 @@
 /** replSetGetStatus / replSetGetConfig for replica-set members (instant replication). */
 import {Long, Timestamp, type Document} from 'bson'
 import {CommandError} from '../errors.js'
+import {oplogOf} from '../repl/oplog.js'
+import {exactDouble} from '../storage/numbers.js'
 import type {SimProcess} from '../process.js'
 import type {CommandContext, CommandSpec} from './registry.js'
 import {clusterMonitor} from './util.js'
@@ -11,27 +13,37 @@ function requireReplSet(proc: SimProcess) {
 }
 
 function stateOf(p: SimProcess): {state: number; stateStr: string} {
+  if (p.isArbiter) return {state: 7, stateStr: 'ARBITER'}
   return p.isPrimaryMember ? {state: 1, stateStr: 'PRIMARY'} : {state: 2, stateStr: 'SECONDARY'}
+}
+
+/** Voting and data-bearing counts (every member votes; arbiters bear no data), as replSetGetStatus reports them. */
+function voteCounts(members: SimProcess[]): Document {
+  const voting = members.length
+  const writable = members.filter((m) => !m.isArbiter).length
+  const majority = Math.floor(voting / 2) + 1
+  return {majorityVoteCount: majority, writeMajorityCount: Math.min(majority, writable), votingMembersCount: voting, writableVotingMembersCount: writable}
 }
 
 function replSetGetStatus(ctx: CommandContext): Document {
   const rs = requireReplSet(ctx.proc)
   const now = new Date()
   const secs = Math.floor(now.getTime() / 1000)
-  const optime = {ts: new Timestamp({t: secs, i: 1}), t: Long.fromNumber(rs.term)}
+  const optime = oplogOf(ctx.proc.data)?.last().opTime ?? {ts: new Timestamp({t: secs, i: 1}), t: Long.fromNumber(rs.term)}
   const members = rs.members.map((m, i) => {
     const up = m.port > 0
     const doc: Document = {
       _id: i,
       name: m.hostPort,
-      health: up ? 1 : 0,
+      // A double in topology_coordinator.cpp (`bb.append("health", 1.0)`); state, uptime are ints.
+      health: exactDouble(up ? 1 : 0),
       ...stateOf(m),
       uptime: Math.floor((Date.now() - m.counters.startedAt) / 1000),
       optime,
       optimeDate: now,
       lastHeartbeatMessage: '',
-      syncSourceHost: m.role === 'secondary' ? ctx.proc.primaryHost() ?? '' : '',
-      syncSourceId: m.role === 'secondary' ? 0 : -1,
+      syncSourceHost: m.isSecondaryMember ? ctx.proc.primaryHost() ?? '' : '',
+      syncSourceId: m.isSecondaryMember ? rs.members.findIndex((x) => x.isPrimaryMember) : -1,
       configVersion: rs.setVersion,
       configTerm: rs.term,
     }
@@ -45,10 +57,7 @@ function replSetGetStatus(ctx: CommandContext): Document {
     myState: stateOf(ctx.proc).state,
     term: Long.fromNumber(rs.term),
     heartbeatIntervalMillis: Long.fromNumber(2000),
-    majorityVoteCount: Math.floor(rs.members.length / 2) + 1,
-    writeMajorityCount: Math.floor(rs.members.length / 2) + 1,
-    votingMembersCount: rs.members.length,
-    writableVotingMembersCount: rs.members.length,
+    ...voteCounts(rs.members),
     members,
     ok: 1,
   }
@@ -61,7 +70,18 @@ function replSetGetConfig(ctx: CommandContext): Document {
       _id: rs.setName,
       version: rs.setVersion,
       term: rs.term,
-      members: rs.members.map((m, i) => ({_id: i, host: m.hostPort, arbiterOnly: false, buildIndexes: true, hidden: false, priority: i === 0 ? 2 : 1, tags: {}, secondaryDelaySecs: Long.fromNumber(0), votes: 1})),
+      members: rs.members.map((m, i) => ({
+        _id: i,
+        host: m.hostPort,
+        arbiterOnly: m.isArbiter,
+        buildIndexes: true,
+        hidden: m.member?.hidden ?? false,
+        // MemberConfig::_priority is a double.
+        priority: exactDouble(m.member?.priority ?? 1),
+        tags: {},
+        secondaryDelaySecs: Long.fromNumber(0),
+        votes: 1,
+      })),
       protocolVersion: Long.fromNumber(1),
       settings: {heartbeatIntervalMillis: 2000, electionTimeoutMillis: 10000},
     },

@@ -3,7 +3,7 @@
  * and locks → handler → reply (OP_REPLY for the legacy OP_QUERY hello, OP_MSG otherwise,
  * streaming hello replies with moreToCome when the client allowed exhaust).
  */
-import type {Document} from 'bson'
+import {Double, type Document} from 'bson'
 import {
   MSG_FLAG_MORE_TO_COME,
   OP_MSG,
@@ -22,6 +22,9 @@ import {commandNamespace, type CommandContext, type CommandSpec} from '../comman
 import {CommandError, errorDocument} from '../errors.js'
 import {sleep, waitOutStall} from '../faults.js'
 import {renderValue} from '../storage/collection.js'
+import type {SimProcess} from '../process.js'
+import {withClusterTime} from '../repl/optime.js'
+import {EXACT_DECODE, toExactForm} from '../storage/numbers.js'
 import type {Release} from '../storage/locks.js'
 import type {ActiveOp, ClientConnection} from './connection.js'
 
@@ -37,18 +40,19 @@ export async function handleMessage(conn: ClientConnection, message: Buffer): Pr
   let legacy = false
   try {
     if (opCode === OP_MSG) {
-      const msg = decodeOpMsg(message)
-      cmd = commandFromOpMsg(msg)
+      // Numbers keep their BSON type end to end (5.0 stays a double, int64 a Long): see storage/numbers.ts.
+      const msg = decodeOpMsg(message, EXACT_DECODE)
+      cmd = toExactForm(commandFromOpMsg(msg))
       flags = msg.flags
       db = cmd.$db
     } else if (opCode === OP_QUERY) {
-      const q = decodeOpQuery(message)
+      const q = decodeOpQuery(message, EXACT_DECODE)
       if (!q.fullCollectionName.endsWith('.$cmd')) {
         conn.destroy()
         return
       }
       legacy = true
-      cmd = q.query.$query && typeof q.query.$query === 'object' ? q.query.$query : q.query
+      cmd = toExactForm(q.query.$query && typeof q.query.$query === 'object' ? q.query.$query : q.query)
       db = q.fullCollectionName.slice(0, -5)
     } else {
       // OP_COMPRESSED is never negotiated; anything else is a protocol error.
@@ -74,7 +78,7 @@ export async function handleMessage(conn: ClientConnection, message: Buffer): Pr
   }
 
   if (legacy) {
-    conn.send(encodeOpReply({responseTo: requestID, documents: [reply]}))
+    conn.send(encodeOpReply({responseTo: requestID, documents: [onTheWire(reply, proc)]}))
     return
   }
   if (isMoreToCome(flags)) return // fire-and-forget request (w:0): no reply
@@ -86,7 +90,7 @@ export async function handleMessage(conn: ClientConnection, message: Buffer): Pr
     cmd.topologyVersion !== undefined &&
     cmd.maxAwaitTimeMS !== undefined
   let rid = nextRequestId()
-  conn.send(encodeOpMsg({requestID: rid, responseTo: requestID, flags: streaming ? MSG_FLAG_MORE_TO_COME : 0, body: reply}))
+  conn.send(encodeOpMsg({requestID: rid, responseTo: requestID, flags: streaming ? MSG_FLAG_MORE_TO_COME : 0, body: onTheWire(reply, proc)}))
   if (!streaming || !spec) return
 
   // Exhaust: keep answering the same awaitable hello until the socket closes.
@@ -102,12 +106,22 @@ export async function handleMessage(conn: ClientConnection, message: Buffer): Pr
     const more = reply.ok === 1
     const prev = rid
     rid = nextRequestId()
-    conn.send(encodeOpMsg({requestID: rid, responseTo: prev, flags: more ? MSG_FLAG_MORE_TO_COME : 0, body: reply}))
+    conn.send(encodeOpMsg({requestID: rid, responseTo: prev, flags: more ? MSG_FLAG_MORE_TO_COME : 0, body: onTheWire(reply, proc)}))
     if (!more) {
       conn.exhaust = null
       return
     }
   }
+}
+
+/**
+ * The reply as mongod writes it: `ok` is a double (1.0 / 0.0, CommandHelpers::appendSimpleCommandStatus
+ * in src/mongo/db/commands.cpp). Handlers keep writing `ok: 1`, which the rest of the sim compares.
+ */
+function onTheWire(reply: Document, proc: SimProcess): Document {
+  const out = typeof reply.ok === 'number' ? {...reply, ok: new Double(reply.ok)} : reply
+  // Replica-set members and routers gossip the cluster time on every reply; a standalone does not.
+  return proc.replSet !== undefined || proc.role === 'mongos' ? withClusterTime(out) : out
 }
 
 function unauthorized(ctx: CommandContext): CommandError {
@@ -128,6 +142,12 @@ function isAuthorized(ctx: CommandContext): boolean {
   return false
 }
 
+/**
+ * What 5.1+ still accepts over legacy OP_QUERY: the handshake, and for old drivers the deprecated
+ * buildInfo / authentication commands (checkAllowedOpQueryCommand, src/mongo/rpc/check_allowed_op_query_cmd.cpp).
+ */
+const OP_QUERY_ALLOWED = new Set(['hello', 'isMaster', 'ismaster', '_isSelf', 'authenticate', 'buildinfo', 'buildInfo', 'saslContinue', 'saslStart'])
+
 /** Runs one command and never throws: failures become mongod-shaped error documents. */
 export async function execute(
   conn: ClientConnection,
@@ -138,18 +158,18 @@ export async function execute(
 ): Promise<{reply: Document; spec?: CommandSpec}> {
   const proc = conn.proc
   const name = Object.keys(cmd)[0] ?? ''
-  const spec = proc.registry.lookup(name)
+  if (legacy && !proc.profile.opQueryCommands && !OP_QUERY_ALLOWED.has(name)) {
+    // 5.1+ refuses the name before looking it up, so an unknown command is 352 too.
+    return {
+      reply: new CommandError(352, `Unsupported OP_QUERY command: ${name}. The client driver may require an upgrade. For more details see https://dochub.mongodb.org/core/legacy-opcode-removal`).toDocument(),
+    }
+  }
+  const found = proc.registry.lookup(name)
+  const spec = found && (!found.availableOn || found.availableOn(proc)) ? found : undefined
   if (!spec) {
     proc.counters.unknownCommands++
     proc.counters.opcounters.command++
     return {reply: new CommandError(59, `no such command: '${name}'`).toDocument()}
-  }
-  if (legacy && !spec.monitoring && !proc.profile.opQueryCommands) {
-    proc.counters.command(spec.name, true)
-    return {
-      reply: new CommandError(352, `Unsupported OP_QUERY command: ${name}. The client driver may require an upgrade. For more details see https://dochub.mongodb.org/core/legacy-opcode-removal`).toDocument(),
-      spec,
-    }
   }
   const ctx: CommandContext = {proc, conn, cmd, db, name, spec, flags}
   const ns = spec.lock === 'write' || spec.lock === 'read' || spec.currentOpType ? commandNamespace(ctx) : `${db}.$cmd`

@@ -6,15 +6,15 @@
  * shard; `listShards`, `connPoolStats`, `enableSharding`, `shardCollection`, `movePrimary`.
  * All of it over this router's own outbound pools.
  */
-import type {Document} from 'bson'
+import {Long, Timestamp, type Document} from 'bson'
 import {mongodCommands} from '../commands/index.js'
 import type {CommandContext, CommandSpec} from '../commands/registry.js'
 import {clusterAdmin, clusterMonitor, truthyFlag} from '../commands/util.js'
 import {CommandError} from '../errors.js'
 import {runPipeline} from '../storage/aggregate.js'
-import {isNumeric, isPlainObject, toNumber} from '../storage/values.js'
+import {isNumeric, isPlainObject, toNumber, valuesEqual} from '../storage/values.js'
 import {type DdlKind, internalCommand, replyError, runLocal} from './ddl.js'
-import {type ProcessRuntime, type ShardEntry, ShardedCluster} from './state.js'
+import {type ProcessRuntime, type ShardEntry, ShardedCluster, shardingStatusOf} from './state.js'
 
 /** The command without `$`-fields (the wire client adds `$db`). */
 function forwardable(cmd: Document): Document {
@@ -212,6 +212,112 @@ async function renameCollection(ctx: CommandContext): Promise<Document> {
   return route(ctx, false, db)
 }
 
+/** The balancer's round interval (`kBalanceRoundDefaultInterval`, 10 s, src/mongo/db/s/balancer/balancer.cpp). */
+const BALANCER_ROUND_MS = 10_000
+
+/**
+ * balancerStatus as the manual shows it: `mode` ('full' unless config.settings says the balancer is
+ * stopped or sets a mode), `inBalancerRound`, `numBalancerRounds` (int64: one per 10 s round since the
+ * config server started; the sim never migrates, so no round is ever in progress). Answered by the router
+ * from the catalog it shares with the config server instead of forwarding `_configsvrBalancerStatus`.
+ */
+function balancerStatus(ctx: CommandContext): Document {
+  const {cluster} = ShardedCluster.of(ctx.proc)
+  const settings = cluster.configData.collection('config', 'settings', false)?.get('balancer')
+  const mode = typeof settings?.mode === 'string' ? settings.mode : settings?.stopped === true ? 'off' : 'full'
+  const since = Date.now() - cluster.runtime(cluster.configProc).startedAt
+  const rounds = Math.floor(since / (BALANCER_ROUND_MS * cluster.scale))
+  return {mode, inBalancerRound: false, numBalancerRounds: Long.fromNumber(rounds), ok: 1}
+}
+
+/** The hosts of a "<set>/<h1>,<h2>" connection string. */
+function hostsOf(connString: string): string[] {
+  const slash = connString.indexOf('/')
+  return (slash >= 0 ? connString.slice(slash + 1) : connString).split(',').filter((h) => h.length > 0)
+}
+
+/**
+ * getShardMap (ShardRegistry::toBSON, src/mongo/s/client/shard_registry.cpp): `map` shard id → connection
+ * string (the config server under `config`), `hosts` each member → its shard id, `connStrings` each
+ * connection string → its shard id.
+ */
+function getShardMap(ctx: CommandContext): Document {
+  const {cluster} = ShardedCluster.of(ctx.proc)
+  const map: Document = {}
+  const hosts: Document = {}
+  const connStrings: Document = {}
+  const add = (id: string, cs: string) => {
+    map[id] = cs
+    for (const h of hostsOf(cs)) hosts[h] = id
+    connStrings[cs] = id
+  }
+  for (const s of cluster.shards) add(s.name, cluster.shardHostString(s))
+  const config = shardingStatusOf(ctx.proc)?.configsvrConnectionString
+  if (typeof config === 'string') add('config', config)
+  return {map, hosts, connStrings, ok: 1}
+}
+
+/**
+ * getShardVersion on a router (cluster_get_shard_version_cmd.cpp): admin only; a database name gives its
+ * primary shard and database version, a sharded collection its collection version (a Timestamp of the
+ * highest chunk version), epoch and, from 5.0, timestamp; an unsharded collection is NamespaceNotSharded.
+ */
+function getShardVersion(ctx: CommandContext): Document {
+  if (ctx.db !== 'admin') throw new CommandError(13, 'getShardVersion may only be run against the admin database.')
+  const ns = ctx.cmd[ctx.name]
+  if (typeof ns !== 'string') throw new CommandError(2, `namespace has invalid type ${typeof ns}`)
+  const {cluster} = ShardedCluster.of(ctx.proc)
+  const dot = ns.indexOf('.')
+  const db = dot < 0 ? ns : ns.slice(0, dot)
+  if (dot < 0) {
+    const entry = cluster.databaseEntry(db)
+    if (!entry) throw new CommandError(26, `Database ${db} not found`)
+    return {primaryShard: entry.primary, version: entry.version, ok: 1}
+  }
+  const coll = cluster.collectionEntry(ns)
+  if (!coll || coll.dropped === true) throw new CommandError(118, `Collection ${ns} is not sharded.`)
+  const chunks = cluster.configData.collection('config', 'chunks', false)
+  let version = new Timestamp({t: 0, i: 0})
+  for (const c of chunks?.docs.values() ?? []) {
+    const mine = c.ns === ns || (c.uuid !== undefined && coll.uuid !== undefined && valuesEqual(c.uuid, coll.uuid))
+    if (mine && c.lastmod instanceof Timestamp && c.lastmod.greaterThan(version)) version = c.lastmod
+  }
+  const reply: Document = {version, versionEpoch: coll.lastmodEpoch}
+  if (coll.timestamp !== undefined) reply.versionTimestamp = coll.timestamp
+  reply.ok = 1
+  return reply
+}
+
+/**
+ * replSetGetStatus on a router is a stub that fails without a code (cluster_repl_set_get_status_cmd.cpp,
+ * an errmsg command): `{info: 'mongos', ok: 0, errmsg: 'replSetGetStatus is not supported through mongos'}`.
+ */
+function replSetGetStatus(): Document {
+  return {info: 'mongos', ok: 0, errmsg: 'replSetGetStatus is not supported through mongos'}
+}
+
+/**
+ * killOp on a router (cluster_kill_op.cpp): a number kills one of the router's own operations; a string
+ * "<shard>:<opid>", the form `currentOp` reports through a router, is sent to that shard as `{killOp, op}`
+ * and answered `{shard, shardid: <opid>}` whatever the shard said.
+ */
+async function killOp(ctx: CommandContext): Promise<Document> {
+  const op = ctx.cmd.op
+  if (typeof op !== 'string') return runLocal(ctx, ctx.db, ctx.cmd)
+  const sep = op.indexOf(':')
+  if (op.length < 3 || sep <= 0 || sep === op.length - 1) {
+    throw new CommandError(28625, `The op argument to killOp must be of the format shardid:opid but found "${op}"`)
+  }
+  const {cluster, rt} = ShardedCluster.of(ctx.proc)
+  const shard = cluster.shards.find((s) => s.name === op.slice(0, sep))
+  if (!shard) throw new CommandError(70, `Shard ${op.slice(0, sep)} not found`)
+  const digits = op.slice(sep + 1)
+  if (!/^-?\d+$/.test(digits)) throw new CommandError(9, `Did not consume whole string.`)
+  const opid = Number(digits)
+  await cluster.toShard(rt, shard, 'admin', {killOp: 1, op: opid})
+  return {shard: shard.name, shardid: opid, ok: 1}
+}
+
 function isdbgrid(ctx: CommandContext): Document {
   return {isdbgrid: 1, hostname: ctx.proc.hostPort, ok: 1}
 }
@@ -239,6 +345,13 @@ export function mongosCommands() {
   t.override({name: 'shardCollection', aliases: ['shardcollection'], handler: shardCollection, authz: clusterAdmin})
   t.override({name: 'movePrimary', aliases: ['moveprimary'], handler: movePrimary, authz: clusterAdmin})
   t.override({name: 'isdbgrid', handler: isdbgrid, noAuth: true})
+  t.override({name: 'balancerStatus', handler: balancerStatus, authz: clusterMonitor})
+  t.override({name: 'getShardMap', handler: getShardMap, authz: clusterMonitor})
+  t.override({name: 'getShardVersion', aliases: ['getshardversion'], handler: getShardVersion, authz: clusterMonitor})
+  t.override({...base('replSetGetStatus'), handler: replSetGetStatus, authz: undefined})
+  t.override({...base('killOp'), handler: killOp})
+  // mongod-only: a router has no such command (CommandNotFound), as src/mongo/s/commands registers none.
+  t.remove('replSetGetConfig')
   t.override({name: 'flushRouterConfig', aliases: ['flushrouterconfig'], handler: () => ({flushed: true, ok: 1}), authz: clusterAdmin})
   table = t
   return t

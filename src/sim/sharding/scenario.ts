@@ -16,18 +16,44 @@
  */
 import {ObjectId} from 'bson'
 import {sleep} from '../faults.js'
+import {CONFIG_SERVER_PROCESS_ID} from './dist-lock.js'
 import type {ShardedCluster} from './state.js'
 
 export const DEAD_LOCK_HOLDER = 'dead-lock-holder'
+export const UPGRADED_FROM_34 = 'upgraded-from-3.4'
 export const SCENARIO_DB = 'scenario'
 export const SCENARIO_NS = 'scenario.orders'
-export const SCENARIOS = [DEAD_LOCK_HOLDER] as const
+export const SCENARIOS = [DEAD_LOCK_HOLDER, UPGRADED_FROM_34] as const
 
-export function validateScenarios(names: readonly string[], topology: string): void {
+export function validateScenarios(names: readonly string[], topology: string, versionProfile: string): void {
   for (const n of names) {
     if (!(SCENARIOS as readonly string[]).includes(n)) throw new Error(`unknown scenario '${n}' (known: ${SCENARIOS.join(', ')})`)
     if (topology !== 'sharded') throw new Error(`scenario '${n}' needs --topology sharded`)
+    if (n === UPGRADED_FROM_34 && versionProfile !== '4.4') throw new Error(`scenario '${n}' needs --version-profile 4.4 (the lock lives in config.locks, which 4.4 still uses)`)
   }
+}
+
+/** How long before the cluster's start the 3.4 → 3.6 upgrade happened in `upgraded-from-3.4`. */
+const UPGRADE_AGE_MS = 3 * 365 * 24 * 3600 * 1000
+
+/**
+ * `upgraded-from-3.4`: a 4.4 cluster whose config server was once a 3.4 CSRS. The 3.4 balancer
+ * took the `balancer` lock as "ConfigServer" at every step-up and held it for good; 3.6+ no
+ * longer takes it (the manual: "Starting in version 3.6, the balancer no longer takes a lock"),
+ * and nothing frees it, so the document stays, held, from the day of the upgrade (the manual's
+ * config.locks example shows it, dated 2018). Dated here relative to the cluster's start.
+ */
+export function seedUpgradedFrom34(cluster: ShardedCluster, startedAt: Date): void {
+  const when = new Date(startedAt.getTime() - UPGRADE_AGE_MS)
+  cluster.configCollection('locks').insert({
+    _id: 'balancer',
+    state: 2,
+    ts: ObjectId.createFromTime(Math.floor(when.getTime() / 1000)),
+    who: 'ConfigServer:Balancer',
+    process: CONFIG_SERVER_PROCESS_ID,
+    when,
+    why: 'CSRS Balancer',
+  })
 }
 
 export async function runDeadLockHolder(cluster: ShardedCluster): Promise<void> {

@@ -31,7 +31,10 @@ export const MONGOS_REPORT_INTERVAL_MS = 10_000
 
 export interface ShardEntry {
   name: string
+  /** The shard's primary: where routers and coordinators send its work. */
   proc: SimProcess
+  /** Every member of the shard's replica set, the primary included. */
+  members: SimProcess[]
 }
 
 export interface ProcessRuntime {
@@ -60,10 +63,20 @@ export function shardingStatusOf(proc: SimProcess): Document | undefined {
   if (!config) return undefined
   const term = config.replSet?.term ?? 1
   return {
-    configsvrConnectionString: `${CONFIG_REPL_SET}/${config.hostPort}`,
+    configsvrConnectionString: found.cluster.configConnectionString(),
     lastSeenConfigServerOpTime: {ts: Timestamp.fromBits(0, Math.floor(Date.now() / 1000)), t: Long.fromNumber(term)},
     maxChunkSizeInBytes: Long.fromNumber(proc.profile.maxWireVersion >= 17 ? 128 * 1024 * 1024 : 64 * 1024 * 1024),
   }
+}
+
+/** The shard a member belongs to (undefined outside a shard). */
+export function shardNameOf(proc: SimProcess): string | undefined {
+  const found = byProcess.get(proc)
+  return found?.rt.kind === 'shard' ? found.rt.shardName : undefined
+}
+
+function visibleHosts(members: SimProcess[]): string[] {
+  return members.filter((m) => !m.member?.hidden).map((m) => m.hostPort)
 }
 
 export function lockModelFor(profile: VersionProfile): LockModel {
@@ -74,7 +87,9 @@ export function lockModelFor(profile: VersionProfile): LockModel {
 
 export class ShardedCluster {
   readonly lockModel: LockModel
+  /** The config server's primary (catalog writes, ShardRegistry traffic). */
   configProc!: SimProcess
+  readonly configMembers: SimProcess[] = []
   readonly shards: ShardEntry[] = []
   readonly mongos: SimProcess[] = []
   readonly runtimes: ProcessRuntime[] = []
@@ -113,9 +128,17 @@ export class ShardedCluster {
     }
     this.runtimes.push(rt)
     byProcess.set(proc, {cluster: this, rt})
-    if (kind === 'config') this.configProc = proc
-    else if (kind === 'shard') this.shards.push({name: shardName!, proc})
-    else this.mongos.push(proc)
+    if (kind === 'config') {
+      this.configMembers.push(proc)
+      if (proc.isPrimaryMember || this.configProc === undefined) this.configProc = proc
+    } else if (kind === 'shard') {
+      const entry = this.shards.find((s) => s.name === shardName)
+      if (!entry) this.shards.push({name: shardName!, proc, members: [proc]})
+      else {
+        entry.members.push(proc)
+        if (proc.isPrimaryMember) entry.proc = proc
+      }
+    } else this.mongos.push(proc)
     return rt
   }
 
@@ -129,8 +152,14 @@ export class ShardedCluster {
     return s
   }
 
+  /** `shardN/h1,h2,h3`: the set's connection string as config.shards and listShards carry it (hidden members left out, as the replica set monitor sees them). */
   shardHostString(s: ShardEntry): string {
-    return `${s.name}/${s.proc.hostPort}`
+    return `${s.name}/${visibleHosts(s.members).join(',')}`
+  }
+
+  /** `configRepl/h1,h2,h3`, as serverStatus.sharding and getShardMap show the config server. */
+  configConnectionString(): string {
+    return `${CONFIG_REPL_SET}/${visibleHosts(this.configMembers).join(',')}`
   }
 
   // ---------------------------------------------------------------- catalog (config server data)
@@ -182,23 +211,18 @@ export class ShardedCluster {
       this.configCollection('shards').insert(doc)
     }
     this.configCollection('mongos')
+    // A fresh cluster holds no lock: the 3.4 balancer's permanent lock comes with --scenario upgraded-from-3.4.
     if (this.lockModel !== 'ddl-memory') ensureLockCollections(this.configData)
-    if (this.lockModel === 'dist-4.4') {
-      // A 4.4 cluster upgraded from 3.4 still carries the 3.4 balancer's permanent lock:
-      // 3.6+ balancers take no lock and nothing ever frees it (facts §1.1, docs example).
-      this.configCollection('locks').insert({
-        _id: 'balancer',
-        state: 2,
-        ts: new ObjectId('5be0bc6cb20effa83b15baa8'),
-        who: 'ConfigServer:Balancer',
-        process: CONFIG_SERVER_PROCESS_ID,
-        when: new Date('2018-11-05T21:56:13.096Z'),
-        why: 'CSRS Balancer',
-      })
-    }
   }
 
+  /**
+   * 4.4: every mongos and every shard member runs a dist lock pinger (sharding initialisation starts
+   * it on each node), the config server one ('ConfigServer', pinging from its primary); 6.0: shard
+   * and config primaries only (the lock manager is a step-up task there).
+   */
   private newDistLock(rt: ProcessRuntime): DistLockManager | undefined {
+    if (rt.kind === 'config' && !rt.proc.isPrimaryMember) return undefined
+    if (this.lockModel === 'dist-6.0' && rt.kind === 'shard' && !rt.proc.isPrimaryMember) return undefined
     const env = {
       configData: this.configData,
       writeCostMs: () => this.configProc.faults.latencyMs,
@@ -324,10 +348,17 @@ export class ShardedCluster {
 
   /** connPoolStats.replicaSets: what this process knows of each shard and the config server. */
   replicaSetsDoc(): Document {
-    const member = (p: SimProcess) => ({addr: p.hostPort, ok: p.running, ismaster: true, hidden: false, secondary: false, pingTimeMillis: 0})
+    const member = (p: SimProcess) => ({
+      addr: p.hostPort,
+      ok: p.running,
+      ismaster: p.isPrimaryMember,
+      hidden: p.member?.hidden ?? false,
+      secondary: p.isSecondaryMember,
+      pingTimeMillis: 0,
+    })
     const doc: Document = {}
-    for (const s of this.shards) doc[s.name] = {hosts: [member(s.proc)]}
-    doc[CONFIG_REPL_SET] = {hosts: [member(this.configProc)]}
+    for (const s of this.shards) doc[s.name] = {hosts: s.members.map(member)}
+    doc[CONFIG_REPL_SET] = {hosts: this.configMembers.map(member)}
     return doc
   }
 

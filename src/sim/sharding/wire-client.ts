@@ -3,11 +3,14 @@
  * mongos → config server). The socket, handshake and SCRAM are the project's driver-free
  * client (src/wire/client.ts); this wrapper adds what the pools report in connPoolStats
  * (id, creation and last use) and answers like a server-side network interface: replies
- * come back as they are (ok: 0 included, to be forwarded), Longs stay Longs, and a request
+ * come back as they are (ok: 0 included, to be forwarded), every number keeps its BSON type
+ * (storage/numbers.ts: a router forwards a shard's 5.0 as a double, its int64 as a Long), and a request
  * waits as long as the shard takes.
  */
 import type {Document} from 'bson'
 
+import {EXACT_DECODE, toExactForm} from '../storage/numbers.js'
+import {isNumeric, toNumber} from '../storage/values.js'
 import {openAuthenticated, splitHostPort, type ScramCredentials, type WireConnection as Socketed} from '../../wire/client.js'
 
 export type InternalCredentials = ScramCredentials
@@ -43,9 +46,12 @@ export class WireConnection {
   }
 
   /** Sends one command and waits for its reply (one at a time per connection). */
-  command(db: string, body: Document): Promise<Document> {
+  async command(db: string, body: Document): Promise<Document> {
     this.lastUsed = Date.now()
-    return this.connection.commandReply(db, body, {promoteLongs: false})
+    const reply = toExactForm(await this.connection.commandReply(db, body, EXACT_DECODE))
+    // `ok` arrives as the double 1.0 every server sends; the sim compares it as a plain number.
+    if (isNumeric(reply.ok)) reply.ok = toNumber(reply.ok)
+    return reply
   }
 
   close(): void {

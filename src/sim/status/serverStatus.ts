@@ -3,6 +3,7 @@ import {Long, type Document} from 'bson'
 import type {SimProcess} from '../process.js'
 import {topologyVersionDoc} from '../commands/hello.js'
 import {shardingStatusOf} from '../sharding/state.js'
+import {exactDouble} from '../storage/numbers.js'
 
 export function connectionsSection(proc: SimProcess): Document {
   const p = proc.profile
@@ -26,7 +27,9 @@ export function connectionsSection(proc: SimProcess): Document {
   if (p.exhaustIsMaster) doc.exhaustIsMaster = exhaustIsMaster
   if (p.exhaustHello) doc.exhaustHello = exhaustHello
   if (p.exhaustIsMaster) doc.awaitingTopologyChanges = proc.awaitingTopologyChanges
-  if (p.connectionsLoadBalanced) doc.loadBalanced = 0
+  // A Counter64 (int64) in the 5.3+ mongos entry point; the three above are static_cast<int> (int32)
+  // in ServiceEntryPointImpl::appendStats (src/mongo/transport/service_entry_point_impl.cpp, 4.4–7.0).
+  if (p.connectionsLoadBalanced) doc.loadBalanced = long(0)
   return doc
 }
 
@@ -71,13 +74,14 @@ function security(proc: SimProcess): Document {
 export function replSection(proc: SimProcess): Document | undefined {
   const rs = proc.replSet
   if (!rs) return undefined
-  const doc: Document = {topologyVersion: topologyVersionDoc(proc), hosts: proc.replSetHosts(), setName: rs.setName, setVersion: rs.setVersion}
+  const doc: Document = {topologyVersion: topologyVersionDoc(proc), ...proc.replSetHelloLists(), setName: rs.setName, setVersion: rs.setVersion}
   const writable = proc.isPrimaryMember
   if (proc.profile.name === '4.4') doc.ismaster = writable
   else doc.isWritablePrimary = writable
-  doc.secondary = proc.role === 'secondary'
+  doc.secondary = proc.isSecondaryMember
   const primary = proc.primaryHost()
   if (primary) doc.primary = primary
+  Object.assign(doc, proc.selfMemberFields())
   doc.me = proc.hostPort
   if (writable) doc.electionId = rs.electionId
   doc.rbid = 1
@@ -107,7 +111,8 @@ export function buildServerStatus(proc: SimProcess, exclude: Set<string>): Docum
     version: proc.profile.version,
     process: proc.role === 'mongos' ? 'mongos' : 'mongod',
     pid: long(process.pid),
-    uptime: Math.floor(uptimeMs / 1000),
+    // A double in server_status.cpp: (double)(time(nullptr) - started).
+    uptime: exactDouble(Math.floor(uptimeMs / 1000)),
     uptimeMillis: long(uptimeMs),
     uptimeEstimate: long(Math.floor(uptimeMs / 1000)),
     localTime: new Date(),

@@ -9,6 +9,7 @@ import {compileExpression, type Expr} from './expressions.js'
 import {compileFilter} from './matcher.js'
 import {getPath, setPath, unsetPath} from './paths.js'
 import {compileProjection, sortDocuments} from './projection.js'
+import {arithmetic, fractional, numberKind} from './numbers.js'
 import {canonicalKey, compareValues, isNumeric, isPlainObject, toNumber} from './values.js'
 
 type Stage = (docs: Document[]) => Document[]
@@ -151,25 +152,27 @@ function compileAccumulator(spec: unknown, field: string): Accumulator {
         init: () => 0,
         add: (s, d) => {
           const v = e(d)
-          return isNumeric(v) ? (s as number) + toNumber(v) : s
+          return isNumeric(v) ? arithmetic('add', s, v) : s
         },
         result: (s) => s,
       }
     case '$avg':
       return {
-        init: () => ({sum: 0, n: 0}),
+        init: () => ({sum: 0, n: 0, decimal: false}),
         add: (s, d) => {
-          const st = s as {sum: number; n: number}
+          const st = s as {sum: number; n: number; decimal: boolean}
           const v = e(d)
           if (isNumeric(v)) {
             st.sum += toNumber(v)
             st.n++
+            if (numberKind(v) === 'decimal') st.decimal = true
           }
           return st
         },
+        // Always a double (a decimal when a term is one), as accumulator_avg.cpp.
         result: (s) => {
-          const st = s as {sum: number; n: number}
-          return st.n ? st.sum / st.n : null
+          const st = s as {sum: number; n: number; decimal: boolean}
+          return st.n ? fractional(st.sum / st.n, st.decimal) : null
         },
       }
     case '$max':

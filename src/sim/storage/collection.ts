@@ -15,6 +15,11 @@ export interface IndexSpec {
 
 export const ID_INDEX: IndexSpec = {v: 2, key: {_id: 1}, name: '_id_'}
 
+/** Told of every document write in a store (a replica set's oplog, `repl/oplog.ts`). */
+export interface WriteRecorder {
+  record(op: 'i' | 'u' | 'd', coll: Collection, doc: Document): void
+}
+
 export class Collection {
   /** Documents by canonical _id; insertion order is the natural order. */
   readonly docs = new Map<string, Document>()
@@ -26,6 +31,7 @@ export class Collection {
     readonly db: string,
     readonly name: string,
     readonly options: Document = {},
+    private readonly store?: DataStore,
   ) {}
 
   get ns(): string {
@@ -53,7 +59,17 @@ export class Collection {
     const key = canonicalKey(stored._id)
     if (this.docs.has(key)) throw this.duplicateKey(stored._id)
     this.docs.set(key, stored)
+    this.store?.recorder?.record('i', this, stored)
     return stored
+  }
+
+  /**
+   * Stores a document under `key` without an `_id` and without telling the recorder (the oplog's own
+   * entries), dropping the oldest ones beyond `keep` (a capped collection's natural-order trim).
+   */
+  append(key: string, doc: Document, keep: number): void {
+    this.docs.set(key, doc)
+    while (this.docs.size > keep) this.docs.delete(this.docs.keys().next().value as string)
   }
 
   get(id: unknown): Document | undefined {
@@ -62,10 +78,13 @@ export class Collection {
 
   replace(oldDoc: Document, newDoc: Document): void {
     this.docs.set(canonicalKey(oldDoc._id), newDoc)
+    this.store?.recorder?.record('u', this, newDoc)
   }
 
   remove(doc: Document): boolean {
-    return this.docs.delete(canonicalKey(doc._id))
+    const removed = this.docs.delete(canonicalKey(doc._id))
+    if (removed) this.store?.recorder?.record('d', this, doc)
+    return removed
   }
 
   /** Matching documents in natural order; uses the _id map when the filter pins _id. */
@@ -129,6 +148,8 @@ export function validateCollectionName(db: string, name: unknown): string {
 /** Databases → collections → documents. Replica-set members share one store. */
 export class DataStore {
   readonly databases = new Map<string, Database>()
+  /** Set on a replica set's store: its oplog. */
+  recorder?: WriteRecorder
 
   database(name: string, create: boolean): Database | undefined {
     let db = this.databases.get(name)
@@ -146,7 +167,7 @@ export class DataStore {
     let coll = database.collections.get(name)
     if (!coll && create) {
       validateCollectionName(db, name)
-      coll = new Collection(db, name, options)
+      coll = new Collection(db, name, options, this)
       database.collections.set(name, coll)
     }
     return coll

@@ -1,7 +1,8 @@
 /** A small aggregation expression evaluator ($field paths, literals and common operators). */
-import type {Document} from 'bson'
+import {Long, type Document} from 'bson'
 import {CommandError} from '../errors.js'
 import {getFieldPath, splitPath} from './paths.js'
+import {arithmetic, averageOf, fractional, numberKind, sumOf, widerKind} from './numbers.js'
 import {compareValues, isNumeric, isPlainObject, toNumber, valuesEqual} from './values.js'
 
 export type Expr = (doc: Document) => unknown
@@ -57,21 +58,19 @@ function compileOperator(op: string, arg: unknown): Expr {
     case '$add':
     case '$multiply': {
       return (d) => {
-        let acc = op === '$add' ? 0 : 1
-        let date = false
+        let acc: unknown = op === '$add' ? 0 : 1
+        let dateMs: number | undefined
         for (const e of a) {
           const v = e(d)
           if (v === null || v === undefined) return null
           if (v instanceof Date) {
-            date = true
-            acc += v.getTime()
+            dateMs = v.getTime()
             continue
           }
-          const n = num(v)
-          if (n === null) throw new CommandError(16554, `${op} only supports numeric or date types`)
-          acc = op === '$add' ? acc + n : acc * n
+          if (num(v) === null) throw new CommandError(16554, `${op} only supports numeric or date types`)
+          acc = arithmetic(op === '$add' ? 'add' : 'multiply', acc, v)
         }
-        return date ? new Date(acc) : acc
+        return dateMs !== undefined ? new Date(dateMs + toNumber(acc)) : acc
       }
     }
     case '$subtract':
@@ -85,9 +84,12 @@ function compileOperator(op: string, arg: unknown): Expr {
         const nx = x instanceof Date ? x.getTime() : num(x)
         const ny = num(y)
         if (nx === null || ny === null) throw new CommandError(16556, `${op} only supports numeric types`)
-        if (op === '$subtract') return x instanceof Date ? new Date(nx - ny) : nx - ny
+        if (op === '$subtract') return x instanceof Date ? new Date(nx - ny) : arithmetic('subtract', x, y)
         if (ny === 0) throw new CommandError(16608, "can't divide by zero")
-        return op === '$divide' ? nx / ny : nx % ny
+        if (op === '$divide') return fractional(nx / ny, numberKind(x) === 'decimal' || numberKind(y) === 'decimal')
+        // $mod keeps the wider operand type (int, long, double), as mongod's ExpressionMod.
+        const kind = widerKind(numberKind(x)!, numberKind(y)!)
+        return kind === 'int' ? nx % ny : kind === 'long' ? Long.fromNumber(nx % ny) : fractional(nx % ny, kind === 'decimal')
       }
     case '$concat':
       return (d) => {
@@ -207,9 +209,7 @@ function compileOperator(op: string, arg: unknown): Expr {
           }
           return best
         }
-        const nums = list.filter(isNumeric).map(toNumber)
-        if (op === '$sum') return nums.reduce((x, y) => x + y, 0)
-        return nums.length ? nums.reduce((x, y) => x + y, 0) / nums.length : null
+        return op === '$sum' ? sumOf(list) : averageOf(list)
       }
     case '$type':
       return (d) => {
@@ -219,7 +219,8 @@ function compileOperator(op: string, arg: unknown): Expr {
         if (Array.isArray(v)) return 'array'
         if (typeof v === 'string') return 'string'
         if (typeof v === 'boolean') return 'bool'
-        if (typeof v === 'number') return Number.isInteger(v) ? 'int' : 'double'
+        const kind = numberKind(v)
+        if (kind !== undefined) return kind
         if (v instanceof Date) return 'date'
         return (v as {_bsontype?: string})._bsontype?.toLowerCase() ?? 'object'
       }

@@ -6,6 +6,7 @@
 import type {Document} from 'bson'
 import {CommandError} from '../errors.js'
 import {splitPath, collectValues} from './paths.js'
+import {numberKind} from './numbers.js'
 import {bsonType, compareValues, isNumeric, isPlainObject, toNumber, typeOrder, valuesEqual} from './values.js'
 
 export type Predicate = (doc: Document) => boolean
@@ -177,7 +178,7 @@ function bsonTypeNumber(v: unknown): number {
   if (v === undefined) return 6
   if (typeof v === 'string') return 2
   if (typeof v === 'boolean') return 8
-  if (typeof v === 'number') return Number.isInteger(v) && Math.abs(v) < 2 ** 31 ? 16 : 1
+  if (typeof v === 'number') return numberKind(v) === 'int' ? 16 : 1
   if (typeof v === 'bigint') return 18
   if (Array.isArray(v)) return 4
   if (v instanceof Date) return 9

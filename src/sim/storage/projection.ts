@@ -160,6 +160,8 @@ export function compileSort(spec: Document | undefined | null): Comparator | nul
 /** Sorts a list (stable), computing each document's keys once. */
 export function sortDocuments(docs: Document[], spec: Document | undefined | null): Document[] {
   if (!spec || Object.keys(spec).length === 0) return docs
+  // {$natural: ±1}: insertion order or its reverse (how mongosh reads the oplog's first and last entries).
+  if (Object.keys(spec).length === 1 && spec.$natural !== undefined) return toNumber(spec.$natural) < 0 ? [...docs].reverse() : docs
   compileSort(spec) // validates
   const keys = Object.keys(spec).map((path) => ({parts: splitPath(path), dir: toNumber(spec[path]) === -1 ? -1 : 1}))
   const decorated = docs.map((doc, i) => ({doc, i, k: keys.map(({parts, dir}) => sortKey(doc, parts, dir))}))

@@ -6,6 +6,7 @@ import {ObjectId, type Document} from 'bson'
 import {CommandError} from '../errors.js'
 import {compileFilter} from './matcher.js'
 import {getPath, setPath, unsetPath} from './paths.js'
+import {arithmetic} from './numbers.js'
 import {cloneValue, compareValues, isNumeric, isPlainObject, toNumber, valuesEqual} from './values.js'
 
 export function isOperatorUpdate(update: Document): boolean {
@@ -18,10 +19,6 @@ function typeMismatch(op: string, path: string, v: unknown): CommandError {
     14,
     `Cannot apply ${op} to a value of non-numeric type. {_id: ...} has the field '${path}' of non-numeric type ${typeof v}`,
   )
-}
-
-function addNumbers(a: unknown, b: unknown): number {
-  return toNumber(a) + toNumber(b)
 }
 
 /** Applies operators to `doc` in place (callers pass a clone). */
@@ -55,11 +52,12 @@ function applyOne(doc: Document, op: string, path: string, arg: unknown, upsertI
       if (!isNumeric(arg)) throw new CommandError(14, `Cannot ${op === '$inc' ? 'increment' : 'multiply'} with non-numeric argument: {${path}: ${JSON.stringify(arg)}}`)
       const cur = getPath(doc, path)
       if (cur === undefined) {
-        setPath(doc, path, op === '$inc' ? toNumber(arg) : 0)
+        // A missing field takes the argument's type: $inc stores it, $mul stores 0 of that type (SafeNum).
+        setPath(doc, path, op === '$inc' ? cloneValue(arg) : arithmetic('multiply', arg, 0))
       } else if (!isNumeric(cur)) {
         throw typeMismatch(op, path, cur)
       } else {
-        setPath(doc, path, op === '$inc' ? addNumbers(cur, arg) : toNumber(cur) * toNumber(arg))
+        setPath(doc, path, arithmetic(op === '$inc' ? 'add' : 'multiply', cur, arg))
       }
       return
     }

@@ -1,19 +1,25 @@
 /**
- * A sharded cluster: `mongos` routers, `shards` one-member shard replica sets (role 'shard',
- * each with its own DataStore) and a config server (role 'config', replica set
- * "configRepl", its own DataStore holding the `config` database). Routers forward to
- * shards over their own pools; the lock model follows the version profile (see
- * sharding/state.ts). Ports with a base port: routers first, then shards, then the config server.
+ * A sharded cluster: `mongos` routers, `shards` shard replica sets of `shardMembers` members each
+ * (role 'shard', one DataStore per set, the first member primary) and a config server replica set
+ * "configRepl" of `configMembers` members (role 'config', one DataStore holding the `config`
+ * database). Routers forward to each shard's primary over their own pools; the lock model follows
+ * the version profile (see sharding/state.ts). Ports with a base port: routers first, then the
+ * shards' members (shard by shard), then the config server's members.
  */
-import {ObjectId} from 'bson'
 import {mongodCommands} from '../commands/index.js'
-import {SimProcess, type ReplSetState} from '../process.js'
 import {configServerDdlCommands, shardDdlCommands} from '../sharding/ddl.js'
 import {mongosCommands, shardConnPoolStats} from '../sharding/mongos.js'
-import {DEAD_LOCK_HOLDER, runDeadLockHolder, validateScenarios} from '../sharding/scenario.js'
+import {DEAD_LOCK_HOLDER, runDeadLockHolder, seedUpgradedFrom34, UPGRADED_FROM_34, validateScenarios} from '../sharding/scenario.js'
 import {CONFIG_REPL_SET, ShardedCluster} from '../sharding/state.js'
 import {DataStore} from '../storage/collection.js'
+import {SimProcess} from '../process.js'
+import {buildMembers} from './replset.js'
 import type {BuiltTopology, TopologyContext} from './topology.js'
+
+/** Limits of one cluster (one child process): cluster.ts checks them too, as usage errors. */
+export const MAX_MONGOS = 16
+export const MAX_SHARDS = 128
+export const MAX_SET_MEMBERS = 7
 
 /** Username/password of the root user the cluster's internal connections authenticate as (auth on). */
 export interface ShardedBuildOptions {
@@ -29,43 +35,41 @@ function memberRegistry(kind: 'shard' | 'config') {
 
 export function buildSharded(ctx: TopologyContext, extra: ShardedBuildOptions = {}): BuiltTopology {
   const o = ctx.options
-  for (const [name, n] of [['mongos', o.mongos], ['shards', o.shards]] as const) {
-    if (!Number.isInteger(n) || n < 1 || n > 16) throw new Error(`${name} must be an integer between 1 and 16 (got ${n})`)
+  const limits = [['mongos', o.mongos, MAX_MONGOS], ['shards', o.shards, MAX_SHARDS], ['shardMembers', o.shardMembers, MAX_SET_MEMBERS], ['configMembers', o.configMembers, MAX_SET_MEMBERS]] as const
+  for (const [name, n, max] of limits) {
+    if (!Number.isInteger(n) || n < 1 || n > max) throw new Error(`${name} must be an integer between 1 and ${max} (got ${n})`)
   }
-  validateScenarios(o.scenarios, o.topology)
+  validateScenarios(o.scenarios, o.topology, o.versionProfile)
   const port = (i: number) => (o.basePort === 0 ? 0 : o.basePort + i)
   const cluster = new ShardedCluster(o, ctx.profile, new DataStore(), o.auth ? extra.internalCredentials : undefined)
-  const oneMemberSet = (setName: string, i: number): ReplSetState => ({
-    setName,
-    members: [],
-    setVersion: 1,
-    term: 1,
-    electionId: new ObjectId(`7fffffff00000000000000${(i + 1).toString(16).padStart(2, '0')}`),
-  })
   const mongos: SimProcess[] = []
+  const routerTable = mongosCommands()
   for (let i = 0; i < o.mongos; i++) {
-    const p = new SimProcess({role: 'mongos', options: o, profile: ctx.profile, data: new DataStore(), users: ctx.users, registry: mongosCommands(), port: port(i)})
+    const p = new SimProcess({role: 'mongos', options: o, profile: ctx.profile, data: new DataStore(), users: ctx.users, registry: routerTable, port: port(i)})
     cluster.register('mongos', p)
     mongos.push(p)
   }
+  // One table per kind, shared by its members: a large cluster builds two, not hundreds.
+  const shardTable = memberRegistry('shard')
+  const configTable = memberRegistry('config')
+  const common = {options: o, profile: ctx.profile, users: ctx.users}
   const shards: SimProcess[] = []
   for (let i = 0; i < o.shards; i++) {
     const name = `shard${String(i + 1).padStart(2, '0')}`
-    const rs = oneMemberSet(name, i)
-    const p = new SimProcess({role: 'shard', options: o, profile: ctx.profile, data: new DataStore(), users: ctx.users, registry: memberRegistry('shard'), replSet: rs, port: port(o.mongos + i)})
-    rs.members.push(p)
-    cluster.register('shard', p, name)
-    shards.push(p)
+    const first = o.mongos + i * o.shardMembers
+    const rs = buildMembers({...common, setName: name, data: new DataStore(), count: o.shardMembers, role: 'shard', registry: () => shardTable, port: (m) => port(first + m), index: i + 1})
+    for (const p of rs.members) cluster.register('shard', p, name)
+    shards.push(...rs.members)
   }
-  const configRs = oneMemberSet(CONFIG_REPL_SET, o.shards)
-  const config = new SimProcess({role: 'config', options: o, profile: ctx.profile, data: cluster.configData, users: ctx.users, registry: memberRegistry('config'), replSet: configRs, port: port(o.mongos + o.shards)})
-  configRs.members.push(config)
-  cluster.register('config', config)
+  const firstConfig = o.mongos + o.shards * o.shardMembers
+  const configRs = buildMembers({...common, setName: CONFIG_REPL_SET, data: cluster.configData, count: o.configMembers, role: 'config', registry: () => configTable, port: (m) => port(firstConfig + m), index: o.shards + 1})
+  for (const p of configRs.members) cluster.register('config', p)
   return {
-    processes: [...mongos, ...shards, config],
+    processes: [...mongos, ...shards, ...configRs.members],
     uri: (creds) => `mongodb://${creds}${mongos.map((m) => m.hostPort).join(',')}/${o.auth ? '?authSource=admin' : ''}`,
     started: async () => {
       await cluster.started()
+      if (o.scenarios.includes(UPGRADED_FROM_34)) seedUpgradedFrom34(cluster, new Date())
       if (o.scenarios.includes(DEAD_LOCK_HOLDER)) await runDeadLockHolder(cluster)
     },
     stopping: () => cluster.stop(),

@@ -15,6 +15,6 @@ export function buildStandalone(ctx: TopologyContext): BuiltTopology {
   })
   return {
     processes: [proc],
-    uri: (creds) => `mongodb://${creds}${proc.hostPort}/${ctx.options.auth ? '?authSource=admin' : ''}`,
+    uri: (creds) => `mongodb://${creds}${proc.listenAddress}/${ctx.options.auth ? '?authSource=admin' : ''}`,
   }
 }

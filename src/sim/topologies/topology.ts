@@ -2,9 +2,9 @@
  * What a topology builder receives and returns. A builder creates SimProcess objects
  * (not yet listening) sharing stores as the topology requires; cluster.ts starts them.
  *
- * Sharded: `sharded.ts` creates one config server (its own
- * DataStore holding the `config` database), one DataStore per shard (each a replica set
- * or a single 'shard' process), and `mongos` processes whose registry is
+ * Sharded: `sharded.ts` creates a config server replica set (its own DataStore holding
+ * the `config` database), one replica set and DataStore per shard (members share it),
+ * and `mongos` processes whose registry is
  * `mongosCommands()` (mongod's table with routed commands overridden); mongos forwards to
  * shards over its own outbound pools (connPoolStats reads them).
  */
