@@ -23,19 +23,24 @@ export function ddlOpsFrom(docs: Document[]): DdlOpRow[] {
     const command = d.command && typeof d.command === 'object' ? (d.command as Document) : undefined
     if (!command) continue
     const [name = ''] = Object.keys(command)
-    const ddl = USER_DDL.has(name) || name.startsWith('_shardsvr') || name.startsWith('_configsvr') || d.desc === 'ShardingDDLCoordinator'
+    // A coordinator reports itself by name in `desc` ("DropCollectionCoordinator", …) with an empty `command`, no
+    // opid and no running time (ShardingDDLCoordinator::basicReportBuilder); "ShardingDDLCoordinator" is the service.
+    const coordinator = typeof d.desc === 'string' && /Coordinator$/.test(d.desc)
+    const ddl = USER_DDL.has(name) || name.startsWith('_shardsvr') || name.startsWith('_configsvr') || coordinator
     if (!ddl) continue
+    const micros = toNumber(d.microsecs_running)
     out.push({
       shard: typeof d.shard === 'string' ? d.shard : null,
       host: typeof d.host === 'string' ? d.host : null,
       opid: String(d.opid ?? ''),
-      command: name,
-      ns: nsOf(command, command.$db),
-      runningMS: Math.round((toNumber(d.microsecs_running) ?? 0) / 1000),
+      command: name || (coordinator ? String(d.desc) : ''),
+      ns: nsOf(command, command.$db) ?? (typeof d.ns === 'string' ? d.ns : null),
+      runningMS: micros === undefined ? null : Math.round(micros / 1000),
       waitingForLock: d.waitingForLock === true,
     })
   }
-  return out.sort((a, b) => b.runningMS - a.runningMS)
+  // Longest running first; those that do not say how long (coordinators) last.
+  return out.sort((a, b) => (b.runningMS ?? -1) - (a.runningMS ?? -1))
 }
 
 /** Sum of a `{mode: count}` document (serverStatus.locks omits modes that are zero). */

@@ -210,11 +210,13 @@ export class DdlOpTracker {
       ...extra,
     })
     for (const op of ops) {
-      const key = `${op.host}|${op.opid}`
+      // A coordinator's entry has no opid: its name and namespace tell it apart.
+      const key = `${op.host}|${op.opid || `${op.command}:${op.ns}`}`
       current.add(key)
       const prev = this.seen.get(key)
       if (!prev) {
-        const start = atMs - op.runningMS
+        // An entry that does not say how long it has run started no later than this poll.
+        const start = atMs - (op.runningMS ?? 0)
         this.seen.set(key, {op, acquiredFrom: op.waitingForLock ? null : start, acquiredBy: op.waitingForLock ? null : start, lastSeenAt: atMs})
         if (op.waitingForLock) events.push(base(op, 'waiting', atMs))
         else if (first) events.push(base(op, 'held-at-start', atMs, {since: new Date(start).toISOString()}))

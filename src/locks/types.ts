@@ -113,7 +113,8 @@ export interface DdlOpRow {
   opid: string
   command: string
   ns: string | null
-  runningMS: number
+  /** From `microsecs_running`; null when the document does not say (a coordinator's own entry). */
+  runningMS: number | null
   waitingForLock: boolean
 }
 
