@@ -218,7 +218,9 @@ export function noHostAnswered(result: Pick<ConnsListResult, 'hosts'>): boolean 
 /** `conns list`: one round over every host (no rates: they need two polls). */
 export async function runConnsList(target: Target, options: {holders: boolean; discover?: boolean}): Promise<ConnsListResult> {
   const topology = await discover(target, options)
-  const hostTimeoutMs = Math.min(target.connection.timeoutMs, 5000)
+  // One round, bounded by the user's --timeout-ms (not a shorter cut of our own): a slow link or a loaded
+  // client still gets its figures; a name that does not resolve fails at once (the poller looks it up first).
+  const hostTimeoutMs = target.connection.timeoutMs
   const pollers = openPollers(target, topology, hostTimeoutMs, options.holders)
   const trackers = topology.hosts.map((entry) => new HostTracker(entry, Number.POSITIVE_INFINITY))
   const rows = new Rows(pollers, trackers)
