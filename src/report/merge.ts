@@ -178,7 +178,7 @@ export function mergeRuns(segments: readonly Segment[]): MergedRunResult {
     rateShortfall: rateShortfallOf(counts, first.rate === null ? null : first.rate * segmentCount, first.concurrency * segmentCount, latency.summary.mean),
     latencyUs: latency.summary,
     latencyCorrectedUs: corrected?.summary ?? null,
-    scheduleLagUs: lags.length === 0 ? null : worst(lags),
+    scheduleLagUs: lags.length === 0 ? null : {...worst(lags), count: sum(lags.map((lag) => lag.count))},
     checkoutWaitUs: worst(runs.map((run) => run.checkoutWaitUs)),
     checkoutWaitDriverMS: worst(runs.map((run) => run.checkoutWaitDriverMS)),
     pool: mergePools(runs.map((run) => run.pool)),
