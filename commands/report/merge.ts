@@ -33,6 +33,9 @@ export default class ReportMerge extends BaseCommand<typeof ReportMerge> {
     '<%= config.bin %> <%= command.id %> total-ab.json seg2.json --json',
   ]
 
+  static override usage = '<%= command.id %> FILE FILE... [--out FILE] [--json]'
+
+  // The files are a variadic list: read from argv, at least two.
   static override strict = false
 
   static override flags = {

@@ -27,7 +27,7 @@ import {COMPARED_METRICS, type ComparedMetric, type CompareResult, type GateLine
 export const NOISE_RULE =
   'percentiles: 95% confidence intervals of each quantile from its HDR histogram (ranks n·q ± 1.96·√(n·q·(1−q))) overlap; ' +
   'ops/s: Poisson intervals of the operation counts (ops ± 1.96·√ops) overlap; checkout wait p99 and connections created: no spread in the files, not judged (null). ' +
-  'bench keeps no per-interval series yet: when it does, overlapping series will be the rule'
+  'sampling noise only (two runs on a busy machine can differ by more); bench keeps no per-interval series yet: when it does, overlapping series will be the rule'
 
 const Z95 = 1.96
 
@@ -116,7 +116,7 @@ export function compareBenchResults(base: LoadedResult, next: LoadedResult, gate
   }
   const unmatchedBase = [...baseByKey.keys()].filter((key) => !newKeys.has(key))
   if (runs.length === 0) {
-    throw usageError(`${next.file}: no run matches one of ${base.file} (new: ${unmatchedNew.join('; ') || 'none'}; base: ${unmatchedBase.join('; ') || 'none'})`, 'compare two results of the same bench matrix (model, concurrency, pool size and rate)')
+    throw usageError(`${next.file}: no run matches a run of ${base.file} (new: ${unmatchedNew.join('; ') || 'none'}; base: ${unmatchedBase.join('; ') || 'none'})`, 'compare two results of the same bench matrix (model, concurrency, pool size and rate)')
   }
   const notes: string[] = []
   if (base.result.config.workload !== next.result.config.workload) notes.push(`the workloads differ: ${base.result.config.workload} in ${base.file}, ${next.result.config.workload} in ${next.file}`)
