@@ -121,12 +121,12 @@ function worst<T extends object>(values: readonly T[]): T {
  * segment's summary holds its exact max, so the merged max (and every
  * percentile's clamp) comes from those, as one histogram fed every value reads.
  */
-function mergeLatency(file: readonly string[], encoded: ReadonlyArray<string | null>, field: string, maxima: readonly number[]): {summary: LatencySummaryUs; encoded: string} {
+function mergeLatency(label: string, file: readonly string[], encoded: ReadonlyArray<string | null>, field: string, maxima: readonly number[]): {summary: LatencySummaryUs; encoded: string} {
   const histograms = encoded.map((value, index) => {
     try {
       return decodeHistogram(value!)
     } catch {
-      throw notBenchResult(file[index]!, `histograms.${field}`, 'does not decode as an HDR histogram')
+      throw notBenchResult(file[index]!, `runs[${label}].histograms.${field}`, 'does not decode as an HDR histogram')
     }
   })
   const merged = mergeHistograms(histograms)
@@ -148,9 +148,9 @@ export function mergeRuns(segments: readonly Segment[]): MergedRunResult {
   const runs = segments.map((segment) => segment.run)
   const files = segments.map((segment) => segment.file)
   const first = runs[0]!
-  const latency = mergeLatency(files, runs.map((run) => run.histograms.latencyUs), 'latencyUs', runs.map((run) => run.latencyUs.max))
+  const latency = mergeLatency(runKey(first), files, runs.map((run) => run.histograms.latencyUs), 'latencyUs', runs.map((run) => run.latencyUs.max))
   const openLoop = runs.every((run) => run.histograms.latencyCorrectedUs !== null && run.histograms.latencyCorrectedUs !== undefined)
-  const corrected = openLoop ? mergeLatency(files, runs.map((run) => run.histograms.latencyCorrectedUs), 'latencyCorrectedUs', runs.map((run) => run.latencyCorrectedUs?.max as number)) : null
+  const corrected = openLoop ? mergeLatency(runKey(first), files, runs.map((run) => run.histograms.latencyCorrectedUs), 'latencyCorrectedUs', runs.map((run) => run.latencyCorrectedUs?.max as number)) : null
   const ops = sum(runs.map((run) => run.ops))
   const errors = sum(runs.map((run) => run.errors))
   const scheduled = runs.every((run) => run.scheduled === null) ? null : sum(runs.map((run) => run.scheduled ?? 0))
