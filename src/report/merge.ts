@@ -1,0 +1,242 @@
+/**
+ * `pooltool report merge`: the segments of one distributed bench run (same
+ * configuration, run on several machines over the same measured interval) into
+ * one result, exactly where the files allow it:
+ *
+ * - latency: the HDR histograms are decoded, added and re-encoded; every
+ *   percentile is recomputed from the merged histogram (never averaged);
+ * - counts are summed (ops, errors and their classes, missed, scheduled,
+ *   aborted, pool telemetry: connections created, closed, cleared, failed
+ *   checkouts, clients);
+ * - ops/s is recomputed over the common measured interval: segments start
+ *   together (`--start-at`), so it is the longest segment's interval;
+ * - figures kept only as percentiles (checkout wait, connection set-up,
+ *   schedule lag) cannot be merged exactly: the merged value is the worst
+ *   segment's, an upper bound of the true one (said in the notes);
+ * - server figures are readings of the whole server, which every segment sees:
+ *   summing would count each connection once per segment. Per host the merged
+ *   `server` keeps the highest peak, end reading and growth and the lowest
+ *   before/after reading; each segment's own readings stay in `serverBySegment`.
+ *
+ * Every rule is a sum, a max, a min or a histogram addition, so merge is
+ * associative: a merged file can be merged again.
+ */
+import type {BenchResult, PoolResult, RunResult, ServerHostResult} from '../bench/types.js'
+import {findKnee} from '../bench/knee.js'
+import {runLabel} from '../bench/fail-on.js'
+import {achievedRatePerSec, rateShortfallOf} from '../bench/rate-shortfall.js'
+import {usageError} from '../errors.js'
+import {decodeHistogram, encodeHistogram, type LatencySummaryUs, mergeHistograms, summarize} from '../metrics/histograms.js'
+import type {LoadedResult} from './load.js'
+import {notBenchResult} from './load.js'
+import type {MergedBenchResult, MergedRunResult} from './types.js'
+
+const MISMATCH_HINT = 'merge only the segments of one run: the same bench flags on every segment (only --segment differs)'
+
+/** The configuration fields every segment must share. */
+const CONFIG_FIELDS = ['workload', 'mix', 'docSizeBytes', 'warmupMS', 'durationMS', 'ops'] as const
+
+/** What makes two runs the same run of the matrix. */
+export function runKey(run: Pick<RunResult, 'model' | 'concurrency' | 'maxPoolSize' | 'rate'>): string {
+  return runLabel(run as RunResult)
+}
+
+export const UPPER_BOUND_NOTE =
+  'merged checkoutWaitUs, checkoutWaitDriverMS, pool.setupUs, pool.setupDriverMS and scheduleLagUs are the worst segment\'s (bench keeps them as percentiles only): upper bounds of the true values'
+export const PEAKS_NOTE = 'merged pool.peakTotal and pool.peakInUse are sums of each segment\'s peak (each segment has its own pools): upper bounds, the peaks need not coincide'
+
+export function mergeBenchResults(inputs: readonly LoadedResult[]): MergedBenchResult {
+  if (inputs.length < 2) throw usageError(`report merge needs at least two files (got ${inputs.length})`, MISMATCH_HINT)
+  const [first, ...rest] = inputs as [LoadedResult, ...LoadedResult[]]
+  for (const other of rest) checkSameConfig(first, other)
+  const keys = first.result.runs.map(runKey)
+  for (const input of inputs) checkSameRuns(input, first, keys)
+  const runs = keys.map((key) => mergeRuns(inputs.map((input) => ({file: input.file, run: input.result.runs.find((run) => runKey(run) === key)!}))))
+  const upperBounds = runs.some((run) => run.segments > 1)
+  const notes = unique([...inputs.flatMap((input) => input.result.notes ?? []), ...(upperBounds ? [UPPER_BOUND_NOTE, PEAKS_NOTE] : [])])
+  const locksDropped = inputs.some((input) => input.result.runs.some((run) => run.locks !== undefined))
+  if (locksDropped) notes.push('lock observations (ddl workload) are per segment and are not merged: read them in each segment file')
+  const namespaces = inputs.map((input) => input.result.namespace).filter((ns) => ns !== null && ns !== undefined)
+  return {
+    target: first.result.target,
+    notes: unique(notes),
+    interrupted: inputs.some((input) => input.result.interrupted),
+    cluster: {...first.result.cluster, hosts: uniqueBy(inputs.flatMap((input) => input.result.cluster?.hosts ?? []), (host) => host.host)},
+    config: first.result.config,
+    runs,
+    knee: findKnee(runs),
+    // A merge gates nothing: run `report compare --fail-on` on the merged file.
+    failOn: null,
+    cleanedUp: inputs.every((input) => input.result.cleanedUp),
+    // Segments of one run share one owned namespace: the first report stands for it.
+    namespace: namespaces[0] ?? null,
+    abandoned: unique(inputs.flatMap((input) => input.result.abandoned ?? [])),
+    segments: inputs.reduce((sum, input) => sum + segmentsOf(input.result), 0),
+  }
+}
+
+function segmentsOf(result: BenchResult): number {
+  const segments = (result as Partial<MergedBenchResult>).segments
+  return typeof segments === 'number' ? segments : 1
+}
+
+function checkSameConfig(first: LoadedResult, other: LoadedResult): void {
+  for (const field of CONFIG_FIELDS) {
+    const a = JSON.stringify(first.result.config[field] ?? null)
+    const b = JSON.stringify(other.result.config[field] ?? null)
+    if (a !== b) throw usageError(`${other.file}: config.${field} is ${b}, ${first.file} has ${a}`, MISMATCH_HINT)
+  }
+}
+
+function checkSameRuns(input: LoadedResult, first: LoadedResult, keys: readonly string[]): void {
+  const own = input.result.runs.map(runKey)
+  input.result.runs.forEach((run, index) => {
+    if (!keys.includes(own[index]!)) throw usageError(`${input.file}: runs[${index}] (${own[index]}) is not in ${first.file}`, MISMATCH_HINT)
+    if (own.indexOf(own[index]!) !== index) throw usageError(`${input.file}: runs[${index}] (${own[index]}) appears twice`, MISMATCH_HINT)
+  })
+  const missing = keys.find((key) => !own.includes(key))
+  if (missing !== undefined) throw usageError(`${input.file}: runs has no ${missing} (${first.file} has it)`, MISMATCH_HINT)
+}
+
+const sum = (values: readonly number[]) => values.reduce((a, b) => a + b, 0)
+const unique = <T>(values: readonly T[]) => [...new Set(values)]
+const uniqueBy = <T>(values: readonly T[], key: (value: T) => string) => [...new Map(values.map((value) => [key(value), value])).values()]
+
+function sumRecords(records: ReadonlyArray<Record<string, number> | undefined>): Record<string, number> {
+  const total: Record<string, number> = {}
+  for (const record of records) for (const [key, value] of Object.entries(record ?? {})) total[key] = (total[key] ?? 0) + value
+  return total
+}
+
+/** Each figure's highest value over the segments. */
+function worst<T extends object>(values: readonly T[]): T {
+  const result: Record<string, number> = {}
+  for (const value of values) for (const [key, n] of Object.entries(value) as Array<[string, number]>) result[key] = Math.max(result[key] ?? n, n)
+  return result as T
+}
+
+/**
+ * The compressed format keeps bucket counts, not the exact largest value: a
+ * decoded histogram's max reads up to 0.1% above anything recorded. Each
+ * segment's summary holds its exact max, so the merged max (and every
+ * percentile's clamp) comes from those, as one histogram fed every value reads.
+ */
+function mergeLatency(label: string, file: readonly string[], encoded: ReadonlyArray<string | null>, field: string, maxima: readonly number[]): {summary: LatencySummaryUs; encoded: string} {
+  const histograms = encoded.map((value, index) => {
+    try {
+      return decodeHistogram(value!)
+    } catch {
+      throw notBenchResult(file[index]!, `runs[${label}].histograms.${field}`, 'does not decode as an HDR histogram')
+    }
+  })
+  const merged = mergeHistograms(histograms)
+  const summary = summarize(merged)
+  if (summary.count > 0 && maxima.every((max) => typeof max === 'number')) {
+    const max = Math.max(...maxima)
+    for (const key of ['p50', 'p90', 'p99', 'p999', 'mean'] as const) summary[key] = Math.min(summary[key], max)
+    summary.max = max
+  }
+  return {summary, encoded: encodeHistogram(merged)}
+}
+
+interface Segment {
+  file: string
+  run: RunResult
+}
+
+export function mergeRuns(segments: readonly Segment[]): MergedRunResult {
+  const runs = segments.map((segment) => segment.run)
+  const files = segments.map((segment) => segment.file)
+  const first = runs[0]!
+  const latency = mergeLatency(runKey(first), files, runs.map((run) => run.histograms.latencyUs), 'latencyUs', runs.map((run) => run.latencyUs.max))
+  const openLoop = runs.every((run) => run.histograms.latencyCorrectedUs !== null && run.histograms.latencyCorrectedUs !== undefined)
+  const corrected = openLoop ? mergeLatency(runKey(first), files, runs.map((run) => run.histograms.latencyCorrectedUs), 'latencyCorrectedUs', runs.map((run) => run.latencyCorrectedUs?.max as number)) : null
+  const ops = sum(runs.map((run) => run.ops))
+  const errors = sum(runs.map((run) => run.errors))
+  const scheduled = runs.every((run) => run.scheduled === null) ? null : sum(runs.map((run) => run.scheduled ?? 0))
+  const missedByReason = sumRecords(runs.map((run) => run.missedByReason))
+  const durationMs = Math.max(...runs.map((run) => run.durationMS))
+  const segmentCount = sum(runs.map((run) => (run as Partial<MergedRunResult>).segments ?? 1))
+  const counts = {ops, errors, scheduled, missedByReason, durationMs}
+  const lags = runs.map((run) => run.scheduleLagUs).filter((lag): lag is LatencySummaryUs => lag !== null && lag !== undefined)
+  return {
+    model: first.model,
+    workload: first.workload,
+    concurrency: first.concurrency,
+    rate: first.rate,
+    maxPoolSize: first.maxPoolSize,
+    ops,
+    errors,
+    scheduled,
+    missed: sum(runs.map((run) => run.missed)),
+    missedByReason,
+    aborted: sum(runs.map((run) => run.aborted ?? 0)),
+    durationMS: durationMs,
+    opsPerSec: durationMs > 0 ? Math.round((ops * 1000 * 10) / durationMs) / 10 : 0,
+    achievedRatePerSec: achievedRatePerSec(counts),
+    // The whole run's target: each segment drove its own --rate share.
+    rateShortfall: rateShortfallOf(counts, first.rate === null ? null : first.rate * segmentCount, first.concurrency * segmentCount, latency.summary.mean),
+    latencyUs: latency.summary,
+    latencyCorrectedUs: corrected?.summary ?? null,
+    scheduleLagUs: lags.length === 0 ? null : {...worst(lags), count: sum(lags.map((lag) => lag.count))},
+    checkoutWaitUs: worst(runs.map((run) => run.checkoutWaitUs)),
+    checkoutWaitDriverMS: worst(runs.map((run) => run.checkoutWaitDriverMS)),
+    pool: mergePools(runs.map((run) => run.pool)),
+    server: mergeServer(runs.map((run) => run.server ?? [])),
+    serverBySegment: runs.flatMap((run) => (run as Partial<MergedRunResult>).serverBySegment ?? [run.server ?? []]),
+    errorsByClass: sumRecords(runs.map((run) => run.errorsByClass)),
+    histograms: {latencyUs: latency.encoded, latencyCorrectedUs: corrected?.encoded ?? null},
+    interrupted: runs.some((run) => run.interrupted),
+    segments: segmentCount,
+  }
+}
+
+function mergePools(pools: readonly PoolResult[]): PoolResult {
+  return {
+    created: sum(pools.map((pool) => pool.created)),
+    closed: sumRecords(pools.map((pool) => pool.closed)),
+    peakTotal: sum(pools.map((pool) => pool.peakTotal)),
+    peakInUse: sum(pools.map((pool) => pool.peakInUse)),
+    checkOutFailed: sumRecords(pools.map((pool) => pool.checkOutFailed)),
+    cleared: sum(pools.map((pool) => pool.cleared)),
+    clients: sum(pools.map((pool) => pool.clients)),
+    setupUs: worst(pools.map((pool) => pool.setupUs)),
+    setupDriverMS: worst(pools.map((pool) => pool.setupDriverMS)),
+  }
+}
+
+type Pick2 = (values: number[]) => number
+const lowest: Pick2 = (values) => Math.min(...values)
+const highest: Pick2 = (values) => Math.max(...values)
+
+/** A reading merged over the segments that have it; absent when none read it (never 0 for "unknown"). */
+function reading(hosts: readonly ServerHostResult[], field: 'connectionsBefore' | 'connectionsPeak' | 'connectionsAtEnd' | 'connectionsAfter' | 'totalCreatedDelta', pick: Pick2): number | undefined {
+  const values = hosts.map((host) => host[field]).filter((value): value is number => typeof value === 'number')
+  return values.length === 0 ? undefined : pick(values)
+}
+
+function mergeServer(segments: ReadonlyArray<readonly ServerHostResult[]>): ServerHostResult[] {
+  const byHost = new Map<string, ServerHostResult[]>()
+  for (const hosts of segments) for (const host of hosts) byHost.set(host.host, [...(byHost.get(host.host) ?? []), host])
+  return [...byHost.values()].map((hosts) => {
+    const first = hosts[0]!
+    const merged: ServerHostResult = {host: first.host, role: first.role}
+    if (first.setName !== undefined) merged.setName = first.setName
+    if (first.shard !== undefined) merged.shard = first.shard
+    // The quietest reading before and after is the one taken outside every segment's load.
+    const fields = {
+      connectionsBefore: reading(hosts, 'connectionsBefore', lowest),
+      connectionsPeak: reading(hosts, 'connectionsPeak', highest),
+      connectionsAtEnd: reading(hosts, 'connectionsAtEnd', highest),
+      connectionsAfter: reading(hosts, 'connectionsAfter', lowest),
+      totalCreatedDelta: reading(hosts, 'totalCreatedDelta', highest),
+    }
+    for (const [key, value] of Object.entries(fields)) if (value !== undefined) (merged as unknown as Record<string, number>)[key] = value
+    const waits = hosts.map((host) => host.lockWaits).filter((w) => w !== undefined)
+    if (waits.length > 0) merged.lockWaits = waits.reduce((a, b) => (b.timeAcquiringMicros > a.timeAcquiringMicros ? b : a))
+    const unavailable = unique(hosts.map((host) => host.unavailable).filter((why): why is string => why !== undefined))
+    if (unavailable.length > 0) merged.unavailable = unavailable.join('; ')
+    // clockSkewMS is each segment machine's own: it stays in serverBySegment.
+    return merged
+  })
+}

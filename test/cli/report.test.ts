@@ -1,0 +1,89 @@
+/**
+ * `pooltool report merge` and `report compare` on real bench results: the
+ * built CLI runs bench against the embedded cluster first (short runs), then
+ * merges and compares the files it wrote.
+ */
+import assert from 'node:assert/strict'
+import {mkdtemp, readFile, writeFile} from 'node:fs/promises'
+import {tmpdir} from 'node:os'
+import path from 'node:path'
+import {before, describe, it} from 'node:test'
+
+import type {BenchResult} from '../../src/bench/types.js'
+import {decodeHistogram, mergeHistograms, summarize} from '../../src/metrics/histograms.js'
+import type {CompareResult, MergedBenchResult} from '../../src/report/types.js'
+import {parseJson, runCli} from '../helpers/cli.js'
+
+describe('report merge and compare', () => {
+  let dir: string
+  const file = (name: string) => path.join(dir, name)
+  const read = async <T = BenchResult>(name: string) => JSON.parse(await readFile(file(name), 'utf8')) as T
+
+  before(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'pooltool-report-'))
+    const bench = async (out: string, extra: string[] = []) => {
+      const run = await runCli(['bench', '--duration', '1s', '--warmup', '500ms', '--concurrency', '4', '--out', file(out), ...extra])
+      assert.equal(run.code, 0, run.stderr)
+    }
+    for (const name of ['seg0.json', 'seg1.json', 'seg2.json']) await bench(name)
+    // The same configuration against a server 50 ms slower per operation: a regression far beyond a loaded machine's noise.
+    await bench('slow.json', ['--sim-latency', '50ms'])
+  })
+
+  it('merges 3 segment files exactly: percentiles of the added histograms, counts summed', async () => {
+    const run = await runCli(['report', 'merge', file('seg0.json'), file('seg1.json'), file('seg2.json'), '--out', file('total.json')])
+    assert.equal(run.code, 0, run.stderr)
+    assert.match(run.stdout, /3 segments/)
+    const segments = await Promise.all(['seg0.json', 'seg1.json', 'seg2.json'].map((name) => read(name)))
+    const merged = await read<MergedBenchResult>('total.json')
+    const runs = segments.map((result) => result.runs[0]!)
+    const one = summarize(mergeHistograms(runs.map((r) => decodeHistogram(r.histograms.latencyUs))))
+    const total = merged.runs[0]!
+    for (const key of ['p50', 'p90', 'p99', 'p999', 'count'] as const) assert.equal(total.latencyUs[key], one[key], key)
+    assert.equal(total.latencyUs.max, Math.max(...runs.map((r) => r.latencyUs.max)), 'the exact largest value recorded')
+    assert.equal(total.ops, runs.reduce((sum, r) => sum + r.ops, 0))
+    assert.equal(total.pool.created, runs.reduce((sum, r) => sum + r.pool.created, 0))
+    assert.equal(total.segments, 3)
+    assert.equal(total.serverBySegment.length, 3)
+  })
+
+  it('merges a merged file again', async () => {
+    const run = await runCli(['report', 'merge', file('total.json'), file('seg0.json'), '--json'])
+    assert.equal(run.code, 0, run.stderr)
+    const again = parseJson<MergedBenchResult>(run)
+    const total = await read<MergedBenchResult>('total.json')
+    const seg0 = await read('seg0.json')
+    assert.equal(again.segments, 4)
+    assert.equal(again.runs[0]!.segments, 4)
+    assert.equal(again.runs[0]!.ops, total.runs[0]!.ops + seg0.runs[0]!.ops)
+    assert.equal(again.runs[0]!.latencyUs.count, total.runs[0]!.latencyUs.count + seg0.runs[0]!.latencyUs.count)
+  })
+
+  it('compares a file with itself: all 1.00, and any ratio gate passes', async () => {
+    const gates = 'p99Ratio>1.0,p50Ratio>1.0,p999Ratio>1.0,opsPerSecRatio<1.0,checkoutWaitP99Ratio>1.0,connectionsCreatedRatio>1.0'
+    const run = await runCli(['report', 'compare', file('seg0.json'), file('seg0.json'), '--fail-on', gates])
+    assert.equal(run.code, 0, run.stdout + run.stderr)
+    assert.equal(run.stdout.match(/^✓ /gm)?.length, 6)
+    assert.doesNotMatch(run.stdout, /^✗/m)
+    const json = parseJson<CompareResult>(await runCli(['report', 'compare', file('seg0.json'), file('seg0.json'), '--json']))
+    for (const [name, metric] of Object.entries(json.runs[0]!.metrics)) assert.equal(metric.ratio, 1, name)
+  })
+
+  it('a slower file fails the latency gate with exit 8 and one ✗ line', async () => {
+    const run = await runCli(['report', 'compare', file('seg0.json'), file('slow.json'), '--fail-on', 'p50Ratio>1.10,opsPerSecRatio<0.001'])
+    assert.equal(run.code, 8, run.stdout + run.stderr)
+    assert.match(run.stdout, /^✗ p50Ratio>1\.10 \(pool c=4: \d+\.\d\d\)$/m)
+    assert.match(run.stdout, /^✓ opsPerSecRatio<0\.001$/m)
+  })
+
+  it('refuses a file that is not a bench result: one line naming the file and field, exit 2', async () => {
+    await writeFile(file('other.json'), JSON.stringify({runs: [], notes: []}))
+    const run = await runCli(['report', 'merge', file('seg0.json'), file('other.json')])
+    assert.equal(run.code, 2)
+    assert.equal(run.stderr.trim().split('\n').length, 1, run.stderr)
+    assert.match(run.stderr, /other\.json: config is missing: not a pooltool bench result/)
+    const missing = await runCli(['report', 'compare', file('seg0.json'), file('nope.json')])
+    assert.equal(missing.code, 2)
+    assert.match(missing.stderr, /nope\.json: cannot be read \(no such file\)/)
+  })
+})
