@@ -17,7 +17,7 @@
  * The pinger upserts `config.lockpings {_id: process, ping}` every 30 s; a clean shutdown
  * removes the document. Every interval is multiplied by the cluster's time scale.
  */
-import {randomInt} from 'node:crypto'
+import {randomBytes} from 'node:crypto'
 import {Long, ObjectId, type Document} from 'bson'
 import {CommandError} from '../errors.js'
 import type {DataStore} from '../storage/collection.js'
@@ -39,8 +39,13 @@ export const LOCK_STATE = {UNLOCKED: 0, LOCK_PREP: 1, LOCKED: 2} as const
 export type DistLockFlavour = '4.4' | '6.0'
 
 /** `host:port:epochSeconds:random` (generateDistLockProcessId). */
+/**
+ * `host:port:epochSeconds:random` with a signed 64-bit random, as the server builds it
+ * (`SecureRandom().nextInt64()` in the dist lock manager's process id), so ids are often negative
+ * (published ones look like `host:27018:1589298211:-8893393412012345678`).
+ */
 export function generateProcessId(hostPort: string, now = Date.now()): string {
-  return `${hostPort}:${Math.floor(now / 1000)}:${randomInt(1, 2 ** 31 - 1)}`
+  return `${hostPort}:${Math.floor(now / 1000)}:${randomBytes(8).readBigInt64LE()}`
 }
 
 export interface DistLockEnv {
