@@ -51,13 +51,14 @@ export interface EnginePlan {
   seriesIntervalMs?: number
 }
 
-export interface EngineHooks {
+/** `Sample`: what `sampleSeries` reads as each series interval closes. */
+export interface EngineHooks<Sample extends object = object> {
   /** `operation`: what `nextOperation` chose (undefined without it). */
   execute(operation?: string): Promise<unknown>
   /** Mixed workloads: the next operation's name, so latency is also kept per operation name. */
   nextOperation?(): string
   /** The caller's gauges as each series interval closes (pool in use, server connections …). */
-  sampleSeries?(): object
+  sampleSeries?(): Sample
   classifyError(error: unknown): string
   signal: AbortSignal
   /** Called when warm-up ends and measuring begins. */
@@ -88,7 +89,7 @@ export const ABORTED_CLASS = 'aborted'
 /** The error class of measured operations still running when the natural end's drain timed out. */
 export const UNFINISHED_CLASS = 'unfinished'
 
-export interface EngineMeasurement {
+export interface EngineMeasurement<Sample extends object = object> {
   ops: number
   /** Always the sum of errorsByClass. */
   errors: number
@@ -109,7 +110,7 @@ export interface EngineMeasurement {
   /** Completed operations by operation name (with `nextOperation`; else {}): counts add up to ops. */
   latencyByOpUs: Record<string, Histogram>
   /** With `seriesIntervalMs`: one entry per interval; ops and errors add up to the run's. Else []. */
-  series: (SeriesInterval & Record<string, unknown>)[]
+  series: (SeriesInterval & Sample)[]
   interrupted: boolean
 }
 
@@ -153,11 +154,11 @@ class RunState {
 }
 
 
-export async function runEngine(plan: EnginePlan, hooks: EngineHooks): Promise<EngineMeasurement> {
+export async function runEngine<Sample extends object = object>(plan: EnginePlan, hooks: EngineHooks<Sample>): Promise<EngineMeasurement<Sample>> {
   const openLoop = plan.rate !== undefined
   if (openLoop && plan.ops !== undefined) throw new Error('runEngine: an open-loop run is bounded by durationMs, not ops')
   const state = new RunState(openLoop)
-  const series = plan.seriesIntervalMs === undefined ? undefined : new SeriesRecorder(plan.seriesIntervalMs, () => (hooks.sampleSeries?.() ?? {}) as Record<string, unknown>)
+  const series = plan.seriesIntervalMs === undefined ? undefined : new SeriesRecorder<Sample>(plan.seriesIntervalMs, hooks.sampleSeries)
   /** Closes each series interval at its end, so the caller's gauges are read then. */
   let seriesTimer: NodeJS.Timeout | undefined
   const closeSeriesIntervals = (): void => {

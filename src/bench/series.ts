@@ -22,10 +22,10 @@ export interface SeriesInterval {
   ops: number
   errors: number
   opsPerSec: number
-  /** Completed operations of this interval only (0 when none completed). */
-  latencyP50Us: number
-  latencyP99Us: number
-  latencyMaxUs: number
+  /** Completed operations of this interval only; absent when none completed. */
+  latencyP50Us?: number
+  latencyP99Us?: number
+  latencyMaxUs?: number
 }
 
 interface OpenInterval {
@@ -124,9 +124,9 @@ export class SeriesRecorder<Sample extends object = object> {
       ops: entry.ops,
       errors: entry.errors,
       opsPerSec: durationMs > 0 ? Math.round((entry.ops * 1000 * 10) / durationMs) / 10 : 0,
-      latencyP50Us: percentileUs(histogram, 50),
-      latencyP99Us: percentileUs(histogram, 99),
-      latencyMaxUs: histogram.totalCount === 0 ? 0 : histogram.maxValue,
+      ...(histogram.totalCount === 0
+        ? {}
+        : {latencyP50Us: percentileUs(histogram, 50), latencyP99Us: percentileUs(histogram, 99), latencyMaxUs: histogram.maxValue}),
     }
     this.closed.push({...summary, ...(this.sample?.() ?? ({} as Sample))})
   }
