@@ -119,9 +119,10 @@ export function renderBench(result: BenchResult): string {
         `the server counted ${formatCount(delta)} new connections: each short-lived client also opens one monitoring connection (${formatCount(run.pool.clients)} clients)`,
     )
   }
-  const byOpLines = result.runs.filter((run) => Object.keys(run.latencyByOpUs).length > 1).flatMap(perOperationLines)
+  // A result written before series and per-operation latency existed (read back from a file) has neither.
+  const byOpLines = result.runs.filter((run) => Object.keys(run.latencyByOpUs ?? {}).length > 1).flatMap(perOperationLines)
   if (byOpLines.length > 0) lines.push('', 'Latency per operation (as latencyUs measures it)', ...byOpLines)
-  const seriesLines = result.runs.filter((run) => run.series.length > 1).map(seriesLine)
+  const seriesLines = result.runs.filter((run) => (run.series ?? []).length > 1).map(seriesLine)
   if (seriesLines.length > 0) lines.push('', `Over time, one bar per ${formatSeriesInterval(config.seriesIntervalMS)} (ops/s; p99; --json runs[].series or --csv for the figures)`, ...seriesLines)
   const scheduleLines = result.runs.filter((run) => run.scheduled !== null).map(openLoopAccounting)
   if (scheduleLines.length > 0) lines.push('', 'Open loop: every operation scheduled in the measured interval', ...scheduleLines)
@@ -187,10 +188,10 @@ function csvField(value: string | number | null | undefined): string {
  * answer) is an empty field, never 0.
  */
 export function renderSeriesCsv(result: BenchResult): string {
-  const hosts = [...new Set([...result.cluster.hosts.map((host) => host.host), ...result.runs.flatMap((run) => run.series.flatMap((point) => Object.keys(point.serverConnections)))])]
+  const hosts = [...new Set([...result.cluster.hosts.map((host) => host.host), ...result.runs.flatMap((run) => (run.series ?? []).flatMap((point) => Object.keys(point.serverConnections)))])]
   const rows = [[...SERIES_CSV_COLUMNS, ...hosts.map((host) => `connections:${host}`)].map(csvField).join(',')]
   for (const [runIndex, run] of result.runs.entries()) {
-    for (const point of run.series) {
+    for (const point of run.series ?? []) {
       const fields = [
         runIndex, run.model, run.concurrency, run.maxPoolSize, run.rate,
         point.tMS, point.durationMS, point.ops, point.errors, point.opsPerSec, point.latencyP50Us, point.latencyP99Us, point.latencyMaxUs,
