@@ -29,7 +29,7 @@ export default class Bench extends TargetCommand<typeof Bench> {
     'times and reports latency corrected for coordinated omission beside the uncorrected one.\n\n' +
     '--json (and --out) adds, per run: runs[].series, one entry per --series-interval from the start of the measured ' +
     'interval: {tMS, durationMS, ops, errors, opsPerSec, latencyP50Us, latencyP99Us, latencyMaxUs, poolInUse, poolTotal, ' +
-    'checkoutWaitP99Us, serverConnections: {"host:port": n}} (latency from that interval\'s own histogram; a figure that ' +
+    'checkoutWaitP99Us, serverConnections: {"host:port": n}} (latency send → reply, uncorrected in open loop, from that interval\'s own histogram; a figure that ' +
     'could not be read is absent; every counted operation is in exactly one interval, so the ops add up to the run\'s); ' +
     'and runs[].latencyByOpUs: {find: {p50, p90, p99, p999, max, mean, count}, update: …}, one histogram per operation ' +
     'name (a mixed workload\'s mix, else the workload\'s own name), whose counts add up to ops. --csv FILE writes the ' +

@@ -22,7 +22,7 @@ export interface SeriesInterval {
   ops: number
   errors: number
   opsPerSec: number
-  /** Completed operations of this interval only; absent when none completed. */
+  /** Completed operations of this interval only, send → reply (uncorrected in open loop); absent when none completed. */
   latencyP50Us?: number
   latencyP99Us?: number
   latencyMaxUs?: number
@@ -33,6 +33,9 @@ interface OpenInterval {
   errors: number
   latencyUs: Histogram
 }
+
+/** In intervals: far below any time the clock can tell, far above floating-point error. */
+const ROUNDING_DUST = 1e-6
 
 export class SeriesRecorder<Sample extends object = object> {
   private readonly open = new Map<number, OpenInterval>()
@@ -91,7 +94,8 @@ export class SeriesRecorder<Sample extends object = object> {
   endAt(end: number): void {
     if (!this.started) return
     const length = Math.max(0, end - this.startAt)
-    this.lastIndex = Math.max(0, Math.ceil(length / this.intervalMs) - 1)
+    // (start + 300) − start can come out as 300.00000000006: no interval for that rounding dust.
+    this.lastIndex = Math.max(0, Math.ceil(length / this.intervalMs - ROUNDING_DUST) - 1)
   }
 
   /** Close every interval that ended before `now` (never the last one: operations drained late still land there). */

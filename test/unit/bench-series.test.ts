@@ -50,6 +50,25 @@ describe('bench time series (engine)', () => {
     assert.equal(sum(m.series.map((s) => s.errors)), 2)
   })
 
+  it('adds up when a stop request cuts the run short, aborted operations in the last interval', async () => {
+    const controller = new AbortController()
+    let n = 0
+    const running = runEngine(plan({concurrency: 3, durationMs: 5000, stopDrainMs: 30, seriesIntervalMs: 50}), hooks(async () => {
+      n += 1
+      // After a while every operation hangs: the stop must give up on them.
+      await (n > 60 ? new Promise(() => {}) : sleep(2))
+    }, controller.signal))
+    while (n <= 60) await sleep(5)
+    await sleep(60)
+    controller.abort()
+    const m = await running
+    assert.equal(m.aborted, 3)
+    assert.ok(m.series.length >= 2 && m.series.length < 100, `${m.series.length} intervals`)
+    assert.equal(sum(m.series.map((s) => s.ops)), m.ops)
+    assert.equal(sum(m.series.map((s) => s.errors)), m.errors)
+    assert.equal(m.series.at(-1)!.errors, 3)
+  })
+
   it('has no series without --series-interval', async () => {
     const m = await runEngine(plan({ops: 10}), hooks(async () => {}))
     assert.deepEqual(m.series, [])
@@ -78,6 +97,17 @@ describe('per-operation latency (engine)', () => {
 })
 
 describe('SeriesRecorder', () => {
+  it('makes no interval of floating-point dust at the end', () => {
+    // performance.now() + 300 − performance.now() is not always 300: 1007.123456789 + 300 − 1007.123456789 > 300.
+    const start = 1007.123456789
+    assert.ok(start + 300 - start > 300)
+    const recorder = new SeriesRecorder(100)
+    recorder.start(start)
+    recorder.endAt(start + 300)
+    recorder.recordOp(start + 299.9, 1)
+    assert.deepEqual(recorder.finish(start + 300).map((s) => s.durationMS), [100, 100, 100])
+  })
+
   it('keeps summaries, not histograms, of closed intervals', () => {
     const recorder = new SeriesRecorder(10)
     recorder.start(0)
