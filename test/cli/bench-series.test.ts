@@ -38,10 +38,12 @@ describe('bench --series-interval / --csv', () => {
       assert.deepEqual(r.series.map((p: any) => p.durationMS), [250, 250, 250, 250, 200])
       assert.equal(sum(r.series.map((p: any) => p.ops)), r.ops)
       assert.equal(sum(r.series.map((p: any) => p.errors)), r.errors)
+      // (A loaded machine may stall a whole interval: most, not all, intervals complete operations.)
+      assert.ok(r.series.filter((p: any) => p.ops > 0).length >= 3, JSON.stringify(r.series))
       for (const p of r.series) {
-        assert.ok(p.ops > 0, JSON.stringify(p))
-        // Each interval's own histogram: within the run's bounds, never above the run's max.
-        assert.ok(p.latencyP50Us >= 2000 && p.latencyMaxUs <= r.latencyUs.max && p.latencyP99Us <= p.latencyMaxUs, JSON.stringify(p))
+        // Each interval's own histogram: within the run's bounds, never above the run's max; absent where nothing completed.
+        if (p.ops > 0) assert.ok(p.latencyP50Us >= 2000 && p.latencyMaxUs <= r.latencyUs.max && p.latencyP99Us <= p.latencyMaxUs, JSON.stringify(p))
+        else assert.equal(p.latencyP99Us, undefined)
         assert.ok(p.poolTotal >= 1 && p.poolInUse <= p.poolTotal, JSON.stringify(p))
         assert.ok(p.serverConnections[host] >= 1, JSON.stringify(p))
       }
