@@ -330,6 +330,7 @@ function toRunResult(parts: {
     histograms: {
       latencyUs: encodeHistogram(measurement.latencyUs),
       latencyCorrectedUs: measurement.latencyCorrectedUs ? encodeHistogram(measurement.latencyCorrectedUs) : null,
+      latencyByOpUs: Object.fromEntries(Object.entries(measurement.latencyByOpUs).map(([name, histogram]) => [name, encodeHistogram(histogram)])),
     },
     interrupted: measurement.interrupted,
   }

@@ -139,8 +139,12 @@ export interface RunResult {
   rateShortfall: RateShortfall | null
   /** Closed loop: from send to reply. Open loop: from actual send (uncorrected). */
   latencyUs: LatencySummaryUs
-  /** Per operation name (a mixed workload's mix; others their own name): completed operations, as latencyUs measures them; counts add up to ops. */
-  latencyByOpUs: Record<string, LatencySummaryUs>
+  /**
+   * Per operation name (a mixed workload's mix; others their own name): completed operations, as latencyUs
+   * measures them; counts add up to ops. bench always sets it; absent in results that do not carry it (files
+   * written before it existed, or merged without it).
+   */
+  latencyByOpUs?: Record<string, LatencySummaryUs>
   /** Open loop only: from the scheduled start (corrected for coordinated omission); missed operations included (count = ops + missed). */
   latencyCorrectedUs: LatencySummaryUs | null
   /** Open loop only: how late operations started against their schedule. */
@@ -151,13 +155,18 @@ export interface RunResult {
   checkoutWaitDriverMS: {p50: number; p99: number; max: number}
   pool: PoolResult
   server: ServerHostResult[]
-  /** One entry per --series-interval of the measured interval (see SeriesPoint). */
-  series: SeriesPoint[]
+  /** One entry per --series-interval of the measured interval (see SeriesPoint). bench always sets it; absent as latencyByOpUs. */
+  series?: SeriesPoint[]
   errorsByClass: Record<string, number>
   /** ddl workload on a sharded cluster: LockBusy / ConflictingOperationInProgress counts and lock hold times seen meanwhile. */
   locks?: LockObservation
   /** Compressed HDR histogram of latencyUs (and the corrected one), mergeable across runs. */
-  histograms: {latencyUs: string; latencyCorrectedUs: string | null}
+  histograms: {
+    latencyUs: string
+    latencyCorrectedUs: string | null
+    /** The histograms behind latencyByOpUs, by operation name, so segments' per-operation latency merges exactly. */
+    latencyByOpUs?: Record<string, string>
+  }
   /** True when Ctrl-C cut this run short. */
   interrupted: boolean
 }

@@ -119,7 +119,7 @@ export function renderBench(result: BenchResult): string {
         `the server counted ${formatCount(delta)} new connections: each short-lived client also opens one monitoring connection (${formatCount(run.pool.clients)} clients)`,
     )
   }
-  // A result written before series and per-operation latency existed (read back from a file) has neither.
+  // A result without series or per-operation latency (an older file, a merged one) has neither.
   const byOpLines = result.runs.filter((run) => Object.keys(run.latencyByOpUs ?? {}).length > 1).flatMap(perOperationLines)
   if (byOpLines.length > 0) lines.push('', 'Latency per operation (as latencyUs measures it)', ...byOpLines)
   const seriesLines = result.runs.filter((run) => (run.series ?? []).length > 1).map(seriesLine)
@@ -154,14 +154,14 @@ export function renderBench(result: BenchResult): string {
 
 /** "  pool c=8: find 80,112 ops p50 310µs p99 1.2ms · update …" */
 function perOperationLines(run: RunResult): string[] {
-  return Object.entries(run.latencyByOpUs).map(
+  return Object.entries(run.latencyByOpUs ?? {}).map(
     ([name, latency]) => `  ${runLabel(run)}: ${name} ${formatCount(latency.count)} ops · p50 ${formatUs(latency.p50)} · p99 ${formatUs(latency.p99)} · p99.9 ${formatUs(latency.p999)} · max ${formatUs(latency.max)}`,
   )
 }
 
 function seriesLine(run: RunResult): string {
-  const ops = sparkline(run.series.map((point) => point.opsPerSec), 60)
-  const p99 = sparkline(run.series.map((point) => point.latencyP99Us), 60)
+  const ops = sparkline((run.series ?? []).map((point) => point.opsPerSec), 60)
+  const p99 = sparkline((run.series ?? []).map((point) => point.latencyP99Us), 60)
   return `  ${runLabel(run)}: ops/s ${ops}  p99 ${p99}`
 }
 

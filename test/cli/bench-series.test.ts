@@ -10,6 +10,7 @@ import {tmpdir} from 'node:os'
 import path from 'node:path'
 import {before, describe, it} from 'node:test'
 
+import {decodeHistogram} from '../../src/metrics/histograms.js'
 import {parseJson, runCli} from '../helpers/cli.js'
 import {useCluster} from '../helpers/cluster.js'
 
@@ -73,6 +74,8 @@ describe('bench --series-interval / --csv', () => {
     assert.deepEqual(Object.keys(r.latencyByOpUs).sort(), ['find', 'update'])
     assert.equal(r.latencyByOpUs.find.count + r.latencyByOpUs.update.count, r.ops)
     assert.ok(r.latencyByOpUs.find.count > r.latencyByOpUs.update.count, JSON.stringify(r.latencyByOpUs))
+    // Encoded beside the summaries, so segments merge exactly.
+    for (const name of ['find', 'update']) assert.equal(decodeHistogram(r.histograms.latencyByOpUs[name]).totalCount, r.latencyByOpUs[name].count)
     const text = await runCli(['bench', '--uri', cluster.uri, '--workload', 'mixed', '--mix', 'find=50,insert=50', '--duration', '500ms'], {timeoutMs: 60_000})
     assert.equal(text.code, 0, text.stderr)
     assert.match(text.stdout, /Latency per operation/)
