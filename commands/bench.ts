@@ -1,6 +1,6 @@
 import {Flags} from '@oclif/core'
 
-import {toBenchConfig} from '../src/bench/config.js'
+import {DEFAULT_SERIES_INTERVAL_MS, toBenchConfig} from '../src/bench/config.js'
 import {parseFailOn} from '../src/bench/fail-on.js'
 import {runBench} from '../src/bench/run-bench.js'
 import {type BenchResult, POOL_MODELS, WORKLOADS} from '../src/bench/types.js'
@@ -10,9 +10,9 @@ import {durationFlag} from '../src/cli/flags.js'
 import {BENCH_DEFAULTS} from '../src/defaults.js'
 import {EXIT_CODES, PoolToolError} from '../src/errors.js'
 import {percentileUs} from '../src/metrics/histograms.js'
-import {checkOutputPath, writeJsonAtomically} from '../src/output.js'
+import {checkOutputPath, writeJsonAtomically, writeTextAtomically} from '../src/output.js'
 import {formatDuration} from '../src/parse/durations.js'
-import {renderBench, renderBenchTick} from '../src/reporters/bench.js'
+import {renderBench, renderBenchTick, renderSeriesCsv} from '../src/reporters/bench.js'
 import {renderNamespaceNotes} from '../src/reporters/namespace.js'
 import {createProgress} from '../src/reporters/progress.js'
 
@@ -26,13 +26,22 @@ export default class Bench extends TargetCommand<typeof Bench> {
     'per-op (a new client, handshake and auth per operation) and fixed (N dedicated connections, round robin). ' +
     'Comma lists on --model, --concurrency and --max-pool-size run the matrix and name the knee: the highest ' +
     'throughput whose p99 stays within --slo. Closed loop by default; --rate R runs open loop with scheduled start ' +
-    'times and reports latency corrected for coordinated omission beside the uncorrected one.'
+    'times and reports latency corrected for coordinated omission beside the uncorrected one.\n\n' +
+    '--json (and --out) adds, per run: runs[].series, one entry per --series-interval from the start of the measured ' +
+    'interval: {tMS, durationMS, ops, errors, opsPerSec, latencyP50Us, latencyP99Us, latencyMaxUs, poolInUse, poolTotal, ' +
+    'checkoutWaitP99Us, serverConnections: {"host:port": n}} (latency send → reply, uncorrected in open loop, from that interval\'s own histogram; a figure that ' +
+    'could not be read is absent; every counted operation is in exactly one interval, so the ops add up to the run\'s); ' +
+    'and runs[].latencyByOpUs: {find: {p50, p90, p99, p999, max, mean, count}, update: …}, one histogram per operation ' +
+    'name (a mixed workload\'s mix, else the workload\'s own name), whose counts add up to ops. --csv FILE writes the ' +
+    'same series as CSV: a header row, then one row per interval per run (runIndex = the index in runs[]), one ' +
+    'connections:<host> column per sampled host.'
 
   static override examples = [
     '<%= config.bin %> <%= command.id %> --duration 10s',
     '<%= config.bin %> <%= command.id %> --model pool,single,per-op,fixed --concurrency 32 --sim-latency 2ms',
     '<%= config.bin %> <%= command.id %> --concurrency 1,8,64,512 --max-pool-size 5,20,100 --slo 20ms',
     '<%= config.bin %> <%= command.id %> --workload mixed --mix find=80,insert=20 --rate 2000 --duration 30s',
+    '<%= config.bin %> <%= command.id %> --duration 2m --series-interval 5s --csv series.csv',
     "<%= config.bin %> <%= command.id %> --uri mongodb://db1:27017 --fail-on 'p99>50ms,errors>0' --out result.json",
   ]
 
@@ -63,6 +72,8 @@ export default class Bench extends TargetCommand<typeof Bench> {
     'fail-on': Flags.string({summary: "Exit 8 when a threshold is crossed, e.g. 'p99>50ms,errors>0,checkoutWaitP99>10ms'.", helpGroup: 'REPORT'}),
     out: Flags.string({summary: 'Also write the JSON result to this file: absent or a regular file (checked before the load starts); written atomically after every run and on interrupt.', helpGroup: 'REPORT'}),
     'sample-interval': durationFlag({default: BENCH_DEFAULTS.sampleIntervalMS, summary: 'How often serverStatus is polled on each host, e.g. 250ms, 1s.', helpGroup: 'REPORT'}),
+    'series-interval': durationFlag({default: DEFAULT_SERIES_INTERVAL_MS, summary: 'Length of one interval of the time series (runs[].series, --csv), e.g. 1s, 250ms; at least 10ms.', helpGroup: 'REPORT'}),
+    csv: Flags.string({summary: 'Also write the time series as CSV to this file: absent or a regular file (checked before the load starts); written atomically after every run.', helpGroup: 'REPORT'}),
     'sim-latency': durationFlag({summary: 'Embedded cluster only: per-operation service time, e.g. 2ms.', helpGroup: 'CONNECTION'}),
   }
 
@@ -73,19 +84,25 @@ export default class Bench extends TargetCommand<typeof Bench> {
     const simLatencyMs = flags['sim-latency'] ?? 0
     // Refuse a file we must not write before any load starts (and before the embedded cluster starts).
     if (flags.out !== undefined) await checkOutputPath(flags.out)
+    if (flags.csv !== undefined) await checkOutputPath(flags.csv, '--csv')
     const target = await this.openTarget({latencyMs: simLatencyMs})
     const progress = createProgress({json: this.jsonEnabled()})
     let label = ''
     let outFailure: string | undefined
     // A failed write never loses the measurement: it is printed anyway, and the failure said after it.
     const writeOut = async (value: BenchResult): Promise<void> => {
-      if (flags.out === undefined) return
-      try {
-        await writeJsonAtomically(flags.out, value)
-        outFailure = undefined
-      } catch (error) {
-        outFailure = `could not write --out ${flags.out}: ${(error as Error).message}`
+      const failures: string[] = []
+      const write = async (flag: string, file: string | undefined, writeFile: (file: string) => Promise<void>): Promise<void> => {
+        if (file === undefined) return
+        try {
+          await writeFile(file)
+        } catch (error) {
+          failures.push(`could not write ${flag} ${file}: ${(error as Error).message}`)
+        }
       }
+      await write('--out', flags.out, (file) => writeJsonAtomically(file, value))
+      await write('--csv', flags.csv, (file) => writeTextAtomically(file, renderSeriesCsv(value), '--csv'))
+      outFailure = failures.length === 0 ? undefined : failures.join('; ')
     }
     let result: BenchResult
     try {

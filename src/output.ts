@@ -68,14 +68,19 @@ async function isDirectoryBehindLink(dir: string): Promise<boolean> {
 
 /** Write JSON atomically: a reader sees the old file or the whole new one, never half of it. */
 export async function writeJsonAtomically(file: string, value: unknown): Promise<void> {
-  await checkOutputPath(file)
+  await writeTextAtomically(file, `${JSON.stringify(value, null, 2)}\n`)
+}
+
+/** Write text (CSV …) atomically, as writeJsonAtomically; `flag` names the option in a refusal. */
+export async function writeTextAtomically(file: string, text: string, flag = '--out'): Promise<void> {
+  await checkOutputPath(file, flag)
   const target = path.resolve(file)
   const temp = path.join(path.dirname(target), `.${path.basename(target)}.${randomBytes(4).toString('hex')}.tmp`)
   try {
     // 'wx': never open something that is already there (a link planted at the temp name included).
     const handle = await open(temp, 'wx', 0o644)
     try {
-      await handle.writeFile(`${JSON.stringify(value, null, 2)}\n`)
+      await handle.writeFile(text)
       await handle.sync()
     } finally {
       await handle.close()

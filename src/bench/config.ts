@@ -29,6 +29,18 @@ export interface BenchFlagValues {
   warmup?: number
   slo?: number
   'sample-interval'?: number
+  'series-interval'?: number
+}
+
+/** One interval of each run's time series, unless --series-interval says otherwise. */
+export const DEFAULT_SERIES_INTERVAL_MS = 1000
+/** Below this an interval holds too few operations to have percentiles, and a long run's series would be huge. */
+export const MIN_SERIES_INTERVAL_MS = 10
+
+function seriesIntervalOf(value: number | undefined): number {
+  if (value === undefined) return DEFAULT_SERIES_INTERVAL_MS
+  if (value < MIN_SERIES_INTERVAL_MS) throw usageError(`--series-interval ${value}ms is too short`, `give at least ${MIN_SERIES_INTERVAL_MS}ms, e.g. --series-interval 1s`)
+  return value
 }
 
 export function parseMix(text: string): Partial<Record<MixableOp, number>> {
@@ -90,5 +102,6 @@ export function toBenchConfig(flags: BenchFlagValues): BenchConfig {
     }),
     sloUs: flags.slo === undefined ? undefined : flags.slo * 1000,
     sampleIntervalMs: flags['sample-interval'] ?? BENCH_DEFAULTS.sampleIntervalMS,
+    seriesIntervalMs: seriesIntervalOf(flags['series-interval']),
   })
 }

@@ -30,6 +30,7 @@
  * - Warm-up runs the same loop first and is not recorded.
  */
 import {createHistogram, type Histogram, recordMs} from '../metrics/histograms.js'
+import {type SeriesInterval, SeriesRecorder} from './series.js'
 
 /** How long a stop request (signal) waits for operations in flight before counting them as aborted. */
 export const STOP_DRAIN_MS = 1000
@@ -46,10 +47,18 @@ export interface EnginePlan {
   /** The same after a stop request (default STOP_DRAIN_MS; never longer than drainTimeoutMs). */
   stopDrainMs?: number
   tickIntervalMs: number
+  /** When set: a time series of this interval (see series.ts). */
+  seriesIntervalMs?: number
 }
 
-export interface EngineHooks {
-  execute(): Promise<unknown>
+/** `Sample`: what `sampleSeries` reads as each series interval closes. */
+export interface EngineHooks<Sample extends object = object> {
+  /** `operation`: what `nextOperation` chose (undefined without it). */
+  execute(operation?: string): Promise<unknown>
+  /** Mixed workloads: the next operation's name, so latency is also kept per operation name. */
+  nextOperation?(): string
+  /** The caller's gauges as each series interval closes (pool in use, server connections …). */
+  sampleSeries?(): Sample
   classifyError(error: unknown): string
   signal: AbortSignal
   /** Called when warm-up ends and measuring begins. */
@@ -80,7 +89,7 @@ export const ABORTED_CLASS = 'aborted'
 /** The error class of measured operations still running when the natural end's drain timed out. */
 export const UNFINISHED_CLASS = 'unfinished'
 
-export interface EngineMeasurement {
+export interface EngineMeasurement<Sample extends object = object> {
   ops: number
   /** Always the sum of errorsByClass. */
   errors: number
@@ -98,6 +107,10 @@ export interface EngineMeasurement {
   /** Open loop: completed operations (reply − scheduled start) and missed ones (give-up − scheduled start). */
   latencyCorrectedUs: Histogram | null
   scheduleLagUs: Histogram | null
+  /** Completed operations by operation name (with `nextOperation`; else {}): counts add up to ops. */
+  latencyByOpUs: Record<string, Histogram>
+  /** With `seriesIntervalMs`: one entry per interval; ops and errors add up to the run's. Else []. */
+  series: (SeriesInterval & Sample)[]
   interrupted: boolean
 }
 
@@ -126,23 +139,35 @@ class RunState {
   readonly latencyUs = createHistogram()
   readonly latencyCorrectedUs: Histogram | null
   readonly scheduleLagUs: Histogram | null
+  readonly latencyByOpUs = new Map<string, Histogram>()
 
   constructor(openLoop: boolean) {
     this.latencyCorrectedUs = openLoop ? createHistogram() : null
     this.scheduleLagUs = openLoop ? createHistogram() : null
   }
 
-  countError(errorClass: string): void {
+  countError(errorClass: string, series?: SeriesRecorder): void {
+    series?.recordError(performance.now())
     this.errors += 1
     this.errorsByClass[errorClass] = (this.errorsByClass[errorClass] ?? 0) + 1
   }
 }
 
 
-export async function runEngine(plan: EnginePlan, hooks: EngineHooks): Promise<EngineMeasurement> {
+export async function runEngine<Sample extends object = object>(plan: EnginePlan, hooks: EngineHooks<Sample>): Promise<EngineMeasurement<Sample>> {
   const openLoop = plan.rate !== undefined
   if (openLoop && plan.ops !== undefined) throw new Error('runEngine: an open-loop run is bounded by durationMs, not ops')
   const state = new RunState(openLoop)
+  const series = plan.seriesIntervalMs === undefined ? undefined : new SeriesRecorder<Sample>(plan.seriesIntervalMs, hooks.sampleSeries)
+  /** Closes each series interval at its end, so the caller's gauges are read then. */
+  let seriesTimer: NodeJS.Timeout | undefined
+  const closeSeriesIntervals = (): void => {
+    if (!series || state.sealed) return
+    const now = performance.now()
+    series.closeBefore(now)
+    const next = state.measureStart + (Math.floor((now - state.measureStart) / series.intervalMs) + 1) * series.intervalMs
+    seriesTimer = setTimeout(closeSeriesIntervals, Math.max(1, next - now))
+  }
   const loopStart = performance.now()
   const stopDrainMs = Math.min(plan.stopDrainMs ?? STOP_DRAIN_MS, plan.drainTimeoutMs)
 
@@ -181,6 +206,11 @@ export async function runEngine(plan: EnginePlan, hooks: EngineHooks): Promise<E
     // Without warm-up the interval starts with the loop, so slot 0 is measured.
     state.measureStart = afterStartedSlots(plan.warmupMs > 0 ? performance.now() : loopStart)
     if (plan.durationMs !== undefined) state.measureEnd = state.measureStart + plan.durationMs
+    if (series) {
+      series.start(state.measureStart)
+      series.endAt(state.measureEnd)
+      closeSeriesIntervals()
+    }
     hooks.onMeasureStart?.()
     if (plan.durationMs !== undefined) stopAtTheEnd()
   }
@@ -202,6 +232,7 @@ export async function runEngine(plan: EnginePlan, hooks: EngineHooks): Promise<E
     if (state.stopped) return
     state.stopped = true
     state.measureEnd = Math.min(state.measureEnd, afterStartedSlots(performance.now()))
+    series?.endAt(state.measureEnd)
     if (openLoop) settleSchedule()
     resolveStopped()
   }
@@ -267,14 +298,21 @@ export async function runEngine(plan: EnginePlan, hooks: EngineHooks): Promise<E
    * counted as unfinished or aborted when the engine stopped waiting for it.
    */
   const runOperation = async (measured: boolean, scheduledAt?: number): Promise<void> => {
+    const operation = hooks.nextOperation?.()
     const startedAt = performance.now()
     state.executing += 1
     if (measured) state.inFlight += 1
     try {
-      await hooks.execute()
+      await hooks.execute(operation)
       if (measured && !state.sealed) {
         const doneAt = performance.now()
         recordMs(state.latencyUs, doneAt - startedAt)
+        series?.recordOp(doneAt, doneAt - startedAt)
+        if (operation !== undefined) {
+          let byOp = state.latencyByOpUs.get(operation)
+          if (!byOp) state.latencyByOpUs.set(operation, (byOp = createHistogram()))
+          recordMs(byOp, doneAt - startedAt)
+        }
         if (scheduledAt !== undefined) {
           recordMs(state.latencyCorrectedUs!, doneAt - Math.min(scheduledAt, startedAt))
           recordMs(state.scheduleLagUs!, Math.max(0, startedAt - scheduledAt))
@@ -282,7 +320,7 @@ export async function runEngine(plan: EnginePlan, hooks: EngineHooks): Promise<E
         state.ops += 1
       }
     } catch (error) {
-      if (measured && !state.sealed) state.countError(hooks.classifyError(error))
+      if (measured && !state.sealed) state.countError(hooks.classifyError(error), series)
     } finally {
       state.executing -= 1
       if (measured) state.inFlight -= 1
@@ -358,7 +396,7 @@ export async function runEngine(plan: EnginePlan, hooks: EngineHooks): Promise<E
   shortenDrain = undefined
   if (!drained) {
     const givenUpClass = hooks.signal.aborted ? ABORTED_CLASS : UNFINISHED_CLASS
-    for (let i = 0; i < state.inFlight; i++) state.countError(givenUpClass)
+    for (let i = 0; i < state.inFlight; i++) state.countError(givenUpClass, series)
     if (givenUpClass === ABORTED_CLASS) state.aborted += state.inFlight
   }
   state.sealed = true
@@ -371,6 +409,7 @@ export async function runEngine(plan: EnginePlan, hooks: EngineHooks): Promise<E
 
   clearTimeout(warmupTimer)
   clearTimeout(stopTimer)
+  clearTimeout(seriesTimer)
   clearInterval(ticker)
   hooks.signal.removeEventListener('abort', onAbort)
 
@@ -394,6 +433,8 @@ export async function runEngine(plan: EnginePlan, hooks: EngineHooks): Promise<E
     latencyUs: state.latencyUs,
     latencyCorrectedUs: state.latencyCorrectedUs,
     scheduleLagUs: state.scheduleLagUs,
+    latencyByOpUs: Object.fromEntries(state.latencyByOpUs),
+    series: series?.finish(end) ?? [],
     interrupted: state.interrupted,
   }
 }

@@ -20,6 +20,7 @@ import {createClientModel, effectiveMaxPoolSize} from './models.js'
 import {LockObserver} from './lock-observer.js'
 import {achievedRatePerSec, rateShortfallOf} from './rate-shortfall.js'
 import {newRunId, OwnedNamespace} from './namespace.js'
+import {type SeriesGauges, seriesGauges} from './series-gauges.js'
 import {SAMPLER_PURPOSE, ServerSampler} from './server-sampler.js'
 import {StopBudget} from './stop-budget.js'
 import type {BenchConfig, BenchResult, PoolModel, RunResult, ServerHostResult} from './types.js'
@@ -85,6 +86,7 @@ export async function runBench(target: Target, config: BenchConfig, hooks: Bench
       durationMS: config.durationMs,
       ops: config.ops,
       sampleIntervalMS: config.sampleIntervalMs,
+      seriesIntervalMS: config.seriesIntervalMs,
     },
     runs: [],
     knee: null,
@@ -242,9 +244,12 @@ async function runCell({target, settings, config, hooks, topology, budget}: Benc
         warmupMs: config.warmupMs,
         drainTimeoutMs: Math.max(5000, target.connection.timeoutMs),
         tickIntervalMs: TICK_INTERVAL_MS,
+        seriesIntervalMs: config.seriesIntervalMs,
       },
       {
-        execute: () => model.run(workload.next()),
+        nextOperation: workload.pick,
+        execute: (name) => model.run(workload.operation(name!)),
+        sampleSeries: seriesGauges(telemetry, sampler),
         classifyError: errorClass,
         signal: hooks.signal,
         onMeasureStart: config.warmupMs > 0 ? startMeasuring : undefined,
@@ -273,7 +278,7 @@ async function runCell({target, settings, config, hooks, topology, budget}: Benc
 function toRunResult(parts: {
   cell: BenchCell
   config: BenchConfig
-  measurement: EngineMeasurement
+  measurement: EngineMeasurement<SeriesGauges>
   telemetry: PoolTelemetry
   pool: PoolTelemetrySnapshot
   clients: number
@@ -302,6 +307,7 @@ function toRunResult(parts: {
     achievedRatePerSec: achievedRatePerSec(measurement),
     rateShortfall: rateShortfallOf(measurement, config.rate ?? null, cell.concurrency, summarize(measurement.latencyUs).mean),
     latencyUs: summarize(measurement.latencyUs),
+    latencyByOpUs: Object.fromEntries(Object.entries(measurement.latencyByOpUs).map(([name, histogram]) => [name, summarize(histogram)])),
     latencyCorrectedUs: measurement.latencyCorrectedUs ? summarize(measurement.latencyCorrectedUs) : null,
     scheduleLagUs: measurement.scheduleLagUs ? summarize(measurement.scheduleLagUs) : null,
     checkoutWaitUs: bounds(telemetry.checkoutWaitUs),
@@ -318,11 +324,13 @@ function toRunResult(parts: {
       setupDriverMS: bounds(telemetry.setupDriverMS),
     },
     server,
+    series: measurement.series,
     errorsByClass: {...measurement.errorsByClass},
     ...(locks ? {locks} : {}),
     histograms: {
       latencyUs: encodeHistogram(measurement.latencyUs),
       latencyCorrectedUs: measurement.latencyCorrectedUs ? encodeHistogram(measurement.latencyCorrectedUs) : null,
+      latencyByOpUs: Object.fromEntries(Object.entries(measurement.latencyByOpUs).map(([name, histogram]) => [name, encodeHistogram(histogram)])),
     },
     interrupted: measurement.interrupted,
   }

@@ -33,6 +33,8 @@ interface HostSamples {
   atEnd?: HostSample
   after?: HostSample
   peakCurrent?: number
+  /** connections.current of the latest poll; unset when that poll failed (unknown, not 0). */
+  latestCurrent?: number
   /** Permanent: the host will not answer serverStatus for us. */
   unavailable?: string
   /** The last transient failure, reported when a figure is missing because of it. */
@@ -81,6 +83,7 @@ export class ServerSampler {
     try {
       reading = await readStatus(await entry.connection.reader())
     } catch (error) {
+      entry.latestCurrent = undefined
       const failure = toPoolToolError(error, {target: entry.host.host, secrets: this.secrets})
       // Missing privileges will not change during the run: stop asking. A
       // network error (host restarting) only costs this sample.
@@ -94,6 +97,7 @@ export class ServerSampler {
     entry.clockSkewMS ??= clockSkewMS(reading)
     const sample = reading.value as HostSample
     const current = sample.connections?.current
+    entry.latestCurrent = current
     if (current !== undefined && (entry.peakCurrent === undefined || current > entry.peakCurrent)) entry.peakCurrent = current
     return sample
   }
@@ -130,6 +134,13 @@ export class ServerSampler {
   async sampleAfter(): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, AFTER_CLOSE_SETTLE_MS))
     await this.sampleAll('after')
+  }
+
+  /** Per host, its connections at the latest poll; a host whose figure is unknown is left out. */
+  currentConnections(): Record<string, number> {
+    const current: Record<string, number> = {}
+    for (const entry of this.hosts) if (entry.latestCurrent !== undefined) current[entry.host.host] = entry.latestCurrent
+    return current
   }
 
   /** Per host, what the samples taken so far say (a sample cut short leaves its figure out). */

@@ -5,6 +5,8 @@
 import type {LatencySummaryUs} from '../metrics/histograms.js'
 import type {LockObservation} from './lock-observer.js'
 import type {NamespaceReport} from './namespace.js'
+import type {SeriesInterval} from './series.js'
+import type {SeriesGauges} from './series-gauges.js'
 import type {PoolOptions} from '../mongo/client.js'
 import type {ClusterHost} from '../probes/topology.js'
 import type {ResultEnvelope} from '../result.js'
@@ -43,7 +45,17 @@ export interface BenchConfig {
   readonly sloUs?: number
   /** How often the server side is polled. */
   readonly sampleIntervalMs: number
+  /** The length of one interval of each run's time series. */
+  readonly seriesIntervalMs: number
 }
+
+/**
+ * One interval of a run's time series (`runs[].series`), from the start of
+ * the measured interval on the run's monotonic clock. Every counted operation
+ * falls in exactly one interval (the one it was counted in; those drained
+ * after the end in the last one): the series' ops and errors add up to the run's.
+ */
+export type SeriesPoint = SeriesInterval & SeriesGauges
 
 /** One host of the cluster (as the one discovery found it) over one run. */
 export interface ServerHostResult {
@@ -127,6 +139,12 @@ export interface RunResult {
   rateShortfall: RateShortfall | null
   /** Closed loop: from send to reply. Open loop: from actual send (uncorrected). */
   latencyUs: LatencySummaryUs
+  /**
+   * Per operation name (a mixed workload's mix; others their own name): completed operations, as latencyUs
+   * measures them; counts add up to ops. bench always sets it; absent in results that do not carry it (files
+   * written before it existed, or merged without it).
+   */
+  latencyByOpUs?: Record<string, LatencySummaryUs>
   /** Open loop only: from the scheduled start (corrected for coordinated omission); missed operations included (count = ops + missed). */
   latencyCorrectedUs: LatencySummaryUs | null
   /** Open loop only: how late operations started against their schedule. */
@@ -137,11 +155,18 @@ export interface RunResult {
   checkoutWaitDriverMS: {p50: number; p99: number; max: number}
   pool: PoolResult
   server: ServerHostResult[]
+  /** One entry per --series-interval of the measured interval (see SeriesPoint). bench always sets it; absent as latencyByOpUs. */
+  series?: SeriesPoint[]
   errorsByClass: Record<string, number>
   /** ddl workload on a sharded cluster: LockBusy / ConflictingOperationInProgress counts and lock hold times seen meanwhile. */
   locks?: LockObservation
   /** Compressed HDR histogram of latencyUs (and the corrected one), mergeable across runs. */
-  histograms: {latencyUs: string; latencyCorrectedUs: string | null}
+  histograms: {
+    latencyUs: string
+    latencyCorrectedUs: string | null
+    /** The histograms behind latencyByOpUs, by operation name, so segments' per-operation latency merges exactly. */
+    latencyByOpUs?: Record<string, string>
+  }
   /** True when Ctrl-C cut this run short. */
   interrupted: boolean
 }
@@ -195,6 +220,7 @@ export interface BenchResult extends ResultEnvelope {
     durationMS?: number
     ops?: number
     sampleIntervalMS: number
+    seriesIntervalMS: number
   }
   runs: RunResult[]
   knee: KneeResult | null

@@ -24,8 +24,14 @@ export type Operation = (handles: Handles) => Promise<unknown>
 export interface Workload {
   /** Create and fill the run's collection; stops between batches when `signal` aborts. */
   seed(db: Db, signal?: AbortSignal): Promise<void>
-  /** The next operation to run. Called on the hot path: keep it cheap. */
-  next(): Operation
+  /**
+   * The name of the next operation to run (a mixed workload draws one of its
+   * mix; others always name themselves), so latency is also kept per name.
+   * Called on the hot path: keep it cheap.
+   */
+  pick(): string
+  /** The operation for a name `pick` gave. */
+  operation(name: string): Operation
 }
 
 /** Cheap non-cryptographic PRNG (mulberry32): reproducible runs, no Math.random contention. */
@@ -80,17 +86,17 @@ function operationsFor(config: BenchConfig, random: () => number): Record<Mixabl
 }
 
 /** A weighted draw over the mix, e.g. find=80,insert=20. */
-function mixedOperation(config: BenchConfig, ops: Record<MixableOp, Operation>, random: () => number): () => Operation {
+function mixedPick(config: BenchConfig, random: () => number): () => MixableOp {
   const entries = Object.entries(config.mix).filter(([, weight]) => (weight ?? 0) > 0) as Array<[MixableOp, number]>
-  const cumulative: Array<[number, Operation]> = []
+  const cumulative: Array<[number, MixableOp]> = []
   let total = 0
   for (const [name, weight] of entries) {
     total += weight
-    cumulative.push([total, ops[name]])
+    cumulative.push([total, name])
   }
   return () => {
     const draw = random() * total
-    for (const [bound, op] of cumulative) if (draw < bound) return op
+    for (const [bound, name] of cumulative) if (draw < bound) return name
     return cumulative[cumulative.length - 1]![1]
   }
 }
@@ -146,12 +152,16 @@ export function createWorkload(config: BenchConfig, random = createRandom()): Wo
   }
   switch (config.workload) {
     case 'mixed':
-      return {seed, next: mixedOperation(config, ops, random)}
-    case 'ddl':
-      return {seed, next: ddlOperation(config, random)}
+      return {seed, pick: mixedPick(config, random), operation: (name) => ops[name as MixableOp]}
+    case 'ddl': {
+      // One name: the DDL kinds churn together and their latencies are the workload's.
+      const next = ddlOperation(config, random)
+      return {seed, pick: () => 'ddl', operation: () => next()}
+    }
     default: {
-      const op = ops[config.workload]
-      return {seed, next: () => op}
+      const name = config.workload
+      const op = ops[name]
+      return {seed, pick: () => name, operation: () => op}
     }
   }
 }

@@ -5,6 +5,7 @@ import {NO_OPERATIONS_MEASURED, runLabel} from '../bench/fail-on.js'
 import type {BenchResult, RunResult, ServerHostResult} from '../bench/types.js'
 import {formatCount, formatRecord, formatUs, TABLE_STYLE} from './format.js'
 import {renderLockObservation} from './locks.js'
+import {sparkline} from './sparkline.js'
 
 function runsTable(result: BenchResult): string {
   const openLoop = result.runs.some((run) => run.latencyCorrectedUs !== null)
@@ -118,6 +119,11 @@ export function renderBench(result: BenchResult): string {
         `the server counted ${formatCount(delta)} new connections: each short-lived client also opens one monitoring connection (${formatCount(run.pool.clients)} clients)`,
     )
   }
+  // A result without series or per-operation latency (an older file, a merged one) has neither.
+  const byOpLines = result.runs.filter((run) => Object.keys(run.latencyByOpUs ?? {}).length > 1).flatMap(perOperationLines)
+  if (byOpLines.length > 0) lines.push('', 'Latency per operation (as latencyUs measures it)', ...byOpLines)
+  const seriesLines = result.runs.filter((run) => (run.series ?? []).length > 1).map(seriesLine)
+  if (seriesLines.length > 0) lines.push('', `Over time, one bar per ${formatSeriesInterval(config.seriesIntervalMS)} (ops/s; p99; --json runs[].series or --csv for the figures)`, ...seriesLines)
   const scheduleLines = result.runs.filter((run) => run.scheduled !== null).map(openLoopAccounting)
   if (scheduleLines.length > 0) lines.push('', 'Open loop: every operation scheduled in the measured interval', ...scheduleLines)
   const errorLines = result.runs.filter((run) => run.errors > 0).map((run) => `  ${runLabel(run)}: ${formatRecord(run.errorsByClass)}`)
@@ -144,6 +150,58 @@ export function renderBench(result: BenchResult): string {
   if (result.interrupted) lines.push('', 'interrupted: the figures above cover what was measured before Ctrl-C')
   lines.push(result.cleanedUp ? `namespace ${config.db} dropped` : `namespace ${config.db} kept`)
   return lines.join('\n')
+}
+
+/** "  pool c=8: find 80,112 ops p50 310µs p99 1.2ms · update …" */
+function perOperationLines(run: RunResult): string[] {
+  return Object.entries(run.latencyByOpUs ?? {}).map(
+    ([name, latency]) => `  ${runLabel(run)}: ${name} ${formatCount(latency.count)} ops · p50 ${formatUs(latency.p50)} · p99 ${formatUs(latency.p99)} · p99.9 ${formatUs(latency.p999)} · max ${formatUs(latency.max)}`,
+  )
+}
+
+function seriesLine(run: RunResult): string {
+  const ops = sparkline((run.series ?? []).map((point) => point.opsPerSec), 60)
+  const p99 = sparkline((run.series ?? []).map((point) => point.latencyP99Us), 60)
+  return `  ${runLabel(run)}: ops/s ${ops}  p99 ${p99}`
+}
+
+const formatSeriesInterval = (ms: number): string => (ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`)
+
+/** The columns of `--csv`, one row per interval per run; `connections:<host>` columns follow, one per sampled host. */
+export const SERIES_CSV_COLUMNS = [
+  'runIndex', 'model', 'concurrency', 'maxPoolSize', 'rate',
+  'tMS', 'durationMS', 'ops', 'errors', 'opsPerSec', 'latencyP50Us', 'latencyP99Us', 'latencyMaxUs',
+  'poolInUse', 'poolTotal', 'checkoutWaitP99Us',
+] as const
+
+/** A CSV field (RFC 4180): quoted when it holds a comma, a quote or a line break; a missing figure is an empty field. */
+function csvField(value: string | number | null | undefined): string {
+  if (value === undefined || value === null) return ''
+  const text = String(value)
+  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text
+}
+
+/**
+ * `--csv FILE`: every run's time series, one row per interval per run, with
+ * a header row. runIndex is the run's index in the JSON's runs[]; a figure
+ * that could not be read (no operation completed, a host that did not
+ * answer) is an empty field, never 0.
+ */
+export function renderSeriesCsv(result: BenchResult): string {
+  const hosts = [...new Set([...result.cluster.hosts.map((host) => host.host), ...result.runs.flatMap((run) => (run.series ?? []).flatMap((point) => Object.keys(point.serverConnections)))])]
+  const rows = [[...SERIES_CSV_COLUMNS, ...hosts.map((host) => `connections:${host}`)].map(csvField).join(',')]
+  for (const [runIndex, run] of result.runs.entries()) {
+    for (const point of run.series ?? []) {
+      const fields = [
+        runIndex, run.model, run.concurrency, run.maxPoolSize, run.rate,
+        point.tMS, point.durationMS, point.ops, point.errors, point.opsPerSec, point.latencyP50Us, point.latencyP99Us, point.latencyMaxUs,
+        point.poolInUse, point.poolTotal, point.checkoutWaitP99Us,
+        ...hosts.map((host) => point.serverConnections[host]),
+      ]
+      rows.push(fields.map(csvField).join(','))
+    }
+  }
+  return `${rows.join('\n')}\n`
 }
 
 /** "scheduled 4,000 = 1,159 ops + 0 errors + 2,841 missed (in-flight cap full 2,841)", then the shortfall warning. */
