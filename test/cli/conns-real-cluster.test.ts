@@ -33,15 +33,19 @@ describe('conns on a sharded cluster reached through localhost', () => {
     assert.equal(mongos.length, 2, 'every router once')
   })
 
-  it('watch: the same merge from the first round; no sample of the alias name, one summary row', async () => {
+  it('watch: merged in the first round both names answer, never a row of its own after it; one summary row', async () => {
     const [first, second] = cluster.sim.info.processes.filter((p) => p.role === 'mongos')
     const uri = `mongodb://localhost:${first!.port},${second!.host}/`
     const run = await runCli(['conns', 'watch', '--uri', uri, '--no-holders', '--interval', '200ms', '--count', '3', '--ndjson'])
     assert.equal(run.code, 0, run.stderr)
     const lines = run.stdout.trim().split('\n').map((l) => JSON.parse(l))
-    assert.equal(lines.filter((l) => l.type === 'sample' && l.host === first!.host).length, 0, 'the alias is never a row of its own')
-    const kept = lines.filter((l) => l.type === 'sample' && l.host === `localhost:${first!.port}`)
-    assert.equal(kept.length, 3)
+    const samples = lines.filter((l) => l.type === 'sample')
+    // Two names are one process only once both have answered in one round (serverStatus host + pid): on a
+    // loaded machine one of them may miss the first round's deadline, and until then each is its own row.
+    const mergedAt = samples.find((l) => l.host === `localhost:${first!.port}` && l.aliases?.includes(first!.host))?.round
+    assert.ok(mergedAt !== undefined, `the two names were merged in some round: ${JSON.stringify(samples.map((l) => [l.round, l.host, l.state]))}`)
+    assert.deepEqual(samples.filter((l) => l.host === first!.host && l.round >= mergedAt), [], 'the alias is never a row of its own once merged')
+    const kept = samples.filter((l) => l.host === `localhost:${first!.port}` && l.round >= mergedAt)
     for (const s of kept) assert.deepEqual(s.aliases, [first!.host])
     const summary = lines.at(-1)
     assert.deepEqual(summary.hosts.filter((h: {role: string}) => h.role === 'mongos').map((h: {host: string}) => h.host), [`localhost:${first!.port}`, second!.host])
