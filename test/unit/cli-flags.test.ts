@@ -32,7 +32,7 @@ type AnyCommand = typeof Command & {baseFlags?: Record<string, unknown>}
 
 /** Each command and the duration flags it must have: the whole list, so a new one written as a plain string shows up. */
 const DURATION_FLAGS: Array<[string, AnyCommand, string[]]> = [
-  ['bench', Bench, ['duration', 'warmup', 'slo', 'sample-interval', 'sim-latency']],
+  ['bench', Bench, ['duration', 'warmup', 'slo', 'sample-interval', 'series-interval', 'sim-latency']],
   ['conns watch', ConnsWatch, ['interval', 'duration', 'idle-window']],
   ['conns list', ConnsList, []],
   ['locks list', LocksList, ['lock-expiry']],
