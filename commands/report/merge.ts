@@ -15,7 +15,7 @@ export default class ReportMerge extends BaseCommand<typeof ReportMerge> {
     'Every file must come from the same bench configuration with the same runs (matched by model, concurrency, pool size ' +
     'and rate); a file that is not a bench result or does not match is refused with one line naming the file and field (exit 2).\n\n' +
     'Exact: latency HDR histograms are decoded, added and re-encoded, and every percentile is recomputed from the merged ' +
-    'histogram (never averaged); ops, errors, errorsByClass, missed, scheduled, aborted and the pool counts (created, closed, ' +
+    'histogram (never averaged), per operation name too (latencyByOpUs) when every segment has them; ops, errors, errorsByClass, missed, scheduled, aborted and the pool counts (created, closed, ' +
     'cleared, checkOutFailed, clients) are summed; ops/s is recomputed over the common measured interval (segments start ' +
     'together with --start-at, so it is the longest segment\'s).\n\n' +
     'Bounds: checkoutWaitUs, checkoutWaitDriverMS, pool.setupUs, pool.setupDriverMS and scheduleLagUs are kept as percentiles ' +
@@ -26,7 +26,8 @@ export default class ReportMerge extends BaseCommand<typeof ReportMerge> {
     'connectionsAfter; `serverBySegment` keeps each segment\'s own readings (with its clock skew).\n\n' +
     'The JSON (--json, --out) is a bench result plus `segments` (on the file and on each run) and `runs[].serverBySegment`; ' +
     'concurrency, maxPoolSize and rate stay each segment\'s values. A merged file can be merged again (merge is associative) ' +
-    'and compared with `report compare`.'
+    'and compared with `report compare`. The per-interval series (runs[].series) are not carried: their percentiles come ' +
+    'from histograms the files do not hold.'
 
   static override examples = [
     '<%= config.bin %> <%= command.id %> seg0.json seg1.json seg2.json --out total.json',

@@ -4,7 +4,10 @@
  * one result, exactly where the files allow it:
  *
  * - latency: the HDR histograms are decoded, added and re-encoded; every
- *   percentile is recomputed from the merged histogram (never averaged);
+ *   percentile is recomputed from the merged histogram (never averaged); the
+ *   same per operation name (`latencyByOpUs`) when every segment has them;
+ * - the per-interval series are not carried: their percentiles come from
+ *   histograms the file no longer holds, so a merged file has none;
  * - counts are summed (ops, errors and their classes, missed, scheduled,
  *   aborted, pool telemetry: connections created, closed, cleared, failed
  *   checkouts, clients);
@@ -144,6 +147,30 @@ interface Segment {
   run: RunResult
 }
 
+/**
+ * Per-operation latency, merged exactly like the run's: per operation name, the segments' histograms
+ * added. Only when every segment carries them (results from before per-operation latency do not).
+ */
+function mergeLatencyByOp(label: string, files: readonly string[], runs: readonly RunResult[]): {summaries: Record<string, LatencySummaryUs>; encoded: Record<string, string>} | undefined {
+  if (!runs.every((run) => run.histograms.latencyByOpUs !== undefined && run.latencyByOpUs !== undefined)) return undefined
+  const names = [...new Set(runs.flatMap((run) => Object.keys(run.histograms.latencyByOpUs!)))].sort()
+  const summaries: Record<string, LatencySummaryUs> = {}
+  const encoded: Record<string, string> = {}
+  for (const name of names) {
+    const having = runs.map((run, index) => ({run, file: files[index]!})).filter(({run}) => run.histograms.latencyByOpUs![name] !== undefined)
+    const merged = mergeLatency(
+      label,
+      having.map(({file}) => file),
+      having.map(({run}) => run.histograms.latencyByOpUs![name]!),
+      `latencyByOpUs.${name}`,
+      having.map(({run}) => run.latencyByOpUs![name]?.max as number),
+    )
+    summaries[name] = merged.summary
+    encoded[name] = merged.encoded
+  }
+  return {summaries, encoded}
+}
+
 export function mergeRuns(segments: readonly Segment[]): MergedRunResult {
   const runs = segments.map((segment) => segment.run)
   const files = segments.map((segment) => segment.file)
@@ -151,6 +178,7 @@ export function mergeRuns(segments: readonly Segment[]): MergedRunResult {
   const latency = mergeLatency(runKey(first), files, runs.map((run) => run.histograms.latencyUs), 'latencyUs', runs.map((run) => run.latencyUs.max))
   const openLoop = runs.every((run) => run.histograms.latencyCorrectedUs !== null && run.histograms.latencyCorrectedUs !== undefined)
   const corrected = openLoop ? mergeLatency(runKey(first), files, runs.map((run) => run.histograms.latencyCorrectedUs), 'latencyCorrectedUs', runs.map((run) => run.latencyCorrectedUs?.max as number)) : null
+  const byOp = mergeLatencyByOp(runKey(first), files, runs)
   const ops = sum(runs.map((run) => run.ops))
   const errors = sum(runs.map((run) => run.errors))
   const scheduled = runs.every((run) => run.scheduled === null) ? null : sum(runs.map((run) => run.scheduled ?? 0))
@@ -178,6 +206,7 @@ export function mergeRuns(segments: readonly Segment[]): MergedRunResult {
     rateShortfall: rateShortfallOf(counts, first.rate === null ? null : first.rate * segmentCount, first.concurrency * segmentCount, latency.summary.mean),
     latencyUs: latency.summary,
     latencyCorrectedUs: corrected?.summary ?? null,
+    ...(byOp ? {latencyByOpUs: byOp.summaries} : {}),
     scheduleLagUs: lags.length === 0 ? null : {...worst(lags), count: sum(lags.map((lag) => lag.count))},
     checkoutWaitUs: worst(runs.map((run) => run.checkoutWaitUs)),
     checkoutWaitDriverMS: worst(runs.map((run) => run.checkoutWaitDriverMS)),
@@ -185,7 +214,7 @@ export function mergeRuns(segments: readonly Segment[]): MergedRunResult {
     server: mergeServer(runs.map((run) => run.server ?? [])),
     serverBySegment: runs.flatMap((run) => (run as Partial<MergedRunResult>).serverBySegment ?? [run.server ?? []]),
     errorsByClass: sumRecords(runs.map((run) => run.errorsByClass)),
-    histograms: {latencyUs: latency.encoded, latencyCorrectedUs: corrected?.encoded ?? null},
+    histograms: {latencyUs: latency.encoded, latencyCorrectedUs: corrected?.encoded ?? null, ...(byOp ? {latencyByOpUs: byOp.encoded} : {})},
     interrupted: runs.some((run) => run.interrupted),
     segments: segmentCount,
   }

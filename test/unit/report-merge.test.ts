@@ -70,6 +70,28 @@ describe('report merge', () => {
     assert.notEqual(run.latencyUs.p99, averaged)
   })
 
+  it('per-operation latency merges the same way: per name, one histogram fed the same values', () => {
+    // Even positions are finds, odd ones updates, in every segment; each segment's per-operation histograms from the real encoder.
+    const nameOf = (index: number) => (index % 2 === 0 ? 'find' : 'update')
+    const withByOp = parts.map((values, index) => {
+      const input = segment(`op${index}.json`, values)
+      const run = input.result.runs[0]!
+      const byName = new Map(['find', 'update'].map((name) => [name, createHistogram()]))
+      values.forEach((value, position) => byName.get(nameOf(position))!.recordValue(value))
+      run.latencyByOpUs = Object.fromEntries([...byName].map(([name, h]) => [name, summarize(h)]))
+      run.histograms.latencyByOpUs = Object.fromEntries([...byName].map(([name, h]) => [name, encodeHistogram(h)]))
+      return input
+    })
+    const merged = mergeBenchResults(withByOp).runs[0]!
+    for (const name of ['find', 'update']) {
+      const one = createHistogram()
+      parts.forEach((values) => values.forEach((value, position) => nameOf(position) === name && one.recordValue(value)))
+      assert.deepEqual(merged.latencyByOpUs?.[name], summarize(one), name)
+    }
+    assert.equal((merged.latencyByOpUs?.find?.count ?? 0) + (merged.latencyByOpUs?.update?.count ?? 0), merged.ops, 'the per-operation counts add up to ops')
+    assert.equal(mergeBenchResults([a, b, c]).runs[0]!.latencyByOpUs, undefined, 'segments without per-operation latency give none, not an empty one')
+  })
+
   it('sums counts, recomputes ops/s over the common interval, keeps server readings per segment', () => {
     const merged = mergeBenchResults([a, b, c])
     const run = merged.runs[0]!
