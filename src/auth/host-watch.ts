@@ -16,6 +16,9 @@ const UNREACHABLE_CLASSES = new Set(['network', 'timeout', 'serverSelection', 'p
 
 const PROBE_RETRY_MS = 100
 
+/** The least time one probe gets (the first may come after --timeout-ms has run out; it still gets a fair chance). */
+const PROBE_MIN_TIMEOUT_MS = 1000
+
 /**
  * WireConnection's message when the server closed the socket (over its connection limit, or
  * shutting down). How a server at its connection limit refuses: it accepts and closes at once, which the
@@ -54,11 +57,13 @@ export class HostWatch {
     if (this.silentSince === undefined) return
     const giveUpAt = this.silentSince + this.settings.timeoutMs
     let lastError = 'no answer'
-    while (!this.settings.signal.aborted) {
+    // The host is asked at least once, however long ago the failure was: the connections still open when it
+    // happened (a storm) may have kept us from asking until after --timeout-ms, and a host that answers now is there.
+    for (let asked = false; !this.settings.signal.aborted; asked = true) {
       const left = giveUpAt - performance.now()
-      if (left <= 0) break
+      if (asked && left <= 0) break
       try {
-        await this.probe(Math.max(1, Math.round(left)))
+        await this.probe(Math.max(PROBE_MIN_TIMEOUT_MS, Math.round(left)))
         this.silentSince = undefined
         return
       } catch (error) {
