@@ -10,21 +10,15 @@
  */
 import {Long, type Document} from 'bson'
 import type {ActiveOp} from '../server/connection.js'
-import type {LockMode} from '../storage/locks.js'
+import {lockStatsEntry, type LockMode, type LockStats, type ModeStats, modeStatsOf} from '../storage/locks.js'
 import type {VersionProfile} from '../profile.js'
 
 type Kind = 'read' | 'write' | 'global' | 'dbExclusive'
 
-interface ModeStats {
-  acquireCount: number
-  acquireWaitCount: number
-  timeAcquiringMicros: number
-}
-
 interface OpLockState {
   /** Resource type (ResourceType or 7.0's FeatureCompatibilityVersion) → mode requested. */
   held: Map<string, LockMode>
-  stats: Map<string, Map<LockMode, ModeStats>>
+  stats: LockStats
   flowControlAcquired: number
   /** A wait in progress (its time so far is added when currentOp reads it). */
   waiting?: {type: string; mode: LockMode; since: bigint}
@@ -60,17 +54,7 @@ function sequence(kind: Kind, profile: VersionProfile): Array<[string, LockMode]
 }
 
 function bump(s: OpLockState, type: string, mode: LockMode): ModeStats {
-  let modes = s.stats.get(type)
-  if (!modes) {
-    modes = new Map()
-    s.stats.set(type, modes)
-  }
-  let m = modes.get(mode)
-  if (!m) {
-    m = {acquireCount: 0, acquireWaitCount: 0, timeAcquiringMicros: 0}
-    modes.set(mode, m)
-  }
-  return m
+  return modeStatsOf(s.stats, type, mode)
 }
 
 /**
@@ -145,20 +129,7 @@ export function currentOpLockFields(op: ActiveOp): {locks: Document; lockStats: 
   if (!s) return {locks, lockStats}
   for (const [type, mode] of s.held) locks[type] = mode
   for (const [type, modes] of s.stats) {
-    const acquireCount: Document = {}
-    const acquireWaitCount: Document = {}
-    const timeAcquiringMicros: Document = {}
-    let waits = false
-    for (const [mode, m] of modes) {
-      if (m.acquireCount > 0) acquireCount[mode] = Long.fromNumber(m.acquireCount)
-      if (m.acquireWaitCount > 0) {
-        waits = true
-        const ongoing = s.waiting?.type === type && s.waiting.mode === mode ? elapsedMicros(s.waiting.since) : 0
-        acquireWaitCount[mode] = Long.fromNumber(m.acquireWaitCount)
-        timeAcquiringMicros[mode] = Long.fromNumber(m.timeAcquiringMicros + ongoing)
-      }
-    }
-    lockStats[type] = waits ? {acquireCount, acquireWaitCount, timeAcquiringMicros} : {acquireCount}
+    lockStats[type] = lockStatsEntry(modes, (mode) => (s.waiting?.type === type && s.waiting.mode === mode ? elapsedMicros(s.waiting.since) : 0))
   }
   return {locks, lockStats}
 }

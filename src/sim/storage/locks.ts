@@ -25,10 +25,48 @@ export type ResourceType =
   | 'Metadata'
   | 'oplog'
 
-interface ModeStats {
+export interface ModeStats {
   acquireCount: number
   acquireWaitCount: number
   timeAcquiringMicros: number
+}
+
+/** Counters per resource type and mode, as serverStatus.locks and currentOp lockStats report them. */
+export type LockStats<Type extends string = string> = Map<Type, Map<LockMode, ModeStats>>
+
+/** The counters of one resource type and mode, created at zero on first use. */
+export function modeStatsOf<Type extends string>(stats: LockStats<Type>, type: Type, mode: LockMode): ModeStats {
+  let modes = stats.get(type)
+  if (!modes) {
+    modes = new Map()
+    stats.set(type, modes)
+  }
+  let s = modes.get(mode)
+  if (!s) {
+    s = {acquireCount: 0, acquireWaitCount: 0, timeAcquiringMicros: 0}
+    modes.set(mode, s)
+  }
+  return s
+}
+
+/**
+ * One resource's entry as the server writes it: only non-zero modes, Long counters, the wait
+ * counters only when something waited. `ongoingMicros` adds a wait still in progress (currentOp).
+ */
+export function lockStatsEntry(modes: Map<LockMode, ModeStats>, ongoingMicros: (mode: LockMode) => number = () => 0): Document {
+  const acquireCount: Document = {}
+  const acquireWaitCount: Document = {}
+  const timeAcquiringMicros: Document = {}
+  let waits = false
+  for (const [mode, s] of modes) {
+    if (s.acquireCount > 0) acquireCount[mode] = Long.fromNumber(s.acquireCount)
+    if (s.acquireWaitCount > 0) {
+      waits = true
+      acquireWaitCount[mode] = Long.fromNumber(s.acquireWaitCount)
+      timeAcquiringMicros[mode] = Long.fromNumber(s.timeAcquiringMicros + ongoingMicros(mode))
+    }
+  }
+  return waits ? {acquireCount, acquireWaitCount, timeAcquiringMicros} : {acquireCount}
 }
 
 interface Queue {
@@ -39,7 +77,7 @@ interface Queue {
 export type Release = () => void
 
 export class LockManager {
-  private readonly stats = new Map<ResourceType, Map<LockMode, ModeStats>>()
+  private readonly stats: LockStats<ResourceType> = new Map()
   private readonly queues = new Map<string, Queue>()
   /** Writers currently waiting for a collection queue or the fsync lock (globalLock.currentQueue.writers). */
   waitingWriters = 0
@@ -48,17 +86,7 @@ export class LockManager {
   private readonly heldByFsync: Array<() => void> = []
 
   private statsOf(type: ResourceType, mode: LockMode): ModeStats {
-    let modes = this.stats.get(type)
-    if (!modes) {
-      modes = new Map()
-      this.stats.set(type, modes)
-    }
-    let s = modes.get(mode)
-    if (!s) {
-      s = {acquireCount: 0, acquireWaitCount: 0, timeAcquiringMicros: 0}
-      modes.set(mode, s)
-    }
-    return s
+    return modeStatsOf(this.stats, type, mode)
   }
 
   private bump(type: ResourceType, mode: LockMode, waitedMicros = -1): void {
@@ -180,26 +208,7 @@ export class LockManager {
   /** serverStatus.locks: only non-zero modes, Long counters. */
   toDocument(): Document {
     const out: Document = {}
-    for (const [type, modes] of this.stats) {
-      const acquireCount: Document = {}
-      const acquireWaitCount: Document = {}
-      const timeAcquiringMicros: Document = {}
-      let waits = false
-      for (const [mode, s] of modes) {
-        if (s.acquireCount > 0) acquireCount[mode] = Long.fromNumber(s.acquireCount)
-        if (s.acquireWaitCount > 0) {
-          waits = true
-          acquireWaitCount[mode] = Long.fromNumber(s.acquireWaitCount)
-          timeAcquiringMicros[mode] = Long.fromNumber(s.timeAcquiringMicros)
-        }
-      }
-      const entry: Document = {acquireCount}
-      if (waits) {
-        entry.acquireWaitCount = acquireWaitCount
-        entry.timeAcquiringMicros = timeAcquiringMicros
-      }
-      out[type] = entry
-    }
+    for (const [type, modes] of this.stats) out[type] = lockStatsEntry(modes)
     return out
   }
 }
