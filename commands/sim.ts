@@ -5,7 +5,7 @@ import {durationFlag} from '../src/cli/flags.js'
 import {usageError} from '../src/errors.js'
 import {parseFaultSpec} from '../src/parse/fault-spec.js'
 import {parseMemberOptions} from '../src/parse/member-options.js'
-import {ndjsonFaultFired, ndjsonStarted, renderFaultFired, renderReplayStarted, renderSimStarted, type SimStartedResult, toReplayStartedResult, toSimStartedResult} from '../src/reporters/sim.js'
+import {ndjsonFaultFired, ndjsonScenarioFired, ndjsonStarted, renderFaultFired, renderReplayStarted, renderScenarioFired, renderSimStarted, type SimStartedResult, toReplayStartedResult, toSimStartedResult} from '../src/reporters/sim.js'
 import {runReplayUntilStopped} from '../src/replay/run.js'
 import {runSimUntilStopped} from '../src/run-sim.js'
 import {DEFAULT_SIM_OPTIONS, SIM_TOPOLOGIES, SIM_VERSION_PROFILES, type SimTopology, type SimVersionProfile} from '../src/sim/types.js'
@@ -27,8 +27,9 @@ export default class Sim extends BaseCommand<typeof Sim> {
     'A wire-protocol server that behaves like the parts of mongod/mongos pooltool observes (connections, SCRAM, ' +
     'serverStatus, $currentOp, distributed locks). Every other command starts one by itself when no URI is given; ' +
     'run it here to point other tools at it, or to inject faults. Runs until Ctrl-C (or --duration).\n\n' +
-    'Each scheduled --fault prints one line on stderr when it fires; --ndjson streams the started document and then one ' +
-    '{"type":"fault", …} line per fired fault on stdout (--json prints only the started document). If the cluster\'s ' +
+    'Each --scenario and each scheduled --fault prints one line on stderr when it fires (scenarios fire at start: what ' +
+    'they left behind and where); --ndjson streams the started document, then one {"type":"scenario", …} line per ' +
+    'scenario and one {"type":"fault", …} line per fired fault on stdout (--json prints only the started document). If the cluster\'s ' +
     'process dies, sim exits with one line: 9 when it was killed from outside (kill -9, the OOM killer), 1 when it failed on its own.\n\n' +
     '--replay FILE serves a file written by `pooltool snapshot` instead: one loopback listener per captured host, every ' +
     'command answered with the captured document (or the captured error), host names rewritten to the listeners, clocks ' +
@@ -73,7 +74,7 @@ export default class Sim extends BaseCommand<typeof Sim> {
       helpValue: '<file>',
       exclusive: [...SHAPE_FLAGS],
     }),
-    ndjson: Flags.boolean({default: false, exclusive: ['json'], summary: 'Stream JSON lines: the started document (type "started"), then one line per fired fault (type "fault").', helpGroup: 'OUTPUT'}),
+    ndjson: Flags.boolean({default: false, exclusive: ['json'], summary: 'Stream JSON lines: the started document (type "started"), then one line per scenario (type "scenario") and per fired fault (type "fault").', helpGroup: 'OUTPUT'}),
   }
 
   async run(): Promise<void> {
@@ -117,6 +118,10 @@ export default class Sim extends BaseCommand<typeof Sim> {
         else this.log(renderSimStarted(started))
       },
       // stderr in every mode (--json included: the started document cannot carry later events).
+      onScenarioFired: (event) => {
+        process.stderr.write(`${renderScenarioFired(event)}\n`)
+        if (mode === 'ndjson') this.log(ndjsonScenarioFired(event))
+      },
       onFaultFired: (event) => {
         process.stderr.write(`${renderFaultFired(event)}\n`)
         if (mode === 'ndjson') this.log(ndjsonFaultFired(event))

@@ -7,7 +7,7 @@ export {measureAuth, measureAuth as runAuth, type AuthHooks} from './auth/run-au
 export {toAuthConfig} from './auth/config.js'
 export type {AuthConfig, AuthResult, MechanismResult, AuthMechanismName} from './auth/types.js'
 export {startSimCluster, type SimCluster, type SimExit} from './sim/host.js'
-export type {SimOptions, SimFault, SimClusterInfo, FiredFault} from './sim/types.js'
+export type {SimOptions, SimFault, SimClusterInfo, FiredFault, FiredScenario} from './sim/types.js'
 export {resolveTarget, type Target, type TargetConnection} from './target.js'
 export {targetSummary, type ResultEnvelope, type TargetSummary} from './result.js'
 export {ServerReader, type Reading, type ReadRecorder, type ReadEvent} from './probes/reader.js'

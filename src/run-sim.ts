@@ -5,12 +5,14 @@
  * serving nothing.
  */
 import {type SimExit, startSimCluster, unexpectedExitError} from './sim/host.js'
-import type {FiredFault, SimClusterInfo, SimOptions} from './sim/types.js'
+import type {FiredFault, FiredScenario, SimClusterInfo, SimOptions} from './sim/types.js'
 
 export interface RunSimHooks extends StopWhen {
   onReady(info: SimClusterInfo): void
   /** Each scheduled fault as it fires (after onReady, in firing order). */
   onFaultFired?(event: FiredFault): void
+  /** Each scenario the cluster set up (they fire during start; reported after onReady, in order). */
+  onScenarioFired?(event: FiredScenario): void
 }
 
 const MAX_TIMER_MS = 2 ** 31 - 1
@@ -52,6 +54,7 @@ export async function runSimUntilStopped(options: Partial<SimOptions>, hooks: Ru
   const stop = stopRequested(hooks)
   try {
     hooks.onReady(cluster.info)
+    if (hooks.onScenarioFired) cluster.onScenarioFired(hooks.onScenarioFired)
     if (hooks.onFaultFired) cluster.onFaultFired(hooks.onFaultFired)
     const requested = stop.requested.then((): Ending => ({kind: 'requested'}))
     const died = cluster.exited.then((exit): Ending => ({kind: 'died', exit}))

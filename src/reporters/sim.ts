@@ -1,7 +1,7 @@
 /** What `pooltool sim` prints: the URI first (credentials included — it is the user's own test cluster), then each process. */
 import Table from 'cli-table3'
 
-import type {FiredFault, SimClusterInfo, SimFault, SimProcessInfo} from '../sim/types.js'
+import type {FiredFault, FiredScenario, SimClusterInfo, SimFault, SimProcessInfo} from '../sim/types.js'
 
 export interface SimStartedResult {
   uri: string
@@ -57,6 +57,16 @@ export function ndjsonStarted(result: SimStartedResult): string {
 /** `--ndjson`: one line per fired fault, `{type: "fault", at, atMS, fault: {kind, …}, ok, error?}`. */
 export function ndjsonFaultFired(event: FiredFault): string {
   return JSON.stringify({type: 'fault', ...event})
+}
+
+/** `--ndjson`: one line per scenario set up, `{type: "scenario", at, scenario, summary, facts}`. */
+export function ndjsonScenarioFired(event: FiredScenario): string {
+  return JSON.stringify({type: 'scenario', ...event})
+}
+
+/** The stderr line for a scenario, e.g. `pooltool sim: scenario dead-lock-holder fired: shard02's primary … took …`. */
+export function renderScenarioFired(event: FiredScenario): string {
+  return `pooltool sim: scenario ${event.scenario} fired: ${event.summary}`
 }
 
 function whatFaultDoes(fault: SimFault): string {

@@ -54,6 +54,7 @@ async function onMessage(msg: ParentMessage): Promise<void> {
       if (starting) return
       starting = SimClusterRuntime.start(msg.options, {
         onScheduledFault: (event) => send({type: 'fault-fired', event}),
+        onScenarioFired: (event) => send({type: 'scenario-fired', event}),
       })
       try {
         runtime = await starting

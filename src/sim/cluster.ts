@@ -17,6 +17,7 @@ import type {BuiltTopology, TopologyContext} from './topologies/topology.js'
 import {
   DEFAULT_SIM_OPTIONS,
   type FiredFault,
+  type FiredScenario,
   SIM_TOPOLOGIES,
   SIM_VERSION_PROFILES,
   type StartFailureReason,
@@ -113,6 +114,8 @@ export function classifyStartFailure(error: unknown): StartFailureReason {
 export interface RuntimeHooks {
   /** A scheduled fault was applied (or failed to apply). */
   onScheduledFault?(event: FiredFault): void
+  /** A scenario was set up (during start, before start resolves). */
+  onScenarioFired?(event: FiredScenario): void
 }
 
 /**
@@ -212,7 +215,7 @@ export class SimClusterRuntime {
       pid: process.pid,
     }
     const runtime = new SimClusterRuntime(options, topology, info, hooks)
-    await topology.started?.()
+    await topology.started?.((event) => hooks.onScenarioFired?.(event))
     runtime.schedule()
     return runtime
   }

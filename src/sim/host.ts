@@ -23,6 +23,7 @@ import {
   DEFAULT_SIM_OPTIONS,
   type ChildMessage,
   type FiredFault,
+  type FiredScenario,
   type ParentMessage,
   type SimClusterInfo,
   type SimFault,
@@ -56,6 +57,8 @@ export interface SimCluster {
   armFault(fault: SimFault, trigger: SimTrigger): Promise<{disarm(): Promise<boolean>}>
   /** Calls `listener` for each scheduled fault as it fires, first replaying those that fired before. Returns an unsubscribe. */
   onFaultFired(listener: (event: FiredFault) => void): () => void
+  /** Calls `listener` for each scenario the cluster set up (they fire during start: all are replayed). Returns an unsubscribe. */
+  onScenarioFired(listener: (event: FiredScenario) => void): () => void
   /** Stops the cluster; resolves quietly when it is already gone. Safe to call twice. */
   stop(): Promise<void>
 }
@@ -117,6 +120,23 @@ function startFailure(reason: StartFailureReason | 'exited' | 'killed' | 'timeou
   }
 }
 
+/** Events the child reports, kept so that a listener added late still hears every one, in order. */
+class ReplayedEvents<T> {
+  private readonly seen: T[] = []
+  private readonly listeners = new Set<(event: T) => void>()
+
+  emit(event: T): void {
+    this.seen.push(event)
+    for (const listener of this.listeners) listener(event)
+  }
+
+  subscribe(listener: (event: T) => void): () => void {
+    for (const event of this.seen) listener(event)
+    this.listeners.add(listener)
+    return () => this.listeners.delete(listener)
+  }
+}
+
 class ChildHandle implements SimCluster {
   info!: SimClusterInfo
   readonly exited: Promise<SimExit>
@@ -125,8 +145,8 @@ class ChildHandle implements SimCluster {
   private readonly waiters = new Map<number, (m: ControlResult) => void>()
   private hasExited = false
   private stopRequested = false
-  private readonly firedFaults: FiredFault[] = []
-  private readonly faultListeners = new Set<(event: FiredFault) => void>()
+  private readonly faults = new ReplayedEvents<FiredFault>()
+  private readonly scenarios = new ReplayedEvents<FiredScenario>()
 
   constructor(private readonly child: ChildProcess) {
     this.exited = new Promise((resolve) =>
@@ -146,8 +166,9 @@ class ChildHandle implements SimCluster {
         this.waiters.delete(m.id)
         w?.(m)
       } else if (m.type === 'fault-fired') {
-        this.firedFaults.push(m.event)
-        for (const listener of this.faultListeners) listener(m.event)
+        this.faults.emit(m.event)
+      } else if (m.type === 'scenario-fired') {
+        this.scenarios.emit(m.event)
       }
     })
   }
@@ -176,9 +197,11 @@ class ChildHandle implements SimCluster {
   }
 
   onFaultFired(listener: (event: FiredFault) => void): () => void {
-    for (const event of this.firedFaults) listener(event)
-    this.faultListeners.add(listener)
-    return () => this.faultListeners.delete(listener)
+    return this.faults.subscribe(listener)
+  }
+
+  onScenarioFired(listener: (event: FiredScenario) => void): () => void {
+    return this.scenarios.subscribe(listener)
   }
 
   async control(fault: SimFault): Promise<void> {

@@ -166,6 +166,20 @@ export interface FiredFault {
 }
 
 /**
+ * A canned scenario (`SimOptions.scenarios`, `pooltool sim --scenario`) as it fired in the child:
+ * what it left in the cluster, so a user knows what to look for and where.
+ */
+export interface FiredScenario {
+  /** ISO time it was set up. */
+  at: string
+  scenario: string
+  /** One sentence: what happened and what it left behind. */
+  summary: string
+  /** The facts the summary names, for scripts: the namespace, the holder's host, its lock process id … */
+  facts: Record<string, string>
+}
+
+/**
  * Why the child could not start, so the parent can classify it: a port in use or a
  * privileged port and a bad option are the caller's to fix (usage); `internal` is ours.
  */
@@ -199,4 +213,6 @@ export type ChildMessage =
   | {type: 'control-result'; id: number; ok: boolean; message?: string; fired?: boolean}
   /** A scheduled fault fired (sent as it happens, in schedule order). */
   | {type: 'fault-fired'; event: FiredFault}
+  /** A scenario was set up (sent during start-up, before `ready`). */
+  | {type: 'scenario-fired'; event: FiredScenario}
   | {type: 'stopped'}

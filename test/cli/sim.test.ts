@@ -126,6 +126,40 @@ describe('pooltool sim', () => {
     assert.match(sim.out.stderr, /^pooltool sim: fault @0\.2s fired: stall: every reply held for 100 ms$/m)
   })
 
+  it('--ndjson: each scenario announces what it left and where, after the started line and on stderr', async () => {
+    const sim = spawnSim(['--ndjson', '--topology', 'sharded', '--version-profile', '4.4', '--mongos', '1', '--shards', '2', '--shard-members', '1', '--config-members', '1',
+      '--scenario', 'upgraded-from-3.4', '--scenario', 'dead-lock-holder'])
+    let lines: any[] = []
+    let locks: any[] = []
+    try {
+      await sim.waitFor('stdout', /"scenario":"dead-lock-holder"/)
+      lines = sim.out.stdout.trim().split('\n').map((line) => JSON.parse(line))
+      const client = new MongoClient(lines[0].uri)
+      try {
+        locks = await client.db('config').collection('locks').find({}).toArray()
+      } finally {
+        await client.close()
+      }
+    } finally {
+      sim.child.kill('SIGINT')
+    }
+    assert.equal(await sim.exited, 0, sim.out.stderr)
+    assert.deepEqual(lines.map((l) => [l.type, l.scenario]), [['started', undefined], ['scenario', 'upgraded-from-3.4'], ['scenario', 'dead-lock-holder']])
+    const [, balancer, dead] = lines
+    const shard02 = lines[0].processes.find((p: any) => p.setName === 'shard02')
+    assert.equal(dead.facts.holder, shard02.host, 'names the process that held the lock')
+    assert.notEqual(dead.facts.pingsAs, dead.facts.lockProcess, '4.4: the restarted shard pings under a new process id')
+    const held = locks.find((l) => l._id === dead.facts.namespace)
+    assert.equal(held?.process, dead.facts.lockProcess, 'the announced lock process is the one config.locks shows')
+    assert.equal(locks.find((l) => l._id === 'balancer')?.when.toISOString(), balancer.facts.when)
+    for (const event of [balancer, dead]) {
+      assert.ok(sim.out.stderr.split('\n').includes(`pooltool sim: scenario ${event.scenario} fired: ${event.summary}`), sim.out.stderr)
+    }
+    assert.ok(dead.summary.startsWith(`shard02's primary ${shard02.host} took the distributed lock on scenario.orders`), dead.summary)
+    assert.ok(dead.summary.includes(`as process ${dead.facts.lockProcess} and crashed without unlocking; it came back pinging as ${dead.facts.pingsAs}`), dead.summary)
+    assert.match(balancer.summary, /^config\.locks holds the 3\.4 balancer lock/)
+  })
+
   it('exits 9 with one line when its cluster process is killed', async () => {
     const sim = spawnSim(['--json'])
     await sim.waitFor('stdout', /"pid": \d+/)

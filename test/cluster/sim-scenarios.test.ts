@@ -10,6 +10,7 @@ import {describe, test} from 'node:test'
 import {MongoClient} from 'mongodb'
 
 import {startSimCluster} from '../../src/sim/host.js'
+import type {FiredScenario} from '../../src/sim/types.js'
 import {useCluster} from '../helpers/cluster.js'
 
 async function configLocks(uri: string) {
@@ -48,4 +49,31 @@ describe('--scenario upgraded-from-3.4', () => {
 
 test('upgraded-from-3.4 needs the 4.4 profile (later versions keep no balancer lock in config.locks use)', async () => {
   await assert.rejects(startSimCluster({topology: 'sharded', versionProfile: '6.0', scenarios: ['upgraded-from-3.4']}), /needs --version-profile 4\.4/)
+})
+
+describe('dead-lock-holder announces itself as the lock model of each version leaves it', () => {
+  for (const versionProfile of ['6.0', '7.0'] as const) {
+    test(versionProfile, async () => {
+      const sim = await startSimCluster({topology: 'sharded', versionProfile, mongos: 1, shards: 2, shardMembers: 1, configMembers: 1, scenarios: ['dead-lock-holder']})
+      try {
+        const fired: FiredScenario[] = []
+        sim.onScenarioFired((event) => fired.push(event))
+        assert.deepEqual(fired.map((e) => e.scenario), ['dead-lock-holder'], 'fired during start, replayed to a late listener')
+        const [event] = fired
+        const held = (await configLocks(sim.info.uri)).find((l) => l._id === 'scenario.orders')
+        if (versionProfile === '6.0') {
+          assert.equal(event.facts.lockProcess, 'shard02', '6.0: the lock is held under the shard name')
+          assert.equal(event.facts.pingsAs, 'shard02')
+          assert.equal(held?.process, 'shard02')
+          assert.match(event.summary, /it came back pinging as shard02 again, so the lock never looks stale$/)
+        } else {
+          assert.equal(held, undefined, '7.0 keeps DDL locks in memory')
+          assert.equal(event.facts.lockProcess, undefined)
+          assert.match(event.summary, /no lock was left behind/)
+        }
+      } finally {
+        await sim.stop()
+      }
+    })
+  }
 })

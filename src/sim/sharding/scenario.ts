@@ -16,6 +16,7 @@
  */
 import {ObjectId} from 'bson'
 import {sleep} from '../faults.js'
+import type {FiredScenario} from '../types.js'
 import {CONFIG_SERVER_PROCESS_ID} from './dist-lock.js'
 import type {ShardedCluster} from './state.js'
 
@@ -33,6 +34,9 @@ export function validateScenarios(names: readonly string[], topology: string, ve
   }
 }
 
+/** What a scenario reports when it has fired: the announcement's sentence and its facts. */
+export type ScenarioOutcome = Pick<FiredScenario, 'summary' | 'facts'>
+
 /** How long before the cluster's start the 3.4 → 3.6 upgrade happened in `upgraded-from-3.4`. */
 const UPGRADE_AGE_MS = 3 * 365 * 24 * 3600 * 1000
 
@@ -43,7 +47,7 @@ const UPGRADE_AGE_MS = 3 * 365 * 24 * 3600 * 1000
  * and nothing frees it, so the document stays, held, from the day of the upgrade (the manual's
  * config.locks example shows it, dated 2018). Dated here relative to the cluster's start.
  */
-export function seedUpgradedFrom34(cluster: ShardedCluster, startedAt: Date): void {
+export function seedUpgradedFrom34(cluster: ShardedCluster, startedAt: Date): ScenarioOutcome {
   const when = new Date(startedAt.getTime() - UPGRADE_AGE_MS)
   cluster.configCollection('locks').insert({
     _id: 'balancer',
@@ -54,9 +58,13 @@ export function seedUpgradedFrom34(cluster: ShardedCluster, startedAt: Date): vo
     when,
     why: 'CSRS Balancer',
   })
+  return {
+    summary: `config.locks holds the 3.4 balancer lock ('balancer', state 2, process ${CONFIG_SERVER_PROCESS_ID}) taken ${when.toISOString()}, when the cluster ran 3.4; 3.6+ never frees it`,
+    facts: {namespace: 'config.locks', lock: 'balancer', process: CONFIG_SERVER_PROCESS_ID, when: when.toISOString()},
+  }
 }
 
-export async function runDeadLockHolder(cluster: ShardedCluster): Promise<void> {
+export async function runDeadLockHolder(cluster: ShardedCluster): Promise<ScenarioOutcome> {
   const holder = cluster.shards[cluster.shards.length - 1]
   const rt = cluster.runtime(holder.proc)
   cluster.insertDatabaseEntry(SCENARIO_DB, holder.name)
@@ -66,14 +74,30 @@ export async function runDeadLockHolder(cluster: ShardedCluster): Promise<void> 
   const entry: Record<string, unknown> = {_id: SCENARIO_NS, lastmodEpoch: new ObjectId(), lastmod: new Date(), key: {_id: 1}, unique: false, uuid}
   if (cluster.profile.name === '4.4') entry.dropped = false
   cluster.configCollection('collections').insert(entry)
-  if (!rt.dist) return // 7.0: in-memory locks vanish with the process
+  if (!rt.dist) {
+    return {
+      summary: `${SCENARIO_NS} was created on ${holder.name}; no lock was left behind: this version keeps DDL locks in the holder's memory, so a crashed holder frees them`,
+      facts: {namespace: SCENARIO_NS, shard: holder.name},
+    }
+  }
   const why =
     cluster.lockModel === 'dist-4.4' ? `splitting chunk [{ _id: MinKey }, { _id: MaxKey }) in ${SCENARIO_NS}` : 'dropCollection'
-  rt.dist.grabForScenario(SCENARIO_NS, why, `${rt.dist.processId}:conn7`)
-  // The crash: no unlock, the pinger stops; the listener goes down and comes back.
+  const lockProcess = rt.dist.processId
+  rt.dist.grabForScenario(SCENARIO_NS, why, `${lockProcess}:conn7`)
+  // The crash: no unlock, the pinger stops; the listener goes down and comes back as a new instance.
   rt.dist.crash()
   await holder.proc.stop()
   await sleep(20)
   await holder.proc.resume()
   cluster.checkRestarts()
+  const pingsAs = cluster.runtime(holder.proc).dist?.processId ?? lockProcess
+  const after =
+    pingsAs === lockProcess
+      ? `it came back pinging as ${pingsAs} again, so the lock never looks stale`
+      : `it came back pinging as ${pingsAs}, so ${lockProcess}'s ping stops moving and the lock goes stale after the expiry`
+  return {
+    summary: `${holder.name}'s primary ${holder.proc.hostPort} took the distributed lock on ${SCENARIO_NS} (why "${why}") as process ${lockProcess} and crashed without unlocking; ${after}`,
+    facts: {namespace: SCENARIO_NS, holder: holder.proc.hostPort, shard: holder.name, lockProcess, pingsAs, why},
+  }
 }
+

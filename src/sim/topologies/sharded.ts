@@ -9,7 +9,7 @@
 import {mongodCommands} from '../commands/index.js'
 import {configServerDdlCommands, shardDdlCommands} from '../sharding/ddl.js'
 import {mongosCommands, shardConnPoolStats} from '../sharding/mongos.js'
-import {DEAD_LOCK_HOLDER, runDeadLockHolder, seedUpgradedFrom34, UPGRADED_FROM_34, validateScenarios} from '../sharding/scenario.js'
+import {DEAD_LOCK_HOLDER, runDeadLockHolder, type ScenarioOutcome, seedUpgradedFrom34, UPGRADED_FROM_34, validateScenarios} from '../sharding/scenario.js'
 import {CONFIG_REPL_SET, ShardedCluster} from '../sharding/state.js'
 import {DataStore} from '../storage/collection.js'
 import {SimProcess} from '../process.js'
@@ -69,11 +69,12 @@ export function buildSharded(ctx: TopologyContext, extra: ShardedBuildOptions = 
   return {
     processes: [...mongos, ...shards, ...configRs.members],
     uri: (creds) => `mongodb://${creds}${mongos.map((m) => m.hostPort).join(',')}/${o.auth ? '?authSource=admin' : ''}`,
-    started: async () => {
+    started: async (announce) => {
       await cluster.started()
       await traffic.start()
-      if (o.scenarios.includes(UPGRADED_FROM_34)) seedUpgradedFrom34(cluster, new Date())
-      if (o.scenarios.includes(DEAD_LOCK_HOLDER)) await runDeadLockHolder(cluster)
+      const fired = (scenario: string, outcome: ScenarioOutcome) => announce({at: new Date().toISOString(), scenario, ...outcome})
+      if (o.scenarios.includes(UPGRADED_FROM_34)) fired(UPGRADED_FROM_34, seedUpgradedFrom34(cluster, new Date()))
+      if (o.scenarios.includes(DEAD_LOCK_HOLDER)) fired(DEAD_LOCK_HOLDER, await runDeadLockHolder(cluster))
     },
     stopping: () => {
       traffic.stop()

@@ -12,7 +12,7 @@ import type {UserStore} from '../auth/users.js'
 import type {SimProcess} from '../process.js'
 import type {VersionProfile} from '../profile.js'
 import type {DataStore} from '../storage/collection.js'
-import type {SimOptions} from '../types.js'
+import type {FiredScenario, SimOptions} from '../types.js'
 
 export interface TopologyContext {
   options: SimOptions
@@ -27,8 +27,8 @@ export interface BuiltTopology {
   processes: SimProcess[]
   /** Connection string; `creds` is "" or "user:pass@". */
   uri(creds: string): string
-  /** Called once every listener is up (e.g. to start background tasks). */
-  started?(): void | Promise<void>
+  /** Called once every listener is up (e.g. to start background tasks and set up scenarios, each announced as it fires). */
+  started?(announce: (event: FiredScenario) => void): void | Promise<void>
   /** Called before the processes stop. */
   stopping?(): void | Promise<void>
 }
