@@ -3,7 +3,8 @@ import {Flags} from '@oclif/core'
 import {DEFAULT_SERIES_INTERVAL_MS, toBenchConfig} from '../src/bench/config.js'
 import {parseFailOn} from '../src/bench/fail-on.js'
 import {runBench} from '../src/bench/run-bench.js'
-import {type BenchResult, POOL_MODELS, WORKLOADS} from '../src/bench/types.js'
+import {KEY_DISTRIBUTIONS} from '../src/bench/key-dist.js'
+import {type BenchResult, POOL_MODELS, TIMEOUT_SIDES, WORKLOADS} from '../src/bench/types.js'
 import {TargetCommand} from '../src/cli/base-command.js'
 import {failureLine} from '../src/cli/failures.js'
 import {durationFlag} from '../src/cli/flags.js'
@@ -34,7 +35,12 @@ export default class Bench extends TargetCommand<typeof Bench> {
     'and runs[].latencyByOpUs: {find: {p50, p90, p99, p999, max, mean, count}, update: …}, one histogram per operation ' +
     'name (a mixed workload\'s mix, else the workload\'s own name), whose counts add up to ops. --csv FILE writes the ' +
     'same series as CSV: a header row, then one row per interval per run (runIndex = the index in runs[]), one ' +
-    'connections:<host> column per sampled host.'
+    'connections:<host> column per sampled host.\n\n' +
+    'With --op-timeout, each run has runs[].timeouts: {side, opTimeoutMS, total, answeredByServer (MaxTimeMSExpired: ' +
+    'the server stopped the operation, the connection stayed), clientGaveUp (class timeout: the client\'s deadline passed ' +
+    'and the driver closed the connection), connectionsClosedOnError (CMAP connectionClosed reason "error"), ' +
+    'connectionsCreated}. The client side is the load clients\' socketTimeoutMS (driver 7 ignores timeoutMS): the ' +
+    'server goes on with work nobody waits for, and each timeout costs a connection; the server side stops the work.'
 
   static override examples = [
     '<%= config.bin %> <%= command.id %> --duration 10s',
@@ -43,6 +49,8 @@ export default class Bench extends TargetCommand<typeof Bench> {
     '<%= config.bin %> <%= command.id %> --workload mixed --mix find=80,insert=20 --rate 2000 --duration 30s',
     '<%= config.bin %> <%= command.id %> --duration 2m --series-interval 5s --csv series.csv',
     "<%= config.bin %> <%= command.id %> --uri mongodb://db1:27017 --fail-on 'p99>50ms,errors>0' --out result.json",
+    '<%= config.bin %> <%= command.id %> --workload find --key-dist zipfian --concurrency 64',
+    '<%= config.bin %> <%= command.id %> --op-timeout 50ms --timeout-side server --sim-latency 100ms',
   ]
 
   static override flags = {
@@ -50,6 +58,12 @@ export default class Bench extends TargetCommand<typeof Bench> {
     mix: Flags.string({summary: `Weights for --workload mixed, adding up to 100 (default ${BENCH_DEFAULTS.mix}).`, helpGroup: 'WORKLOAD'}),
     'doc-size': Flags.integer({default: BENCH_DEFAULTS.docSizeBytes, min: 0, max: 16_000_000, summary: 'Payload bytes per document.', helpGroup: 'WORKLOAD'}),
     'seed-docs': Flags.integer({default: BENCH_DEFAULTS.seedDocs, min: 1, max: 10_000_000, summary: 'Documents seeded for find and update.', helpGroup: 'WORKLOAD'}),
+    'key-dist': Flags.string({
+      options: [...KEY_DISTRIBUTIONS],
+      default: 'uniform',
+      summary: 'Which seeded document find and update pick: uniform, zipfian (a few ids take most operations, as YCSB) or latest (the last seeded ids are the most popular).',
+      helpGroup: 'WORKLOAD',
+    }),
     db: Flags.string({
       default: BENCH_DEFAULTS.db,
       summary: "pooltool's own database: absent, or created and marked by pooltool. A database holding anything else, admin, local and config are refused.",
@@ -62,6 +76,13 @@ export default class Bench extends TargetCommand<typeof Bench> {
     rate: Flags.integer({min: 1, summary: 'Open loop: scheduled operations per second.', helpGroup: 'LOAD'}),
     duration: durationFlag({summary: `Measured time per run, e.g. 30s, 2m (default ${formatDuration(BENCH_DEFAULTS.durationMS)}).`, helpGroup: 'LOAD'}),
     ops: Flags.integer({min: 1, summary: 'Measured operations per run (closed loop), instead of --duration.', helpGroup: 'LOAD'}),
+    'op-timeout': durationFlag({summary: 'Time limit on every operation, e.g. 50ms (whole milliseconds); --timeout-side says who enforces it.', helpGroup: 'LOAD'}),
+    'timeout-side': Flags.string({
+      options: [...TIMEOUT_SIDES],
+      dependsOn: ['op-timeout'],
+      summary: "Who enforces --op-timeout: client (default: the driver's socketTimeoutMS; a reply that comes too late closes its connection) or server (maxTimeMS: the server answers MaxTimeMSExpired and the connection stays).",
+      helpGroup: 'LOAD',
+    }),
     warmup: durationFlag({default: BENCH_DEFAULTS.warmupMS, summary: 'Unmeasured warm-up before each run, e.g. 2s.', helpGroup: 'LOAD'}),
     'max-pool-size': Flags.string({summary: 'maxPoolSize (pool model) or N connections (fixed model); comma list sweeps. Default: the driver\'s 100 / fixed: the concurrency.', helpGroup: 'POOL'}),
     'min-pool-size': Flags.integer({min: 0, summary: 'minPoolSize.', helpGroup: 'POOL'}),

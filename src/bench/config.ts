@@ -5,14 +5,20 @@
 import {BENCH_DEFAULTS} from '../defaults.js'
 import {usageError} from '../errors.js'
 import {parseChoiceList, parseIntegerList} from '../parse/lists.js'
+import {KEY_DISTRIBUTIONS, type KeyDistribution} from './key-dist.js'
 import {checkBenchDatabaseName} from './namespace.js'
-import {type BenchConfig, MIXABLE_OPS, type MixableOp, POOL_MODELS, WORKLOADS, type WorkloadName} from './types.js'
+import {picksKeys} from './workloads.js'
+import {type BenchConfig, MIXABLE_OPS, type MixableOp, type OpTimeout, POOL_MODELS, TIMEOUT_SIDES, type TimeoutSide, WORKLOADS, type WorkloadName} from './types.js'
 
 export interface BenchFlagValues {
   workload: string
   mix?: string
   'doc-size': number
   'seed-docs': number
+  'key-dist'?: string
+  /** Milliseconds (a duration flag). */
+  'op-timeout'?: number
+  'timeout-side'?: string
   db: string
   keep: boolean
   model: string
@@ -59,6 +65,27 @@ export function parseMix(text: string): Partial<Record<MixableOp, number>> {
   return mix
 }
 
+function keyDistOf(value: string | undefined, workload: WorkloadName, mix: Partial<Record<MixableOp, number>>): KeyDistribution {
+  if (value === undefined) return 'uniform'
+  const [keyDist] = parseChoiceList(value, 'key-dist', KEY_DISTRIBUTIONS) as [KeyDistribution]
+  if (value.includes(',')) throw usageError('--key-dist takes one distribution', `choose one of ${KEY_DISTRIBUTIONS.join(', ')}`)
+  if (keyDist !== 'uniform' && !picksKeys(workload, mix)) {
+    throw usageError(`--key-dist ${keyDist} needs a workload that picks documents`, 'use --workload find, update, or mixed with find or update in --mix')
+  }
+  return keyDist
+}
+
+function opTimeoutOf(ms: number | undefined, side: string | undefined): OpTimeout | undefined {
+  if (side !== undefined && ms === undefined) throw usageError('--timeout-side needs --op-timeout', 'e.g. --op-timeout 50ms --timeout-side server')
+  if (ms === undefined) return undefined
+  if (ms < 1) throw usageError(`--op-timeout ${ms}ms is too short`, 'give at least 1ms, e.g. --op-timeout 50ms')
+  if (!Number.isInteger(ms)) throw usageError(`--op-timeout ${ms}ms is not a whole number of milliseconds`, 'timeoutMS and maxTimeMS take whole milliseconds, e.g. --op-timeout 50ms')
+  if (side !== undefined && !(TIMEOUT_SIDES as readonly string[]).includes(side)) {
+    throw usageError(`--timeout-side '${side}' is not known`, `choose one of ${TIMEOUT_SIDES.join(', ')}`)
+  }
+  return {ms, side: (side ?? 'client') as TimeoutSide}
+}
+
 export function toBenchConfig(flags: BenchFlagValues): BenchConfig {
   checkBenchDatabaseName(flags.db)
   const [workload] = parseChoiceList(flags.workload, 'workload', WORKLOADS) as [WorkloadName]
@@ -83,6 +110,8 @@ export function toBenchConfig(flags: BenchFlagValues): BenchConfig {
     mix: Object.freeze(mix),
     docSizeBytes: flags['doc-size'],
     seedDocs: flags['seed-docs'],
+    keyDist: keyDistOf(flags['key-dist'], workload, mix),
+    opTimeout: opTimeoutOf(flags['op-timeout'], flags['timeout-side']),
     db: flags.db,
     // Each run replaces this with its own bench_<runId> (run-bench.ts).
     collection: 'bench',

@@ -6,7 +6,7 @@
  */
 import {encodeHistogram, type Histogram, summarize} from '../metrics/histograms.js'
 import {type ClientSettings, createClient} from '../mongo/client.js'
-import {errorClass} from '../mongo/errors.js'
+import {errorClass, MAX_TIME_EXPIRED_CLASS, TIMEOUT_CLASS} from '../mongo/errors.js'
 import {PoolTelemetry, type PoolTelemetrySnapshot} from '../mongo/pool-telemetry.js'
 import {clockSkewNote} from '../probes/clock.js'
 import {discoverCluster} from '../probes/discovery.js'
@@ -23,7 +23,7 @@ import {newRunId, OwnedNamespace} from './namespace.js'
 import {type SeriesGauges, seriesGauges} from './series-gauges.js'
 import {SAMPLER_PURPOSE, ServerSampler} from './server-sampler.js'
 import {StopBudget} from './stop-budget.js'
-import type {BenchConfig, BenchResult, PoolModel, RunResult, ServerHostResult} from './types.js'
+import type {BenchConfig, BenchResult, PoolModel, RunResult, ServerHostResult, TimeoutResult} from './types.js'
 import {collectionsOf, createWorkload} from './workloads.js'
 
 /** What the caller controls besides the target (which carries appName and timeoutMs) and the config. */
@@ -67,7 +67,7 @@ const TICK_INTERVAL_MS = 1000
 
 export async function runBench(target: Target, config: BenchConfig, hooks: BenchHooks): Promise<BenchResult> {
   // The load clients: the target's appName as it is (the sampler's and the admin client's are suffixed).
-  const settings = target.clientSettings(undefined, config.pool)
+  const settings = withClientTimeout(target.clientSettings(undefined, config.pool), config)
   // This run's own collections: bench_<runId> in pooltool's database (see namespace.ts).
   const runId = newRunId()
   const runConfig: BenchConfig = Object.freeze({...config, collection: `bench_${runId}`})
@@ -81,6 +81,8 @@ export async function runBench(target: Target, config: BenchConfig, hooks: Bench
       workload: config.workload,
       mix: config.workload === 'mixed' ? {...config.mix} : undefined,
       docSizeBytes: config.docSizeBytes,
+      keyDist: config.keyDist,
+      ...(config.opTimeout ? {opTimeout: {...config.opTimeout}} : {}),
       db: config.db,
       warmupMS: config.warmupMs,
       durationMS: config.durationMs,
@@ -115,6 +117,8 @@ export async function runBench(target: Target, config: BenchConfig, hooks: Bench
     }
     await createWorkload(runConfig).seed(db, hooks.signal)
 
+    // finalize() derives the runs' notes afresh after every run; these stay in front of them.
+    const setupNotes = [...result.notes]
     const cells = matrixOf(config)
     for (const [index, cell] of cells.entries()) {
       if (hooks.signal.aborted) break
@@ -122,11 +126,11 @@ export async function runBench(target: Target, config: BenchConfig, hooks: Bench
       const run = await runCell({target, settings, config: runConfig, hooks, topology, budget}, cell)
       result.runs.push(run)
       result.interrupted = run.interrupted
-      finalize(result, config, hooks)
+      finalize(result, config, hooks, setupNotes)
       await hooks.onPartialResult?.(result)
     }
     result.interrupted ||= hooks.signal.aborted
-    finalize(result, config, hooks)
+    finalize(result, config, hooks, setupNotes)
     return result
   } catch (error) {
     // A stop request while bench was still setting up (discovery, seeding): report what there is, as for any stop.
@@ -137,6 +141,47 @@ export async function runBench(target: Target, config: BenchConfig, hooks: Bench
     result.interrupted ||= hooks.signal.aborted
     if (namespace && result.namespace) await releaseNamespace(namespace, result, budget)
     await budget.step('closing the admin client', () => admin.close(), undefined)
+  }
+}
+
+/**
+ * --timeout-side client: the load clients' socketTimeoutMS, the driver's client-side timeout (a read
+ * that waits longer fails with MongoNetworkTimeoutError and the connection is closed). Not timeoutMS:
+ * driver 7 ignores it ("timeoutMS has no effect", lib/connection_string.js). Only the load clients:
+ * the sampler and the admin client keep their own limits.
+ */
+function withClientTimeout(settings: ClientSettings, config: BenchConfig): ClientSettings {
+  if (config.opTimeout?.side !== 'client') return settings
+  return {...settings, extra: {...settings.extra, socketTimeoutMS: config.opTimeout.ms}}
+}
+
+/**
+ * Client-side timeouts that closed more connections than they failed operations: the driver retried
+ * them (retryable reads and writes retry once after a network error, on another connection) and the
+ * retry timed out too, so each failed operation cost two connections.
+ */
+function retriedTimeoutNote(run: RunResult, index: number): string[] {
+  const t = run.timeouts
+  if (!t || t.clientGaveUp === 0 || t.connectionsClosedOnError <= t.clientGaveUp) return []
+  return [
+    `run ${index + 1}: ${t.clientGaveUp} client-side timeouts closed ${t.connectionsClosedOnError} connections: the driver retries a read or write ` +
+      'once after a network error (retryReads/retryWrites), on a new connection, and the retry timed out too',
+  ]
+}
+
+/** What the time limit did in a run, from its error classes and the pool's closes (TimeoutResult). */
+function timeoutsOf(config: BenchConfig, errorsByClass: Record<string, number>, pool: PoolTelemetrySnapshot): TimeoutResult | undefined {
+  if (!config.opTimeout) return undefined
+  const answeredByServer = errorsByClass[MAX_TIME_EXPIRED_CLASS] ?? 0
+  const clientGaveUp = errorsByClass[TIMEOUT_CLASS] ?? 0
+  return {
+    side: config.opTimeout.side,
+    opTimeoutMS: config.opTimeout.ms,
+    total: answeredByServer + clientGaveUp,
+    answeredByServer,
+    clientGaveUp,
+    connectionsClosedOnError: pool.closed.error ?? 0,
+    connectionsCreated: pool.created,
   }
 }
 
@@ -193,8 +238,9 @@ async function releaseNamespace(namespace: OwnedNamespace, result: BenchResult, 
   }
 }
 
-function finalize(result: BenchResult, config: BenchConfig, hooks: BenchHooks): void {
-  result.notes.push(...clockSkewNotes(result.runs))
+/** Knee, thresholds and the notes the runs so far call for (after the setup's notes, each said once). */
+function finalize(result: BenchResult, config: BenchConfig, hooks: BenchHooks, setupNotes: readonly string[]): void {
+  result.notes = [...setupNotes, ...clockSkewNotes(result.runs), ...result.runs.flatMap(retriedTimeoutNote)]
   result.knee = findKnee(result.runs, config.sloUs)
   if (result.failOn && hooks.thresholds) result.failOn.breaches = checkThresholds(hooks.thresholds, result.runs)
 }
@@ -327,6 +373,7 @@ function toRunResult(parts: {
     series: measurement.series,
     errorsByClass: {...measurement.errorsByClass},
     ...(locks ? {locks} : {}),
+    ...(config.opTimeout ? {timeouts: timeoutsOf(config, measurement.errorsByClass, pool)} : {}),
     histograms: {
       latencyUs: encodeHistogram(measurement.latencyUs),
       latencyCorrectedUs: measurement.latencyCorrectedUs ? encodeHistogram(measurement.latencyCorrectedUs) : null,

@@ -3,6 +3,7 @@
  * contract; names fixed by the issue, units in field names).
  */
 import type {LatencySummaryUs} from '../metrics/histograms.js'
+import type {KeyDistribution} from './key-dist.js'
 import type {LockObservation} from './lock-observer.js'
 import type {NamespaceReport} from './namespace.js'
 import type {SeriesInterval} from './series.js'
@@ -27,6 +28,10 @@ export interface BenchConfig {
   readonly mix: Readonly<Partial<Record<MixableOp, number>>>
   readonly docSizeBytes: number
   readonly seedDocs: number
+  /** Which seeded id find and update pick (key-dist.ts). */
+  readonly keyDist: KeyDistribution
+  /** --op-timeout / --timeout-side: a time limit on every operation, enforced by the client (the driver's timeoutMS) or the server (maxTimeMS). */
+  readonly opTimeout?: Readonly<OpTimeout>
   readonly db: string
   readonly collection: string
   readonly keep: boolean
@@ -47,6 +52,43 @@ export interface BenchConfig {
   readonly sampleIntervalMs: number
   /** The length of one interval of each run's time series. */
   readonly seriesIntervalMs: number
+}
+
+export const TIMEOUT_SIDES = ['client', 'server'] as const
+export type TimeoutSide = (typeof TIMEOUT_SIDES)[number]
+
+export interface OpTimeout {
+  ms: number
+  /**
+   * client: the load clients' socketTimeoutMS: the driver gives up on a reply that takes longer and closes
+   * the connection it was reading from; the server never hears of it and finishes the work. (Driver 7's
+   * timeoutMS would also send maxTimeMS, but it is deprecated there and has no effect.)
+   * server: maxTimeMS on every operation: the server stops the operation and answers MaxTimeMSExpired; the
+   * connection stays.
+   */
+  side: TimeoutSide
+}
+
+/**
+ * What the time limit did in one run (--op-timeout). Timeouts are also in errorsByClass:
+ * `MaxTimeMSExpired` (the server answered that the limit passed) and `timeout` (the client gave up).
+ */
+export interface TimeoutResult {
+  side: TimeoutSide
+  opTimeoutMS: number
+  /** Measured operations that failed on the limit: answeredByServer + clientGaveUp. */
+  total: number
+  /** The server answered MaxTimeMSExpired: the connection stayed in the pool. */
+  answeredByServer: number
+  /** The client's deadline passed first (class `timeout`). */
+  clientGaveUp: number
+  /**
+   * Connections the pool closed with reason "error" in the measured interval (CMAP connectionClosed): a
+   * timed-out read closes its connection; a network error would count here too.
+   */
+  connectionsClosedOnError: number
+  /** Connections the pool created in the measured interval, replacements included (as pool.created). */
+  connectionsCreated: number
 }
 
 /**
@@ -158,6 +200,8 @@ export interface RunResult {
   /** One entry per --series-interval of the measured interval (see SeriesPoint). bench always sets it; absent as latencyByOpUs. */
   series?: SeriesPoint[]
   errorsByClass: Record<string, number>
+  /** With --op-timeout: what the time limit did (see TimeoutResult). */
+  timeouts?: TimeoutResult
   /** ddl workload on a sharded cluster: LockBusy / ConflictingOperationInProgress counts and lock hold times seen meanwhile. */
   locks?: LockObservation
   /** Compressed HDR histogram of latencyUs (and the corrected one), mergeable across runs. */
@@ -215,6 +259,8 @@ export interface BenchResult extends ResultEnvelope {
     workload: WorkloadName
     mix?: Partial<Record<MixableOp, number>>
     docSizeBytes: number
+    keyDist: KeyDistribution
+    opTimeout?: {ms: number; side: TimeoutSide}
     db: string
     warmupMS: number
     durationMS?: number

@@ -4,7 +4,8 @@
  * that namespace, except `ping`, which runs on admin and writes nothing.
  */
 import type {Collection, Db} from '../mongo/driver.js'
-import type {BenchConfig, MixableOp} from './types.js'
+import {createKeyPicker} from './key-dist.js'
+import type {BenchConfig, MixableOp, WorkloadName} from './types.js'
 
 /**
  * What an operation runs against, built once per client: creating Collection
@@ -71,17 +72,29 @@ async function seedById(db: Db, config: BenchConfig, signal?: AbortSignal): Prom
   }
 }
 
+/** Whether a workload reads or updates seeded documents by id: the ones it seeds, and --key-dist shapes. */
+export function picksKeys(workload: WorkloadName, mix: BenchConfig['mix']): boolean {
+  return workload === 'find' || workload === 'update' || (workload === 'mixed' && ((mix.find ?? 0) > 0 || (mix.update ?? 0) > 0))
+}
+
+/** --timeout-side server: maxTimeMS on every operation (the client side is the clients' timeoutMS, set in run-bench). */
+function serverTimeLimit(config: BenchConfig): {maxTimeMS?: number} {
+  return config.opTimeout?.side === 'server' ? {maxTimeMS: config.opTimeout.ms} : {}
+}
+
 function operationsFor(config: BenchConfig, random: () => number): Record<MixableOp, Operation> {
   const payload = payloadOf(config.docSizeBytes)
-  const randomId = (): number => Math.floor(random() * config.seedDocs)
-  const ping = {ping: 1}
+  const pickId = createKeyPicker(config.keyDist, config.seedDocs, random)
+  const limit = serverTimeLimit(config)
+  // db.command sends its document as it is: the limit goes into it.
+  const ping = {ping: 1, ...limit}
   return {
     // ping runs on pooltool's own database: same round trip as on admin, no admin privileges needed.
     ping: ({db}) => db.command(ping),
-    find: ({collection}) => collection.findOne({_id: randomId()}),
+    find: ({collection}) => collection.findOne({_id: pickId()}, limit),
     // Inserted documents get driver-generated ObjectIds, so they never collide with the seeded integer ids.
-    insert: ({collection}) => collection.insertOne({payload, n: 0} as unknown as SeedDocument),
-    update: ({collection}) => collection.updateOne({_id: randomId()}, {$inc: {n: 1}}),
+    insert: ({collection}) => collection.insertOne({payload, n: 0} as unknown as SeedDocument, limit),
+    update: ({collection}) => collection.updateOne({_id: pickId()}, {$inc: {n: 1}}, limit),
   }
 }
 
@@ -118,6 +131,7 @@ export function collectionsOf(config: BenchConfig): string[] {
 
 function ddlOperation(config: BenchConfig, random: () => number): () => Operation {
   const names = ddlCollectionsOf(config)
+  const limit = serverTimeLimit(config)
   const ignorable = new Set([26 /* NamespaceNotFound */, 48 /* NamespaceExists */, 27 /* IndexNotFound */])
   const tolerate = async (work: Promise<unknown>): Promise<unknown> => {
     try {
@@ -132,20 +146,20 @@ function ddlOperation(config: BenchConfig, random: () => number): () => Operatio
     const kind = Math.floor(random() * 4)
     switch (kind) {
       case 0:
-        return ({db}) => tolerate(db.createCollection(name))
+        return ({db}) => tolerate(db.createCollection(name, limit))
       case 1:
-        return ({db}) => tolerate(db.collection(name).drop())
+        return ({db}) => tolerate(db.collection(name).drop(limit))
       case 2:
-        return ({db}) => tolerate(db.collection(name).createIndex({n: 1}, {name: 'n_1'}))
+        return ({db}) => tolerate(db.collection(name).createIndex({n: 1}, {name: 'n_1', ...limit}))
       default:
-        return ({db}) => tolerate(db.collection(name).dropIndex('n_1'))
+        return ({db}) => tolerate(db.collection(name).dropIndex('n_1', limit))
     }
   }
 }
 
 export function createWorkload(config: BenchConfig, random = createRandom()): Workload {
   const ops = operationsFor(config, random)
-  const needsSeed = config.workload === 'find' || config.workload === 'update' || (config.workload === 'mixed' && ((config.mix.find ?? 0) > 0 || (config.mix.update ?? 0) > 0))
+  const needsSeed = picksKeys(config.workload, config.mix)
   const seed = async (db: Db, signal?: AbortSignal): Promise<void> => {
     if (needsSeed) await seedById(db, config, signal)
     else if (config.workload !== 'ping') await db.createCollection(config.collection)

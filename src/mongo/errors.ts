@@ -54,6 +54,11 @@ export function serverErrorCode(error: unknown): number | undefined {
   return undefined
 }
 
+/** The server answered that the operation's time limit (maxTimeMS) passed: its codeName; the connection stays. */
+export const MAX_TIME_EXPIRED_CLASS = 'MaxTimeMSExpired'
+/** The client gave up waiting (socketTimeoutMS): the driver closes the connection. */
+export const TIMEOUT_CLASS = 'timeout'
+
 /**
  * A short, stable class for counting errors in a run: `network`, `timeout`,
  * `poolCleared`, `waitQueueTimeout`, `poolClosed`, `serverSelection`, `auth`,
@@ -66,7 +71,7 @@ export function errorClass(error: unknown): string {
   if (name === 'MongoWaitQueueTimeoutError') return 'waitQueueTimeout'
   if (name === 'MongoPoolClearedError') return 'poolCleared'
   if (name === 'MongoPoolClosedError' || name === 'MongoTopologyClosedError') return 'poolClosed'
-  if (name === 'MongoNetworkTimeoutError' || name === 'MongoOperationTimeoutError') return 'timeout'
+  if (name === 'MongoNetworkTimeoutError' || name === 'MongoOperationTimeoutError') return TIMEOUT_CLASS
   if (name === 'MongoNetworkError') return 'network'
   for (const e of errorChain(error)) {
     if (e.code === AUTH_FAILED_CODE) return 'auth'

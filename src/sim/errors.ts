@@ -22,6 +22,7 @@ export const ErrorCodes = {
   IndexNotFound: 27,
   RoleNotFound: 31,
   CursorNotFound: 43,
+  MaxTimeMSExpired: 50,
   NamespaceExists: 48,
   CommandNotFound: 59,
   ImmutableField: 66,

@@ -1,4 +1,5 @@
 /** Fault state of one simulated process and the helpers the request path uses. */
+import {CommandError} from './errors.js'
 import type {SimFault, SimOptions} from './types.js'
 
 export interface FaultState {
@@ -20,6 +21,22 @@ export function initialFaultState(options: SimOptions): FaultState {
 
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms))
+}
+
+/**
+ * The service time a `latency` fault adds, as interruptible work under the operation's time limit:
+ * a real server checks an operation's deadline at its interrupt points and, once `maxTimeMS` has
+ * passed, stops it and answers MaxTimeMSExpired (50, "operation exceeded time limit";
+ * `OperationContext::checkForInterrupt`, src/mongo/db/operation_context.cpp), keeping the connection.
+ * `startedAt` is the operation's start (performance.now()); a limit of 0 or none means no limit.
+ * (A `stall` is not interruptible: it holds replies whatever their limit, as a stuck process does.)
+ */
+export async function serviceTimeWithin(latencyMs: number, maxTimeMS: number | undefined, startedAt: number): Promise<void> {
+  if (!maxTimeMS) return sleep(latencyMs)
+  const left = startedAt + maxTimeMS - performance.now()
+  if (latencyMs < left) return sleep(latencyMs)
+  await sleep(Math.max(0, left))
+  throw CommandError.of('MaxTimeMSExpired', 'operation exceeded time limit')
 }
 
 /** Resolves when no stall is in force (stalls extended meanwhile are honoured). */

@@ -19,8 +19,9 @@ import {
 } from '../../wire/codec.js'
 import {grants} from '../auth/roles.js'
 import {commandNamespace, type CommandContext, type CommandSpec} from '../commands/registry.js'
+import {nonNegative} from '../commands/util.js'
 import {CommandError, errorDocument} from '../errors.js'
-import {sleep, waitOutStall} from '../faults.js'
+import {serviceTimeWithin, sleep, waitOutStall} from '../faults.js'
 import {renderValue} from '../storage/collection.js'
 import type {SimProcess} from '../process.js'
 import {withClusterTime} from '../repl/optime.js'
@@ -172,6 +173,7 @@ export async function execute(
     proc.counters.opcounters.command++
     return {reply: new CommandError(59, `no such command: '${name}'`).toDocument()}
   }
+  const startedAt = performance.now()
   const ctx: CommandContext = {proc, conn, cmd, db, name, spec, flags}
   const ns = spec.lock === 'write' || spec.lock === 'read' || spec.currentOpType ? commandNamespace(ctx) : `${db}.$cmd`
   const op: ActiveOp = {
@@ -224,7 +226,7 @@ export async function execute(
       }
     }
     if (lockKind) grantedAll(op, lockKind, proc.profile, inSet)
-    if (!spec.monitoring && proc.faults.latencyMs > 0) await sleep(proc.faults.latencyMs)
+    if (!spec.monitoring && proc.faults.latencyMs > 0) await serviceTimeWithin(proc.faults.latencyMs, nonNegative(cmd, 'maxTimeMS'), startedAt)
     if (op.killed) throw new CommandError(11601, 'operation was interrupted')
     if (conn.closed) throw new CommandError(6, 'connection closed')
     switch (spec.lock) {
