@@ -1,6 +1,6 @@
 import {Flags} from '@oclif/core'
 
-import {DEFAULT_SERIES_INTERVAL_MS, toBenchConfig} from '../src/bench/config.js'
+import {DEFAULT_SERIES_INTERVAL_MS, loadBenchConfig} from '../src/bench/config.js'
 import {parseFailOn} from '../src/bench/fail-on.js'
 import {runBench} from '../src/bench/run-bench.js'
 import {KEY_DISTRIBUTIONS} from '../src/bench/key-dist.js'
@@ -36,6 +36,13 @@ export default class Bench extends TargetCommand<typeof Bench> {
     'name (a mixed workload\'s mix, else the workload\'s own name), whose counts add up to ops. --csv FILE writes the ' +
     'same series as CSV: a header row, then one row per interval per run (runIndex = the index in runs[]), one ' +
     'connections:<host> column per sampled host.\n\n' +
+    '--workload-file FILE (JSON or YAML): {operations: [{name, weight (default 1), namespace: own|read, and one of ' +
+    'find: {filter, projection, sort, limit}, aggregate: {pipeline}, insert: {document}, update: {filter, update, upsert, multi}, ' +
+    'command: {ping: 1} (read-only commands only)}]}. A string that is a template is replaced per operation: {{int 0 999}}, ' +
+    '{{double 0 1}}, {{string 16}}, {{choice a b c}}, {{seededId}} (a seeded _id drawn by --key-dist), {{now}}, {{objectId}}. ' +
+    'insert and update go only to pooltool\'s own collection (seeded with --seed-docs documents {_id: 0…, n: 0, payload}); ' +
+    'namespace: read operations find and aggregate (no $out/$merge) in --read-namespace db.coll. A file that would write ' +
+    'anywhere else is refused before anything is written. Latency is kept per operation name (runs[].latencyByOpUs).\n\n' +
     'With --op-timeout, each run has runs[].timeouts: {side, opTimeoutMS, total, answeredByServer (MaxTimeMSExpired: ' +
     'the server stopped the operation, the connection stayed), clientGaveUp (class timeout: the client\'s deadline passed ' +
     'and the driver closed the connection), connectionsClosedOnError (CMAP connectionClosed reason "error"), ' +
@@ -50,11 +57,17 @@ export default class Bench extends TargetCommand<typeof Bench> {
     '<%= config.bin %> <%= command.id %> --duration 2m --series-interval 5s --csv series.csv',
     "<%= config.bin %> <%= command.id %> --uri mongodb://db1:27017 --fail-on 'p99>50ms,errors>0' --out result.json",
     '<%= config.bin %> <%= command.id %> --workload find --key-dist zipfian --concurrency 64',
+    '<%= config.bin %> <%= command.id %> --workload-file shop.yaml --read-namespace shop.orders --key-dist zipfian',
     '<%= config.bin %> <%= command.id %> --op-timeout 50ms --timeout-side server --sim-latency 100ms',
   ]
 
   static override flags = {
-    workload: Flags.string({default: BENCH_DEFAULTS.workload, summary: `Operation to drive: ${WORKLOADS.join(', ')}.`, helpGroup: 'WORKLOAD'}),
+    workload: Flags.string({summary: `Operation to drive: ${WORKLOADS.join(', ')} (default ${BENCH_DEFAULTS.workload}).`, helpGroup: 'WORKLOAD'}),
+    'workload-file': Flags.string({
+      summary: 'Your own operations from a JSON or YAML file (find, aggregate, insert, update, read-only commands) with weights and generated values; see the description.',
+      helpGroup: 'WORKLOAD',
+    }),
+    'read-namespace': Flags.string({summary: "db.coll that a workload file's operations marked namespace: read may find and aggregate in (never written).", helpGroup: 'WORKLOAD'}),
     mix: Flags.string({summary: `Weights for --workload mixed, adding up to 100 (default ${BENCH_DEFAULTS.mix}).`, helpGroup: 'WORKLOAD'}),
     'doc-size': Flags.integer({default: BENCH_DEFAULTS.docSizeBytes, min: 0, max: 16_000_000, summary: 'Payload bytes per document.', helpGroup: 'WORKLOAD'}),
     'seed-docs': Flags.integer({default: BENCH_DEFAULTS.seedDocs, min: 1, max: 10_000_000, summary: 'Documents seeded for find and update.', helpGroup: 'WORKLOAD'}),
@@ -100,7 +113,7 @@ export default class Bench extends TargetCommand<typeof Bench> {
 
   async run(): Promise<BenchResult> {
     const {flags} = this
-    const config = toBenchConfig(flags)
+    const config = await loadBenchConfig(flags)
     const thresholds = flags['fail-on'] === undefined ? undefined : parseFailOn(flags['fail-on'])
     const simLatencyMs = flags['sim-latency'] ?? 0
     // Refuse a file we must not write before any load starts (and before the embedded cluster starts).

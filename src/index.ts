@@ -1,7 +1,7 @@
 /** pooltool as a library: the same functions the commands call. */
 export {runBench, matrixOf, type BenchHooks, type BenchCell} from './bench/run-bench.js'
 export {toBenchConfig} from './bench/config.js'
-export type {BenchConfig, BenchResult, RunResult, PoolModel, WorkloadName} from './bench/types.js'
+export type {BenchConfig, BenchResult, RunResult, PoolModel, WorkloadKind, WorkloadName} from './bench/types.js'
 // runAuth is the run<Feature>(target, config, hooks) name every entry point has; measureAuth stays for existing callers.
 export {measureAuth, measureAuth as runAuth, type AuthHooks} from './auth/run-auth.js'
 export {toAuthConfig} from './auth/config.js'

@@ -7,11 +7,15 @@ import {usageError} from '../errors.js'
 import {parseChoiceList, parseIntegerList} from '../parse/lists.js'
 import {KEY_DISTRIBUTIONS, type KeyDistribution} from './key-dist.js'
 import {checkBenchDatabaseName} from './namespace.js'
+import {loadWorkloadFile, type WorkloadFile} from './workload-file.js'
 import {picksKeys} from './workloads.js'
-import {type BenchConfig, MIXABLE_OPS, type MixableOp, type OpTimeout, POOL_MODELS, TIMEOUT_SIDES, type TimeoutSide, WORKLOADS, type WorkloadName} from './types.js'
+import {type BenchConfig, MIXABLE_OPS, type MixableOp, type OpTimeout, POOL_MODELS, TIMEOUT_SIDES, type TimeoutSide, type WorkloadKind, WORKLOADS, type WorkloadName} from './types.js'
 
 export interface BenchFlagValues {
-  workload: string
+  /** Absent: BENCH_DEFAULTS.workload, or the workload file's operations. */
+  workload?: string
+  'workload-file'?: string
+  'read-namespace'?: string
   mix?: string
   'doc-size': number
   'seed-docs': number
@@ -65,7 +69,7 @@ export function parseMix(text: string): Partial<Record<MixableOp, number>> {
   return mix
 }
 
-function keyDistOf(value: string | undefined, workload: WorkloadName, mix: Partial<Record<MixableOp, number>>): KeyDistribution {
+function keyDistOf(value: string | undefined, workload: WorkloadKind, mix: Partial<Record<MixableOp, number>>): KeyDistribution {
   if (value === undefined) return 'uniform'
   const [keyDist] = parseChoiceList(value, 'key-dist', KEY_DISTRIBUTIONS) as [KeyDistribution]
   if (value.includes(',')) throw usageError('--key-dist takes one distribution', `choose one of ${KEY_DISTRIBUTIONS.join(', ')}`)
@@ -86,10 +90,24 @@ function opTimeoutOf(ms: number | undefined, side: string | undefined): OpTimeou
   return {ms, side: (side ?? 'client') as TimeoutSide}
 }
 
-export function toBenchConfig(flags: BenchFlagValues): BenchConfig {
+/** The config of the flags, with --workload-file read, validated and compiled first. */
+export async function loadBenchConfig(flags: BenchFlagValues): Promise<BenchConfig> {
+  const file = flags['workload-file']
+  if (file !== undefined && flags.workload !== undefined) throw usageError('--workload-file and --workload cannot be combined', 'the file names the operations: drop --workload')
+  if (flags['read-namespace'] !== undefined && file === undefined) throw usageError('--read-namespace needs --workload-file', 'the namespace is read by the file\'s operations marked namespace: read')
+  return toBenchConfig(flags, file === undefined ? undefined : await loadWorkloadFile(file, flags['read-namespace']))
+}
+
+function builtInWorkload(flags: BenchFlagValues): WorkloadName {
+  const text = flags.workload ?? BENCH_DEFAULTS.workload
+  const [workload] = parseChoiceList(text, 'workload', WORKLOADS) as [WorkloadName]
+  if (text.includes(',')) throw usageError('--workload takes one workload', `choose one of ${WORKLOADS.join(', ')}`)
+  return workload
+}
+
+export function toBenchConfig(flags: BenchFlagValues, workloadFile?: WorkloadFile): BenchConfig {
   checkBenchDatabaseName(flags.db)
-  const [workload] = parseChoiceList(flags.workload, 'workload', WORKLOADS) as [WorkloadName]
-  if (flags.workload.includes(',')) throw usageError('--workload takes one workload', `choose one of ${WORKLOADS.join(', ')}`)
+  const workload: WorkloadKind = workloadFile ? 'file' : builtInWorkload(flags)
   if (flags.mix !== undefined && workload !== 'mixed') throw usageError('--mix needs --workload mixed', 'add --workload mixed, or drop --mix')
   const mix = workload === 'mixed' ? parseMix(flags.mix ?? BENCH_DEFAULTS.mix) : {}
   if (flags.rate !== undefined && flags.ops !== undefined) {
@@ -107,6 +125,7 @@ export function toBenchConfig(flags: BenchFlagValues): BenchConfig {
   }
   return Object.freeze({
     workload,
+    ...(workloadFile ? {workloadFile} : {}),
     mix: Object.freeze(mix),
     docSizeBytes: flags['doc-size'],
     seedDocs: flags['seed-docs'],

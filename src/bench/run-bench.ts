@@ -24,6 +24,7 @@ import {type SeriesGauges, seriesGauges} from './series-gauges.js'
 import {SAMPLER_PURPOSE, ServerSampler} from './server-sampler.js'
 import {StopBudget} from './stop-budget.js'
 import type {BenchConfig, BenchResult, PoolModel, RunResult, ServerHostResult, TimeoutResult} from './types.js'
+import type {WorkloadFile} from './workload-file.js'
 import {collectionsOf, createWorkload} from './workloads.js'
 
 /** What the caller controls besides the target (which carries appName and timeoutMs) and the config. */
@@ -80,6 +81,7 @@ export async function runBench(target: Target, config: BenchConfig, hooks: Bench
     config: {
       workload: config.workload,
       mix: config.workload === 'mixed' ? {...config.mix} : undefined,
+      ...(config.workloadFile ? {workloadFile: workloadFileReport(config.workloadFile)} : {}),
       docSizeBytes: config.docSizeBytes,
       keyDist: config.keyDist,
       ...(config.opTimeout ? {opTimeout: {...config.opTimeout}} : {}),
@@ -142,6 +144,11 @@ export async function runBench(target: Target, config: BenchConfig, hooks: Bench
     if (namespace && result.namespace) await releaseNamespace(namespace, result, budget)
     await budget.step('closing the admin client', () => admin.close(), undefined)
   }
+}
+
+function workloadFileReport(file: WorkloadFile): NonNullable<BenchResult['config']['workloadFile']> {
+  const read = file.readNamespace
+  return {...file.summary, ...(read ? {readNamespace: `${read.db}.${read.collection}`} : {})}
 }
 
 /**

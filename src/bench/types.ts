@@ -4,6 +4,7 @@
  */
 import type {LatencySummaryUs} from '../metrics/histograms.js'
 import type {KeyDistribution} from './key-dist.js'
+import type {WorkloadFile, WorkloadFileSummary} from './workload-file.js'
 import type {LockObservation} from './lock-observer.js'
 import type {NamespaceReport} from './namespace.js'
 import type {SeriesInterval} from './series.js'
@@ -17,13 +18,17 @@ export type PoolModel = (typeof POOL_MODELS)[number]
 
 export const WORKLOADS = ['ping', 'find', 'insert', 'update', 'mixed', 'ddl'] as const
 export type WorkloadName = (typeof WORKLOADS)[number]
+/** What a run drove: a built-in workload, or `file` for --workload-file. */
+export type WorkloadKind = WorkloadName | 'file'
 
 /** Operations a mixed workload can draw from. */
 export const MIXABLE_OPS = ['ping', 'find', 'insert', 'update'] as const
 export type MixableOp = (typeof MIXABLE_OPS)[number]
 
 export interface BenchConfig {
-  readonly workload: WorkloadName
+  readonly workload: WorkloadKind
+  /** --workload-file, validated and compiled (workload is then `file`). */
+  readonly workloadFile?: WorkloadFile
   /** Weights in percent, summing to 100 (mixed workload only). */
   readonly mix: Readonly<Partial<Record<MixableOp, number>>>
   readonly docSizeBytes: number
@@ -139,7 +144,7 @@ export interface PoolResult {
 
 export interface RunResult {
   model: PoolModel
-  workload: WorkloadName
+  workload: WorkloadKind
   concurrency: number
   rate: number | null
   maxPoolSize: number | null
@@ -256,8 +261,10 @@ export interface BenchCluster {
 export interface BenchResult extends ResultEnvelope {
   cluster: BenchCluster
   config: {
-    workload: WorkloadName
+    workload: WorkloadKind
     mix?: Partial<Record<MixableOp, number>>
+    /** --workload-file: its path and operations (name, kind, weight, namespace), and --read-namespace. */
+    workloadFile?: WorkloadFileSummary & {readNamespace?: string}
     docSizeBytes: number
     keyDist: KeyDistribution
     opTimeout?: {ms: number; side: TimeoutSide}

@@ -5,7 +5,7 @@
  */
 import type {Collection, Db} from '../mongo/driver.js'
 import {createKeyPicker} from './key-dist.js'
-import type {BenchConfig, MixableOp, WorkloadName} from './types.js'
+import type {BenchConfig, MixableOp, WorkloadKind} from './types.js'
 
 /**
  * What an operation runs against, built once per client: creating Collection
@@ -14,10 +14,17 @@ import type {BenchConfig, MixableOp, WorkloadName} from './types.js'
 export interface Handles {
   db: Db
   collection: Collection<SeedDocument>
+  /** --read-namespace of a workload file. */
+  read?: Collection
 }
 
 export function handlesFor(db: Db, config: BenchConfig): Handles {
-  return {db, collection: db.collection<SeedDocument>(config.collection)}
+  const read = config.workloadFile?.readNamespace
+  return {
+    db,
+    collection: db.collection<SeedDocument>(config.collection),
+    ...(read ? {read: db.client.db(read.db).collection(read.collection)} : {}),
+  }
 }
 
 export type Operation = (handles: Handles) => Promise<unknown>
@@ -72,9 +79,9 @@ async function seedById(db: Db, config: BenchConfig, signal?: AbortSignal): Prom
   }
 }
 
-/** Whether a workload reads or updates seeded documents by id: the ones it seeds, and --key-dist shapes. */
-export function picksKeys(workload: WorkloadName, mix: BenchConfig['mix']): boolean {
-  return workload === 'find' || workload === 'update' || (workload === 'mixed' && ((mix.find ?? 0) > 0 || (mix.update ?? 0) > 0))
+/** Whether a workload reads or updates seeded documents by id: the ones it seeds, and --key-dist shapes (a file's {{seededId}}). */
+export function picksKeys(workload: WorkloadKind, mix: BenchConfig['mix']): boolean {
+  return workload === 'find' || workload === 'update' || workload === 'file' || (workload === 'mixed' && ((mix.find ?? 0) > 0 || (mix.update ?? 0) > 0))
 }
 
 /** --timeout-side server: maxTimeMS on every operation (the client side is the clients' timeoutMS, set in run-bench). */
@@ -98,10 +105,9 @@ function operationsFor(config: BenchConfig, random: () => number): Record<Mixabl
   }
 }
 
-/** A weighted draw over the mix, e.g. find=80,insert=20. */
-function mixedPick(config: BenchConfig, random: () => number): () => MixableOp {
-  const entries = Object.entries(config.mix).filter(([, weight]) => (weight ?? 0) > 0) as Array<[MixableOp, number]>
-  const cumulative: Array<[number, MixableOp]> = []
+/** A weighted draw over named entries, e.g. a mix of find=80,insert=20, or a workload file's operations. */
+function weightedPick<Name extends string>(entries: ReadonlyArray<readonly [Name, number]>, random: () => number): () => Name {
+  const cumulative: Array<[number, Name]> = []
   let total = 0
   for (const [name, weight] of entries) {
     total += weight
@@ -157,6 +163,21 @@ function ddlOperation(config: BenchConfig, random: () => number): () => Operatio
   }
 }
 
+/** --workload-file: its operations by weight, each filling its templates from the workload's PRNG and --key-dist. */
+function fileWorkload(config: BenchConfig, random: () => number, seed: Workload['seed']): Workload {
+  const file = config.workloadFile!
+  const ctx = {random, seededId: createKeyPicker(config.keyDist, config.seedDocs, random)}
+  const limit = serverTimeLimit(config)
+  const byName = new Map<string, Operation>(
+    file.operations.map((op) => [
+      op.name,
+      // The file's documents have their own shape, not the seeded one.
+      (handles: Handles) => op.run({own: handles.collection as unknown as Collection, read: handles.read, runCommand: (command) => handles.db.command(command), limit}, ctx),
+    ]),
+  )
+  return {seed, pick: weightedPick(file.operations.map((op) => [op.name, op.weight] as const), random), operation: (name) => byName.get(name)!}
+}
+
 export function createWorkload(config: BenchConfig, random = createRandom()): Workload {
   const ops = operationsFor(config, random)
   const needsSeed = picksKeys(config.workload, config.mix)
@@ -165,8 +186,12 @@ export function createWorkload(config: BenchConfig, random = createRandom()): Wo
     else if (config.workload !== 'ping') await db.createCollection(config.collection)
   }
   switch (config.workload) {
-    case 'mixed':
-      return {seed, pick: mixedPick(config, random), operation: (name) => ops[name as MixableOp]}
+    case 'file':
+      return fileWorkload(config, random, seed)
+    case 'mixed': {
+      const mix = Object.entries(config.mix).filter(([, weight]) => (weight ?? 0) > 0) as Array<[MixableOp, number]>
+      return {seed, pick: weightedPick(mix, random), operation: (name) => ops[name as MixableOp]}
+    }
     case 'ddl': {
       // One name: the DDL kinds churn together and their latencies are the workload's.
       const next = ddlOperation(config, random)
