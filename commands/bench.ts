@@ -1,6 +1,11 @@
 import {Flags} from '@oclif/core'
 
+import {stringify as stringifyYaml} from 'yaml'
+
 import {DEFAULT_SERIES_INTERVAL_MS, loadBenchConfig} from '../src/bench/config.js'
+import {DEFAULT_URI_SECRET, emitK8sJob, type K8sJobPlan} from '../src/bench/k8s-job.js'
+import {MAX_SEGMENTS} from '../src/bench/segment.js'
+import {passThroughArgs} from '../src/cli/pass-through.js'
 import {parseFailOn} from '../src/bench/fail-on.js'
 import {runBench} from '../src/bench/run-bench.js'
 import {KEY_DISTRIBUTIONS} from '../src/bench/key-dist.js'
@@ -109,10 +114,18 @@ export default class Bench extends TargetCommand<typeof Bench> {
     'series-interval': durationFlag({default: DEFAULT_SERIES_INTERVAL_MS, summary: 'Length of one interval of the time series (runs[].series, --csv), e.g. 1s, 250ms; at least 10ms.', helpGroup: 'REPORT'}),
     csv: Flags.string({summary: 'Also write the time series as CSV to this file: absent or a regular file (checked before the load starts); written atomically after every run.', helpGroup: 'REPORT'}),
     'sim-latency': durationFlag({summary: 'Embedded cluster only: per-operation service time, e.g. 2ms.', helpGroup: 'CONNECTION'}),
+    segment: Flags.string({summary: 'Drive the INDEX-th of COUNT shares of this run, e.g. 0/3 (INDEX from 0); needs --run-id. One cell, no matrix.', helpGroup: 'DISTRIBUTED'}),
+    'run-id': Flags.string({summary: "The id every segment of one run shares (8 hex digits): their one namespace, bench_<id>.", helpGroup: 'DISTRIBUTED'}),
+    'start-at': Flags.string({summary: 'Begin (warm-up, then measuring) at this instant after set-up, e.g. 2026-11-23T21:00:00Z, so segments line up.', helpGroup: 'DISTRIBUTED'}),
+    emit: Flags.string({options: ['k8s-job'], summary: 'Print a Kubernetes Indexed Job that runs this bench as --parallelism segments, instead of running it.', helpGroup: 'DISTRIBUTED'}),
+    parallelism: Flags.integer({min: 1, max: MAX_SEGMENTS, dependsOn: ['emit'], summary: 'With --emit k8s-job (required there): how many pods (segments).', helpGroup: 'DISTRIBUTED'}),
+    image: Flags.string({dependsOn: ['emit'], summary: `With --emit k8s-job: the pooltool image the pods run (build it from the Dockerfile; default pooltool:<version>).`, helpGroup: 'DISTRIBUTED'}),
+    'uri-secret': Flags.string({dependsOn: ['emit'], summary: `With --emit k8s-job: the Secret NAME/KEY holding the connection string (POOLTOOL_URI in the pods; default ${DEFAULT_URI_SECRET.name}/${DEFAULT_URI_SECRET.key}).`, helpGroup: 'DISTRIBUTED'}),
   }
 
-  async run(): Promise<BenchResult> {
+  async run(): Promise<BenchResult | K8sJobPlan> {
     const {flags} = this
+    if (flags.emit === 'k8s-job') return this.emitK8sJob()
     const config = await loadBenchConfig(flags)
     const thresholds = flags['fail-on'] === undefined ? undefined : parseFailOn(flags['fail-on'])
     const simLatencyMs = flags['sim-latency'] ?? 0
@@ -168,4 +181,26 @@ export default class Bench extends TargetCommand<typeof Bench> {
     }
     return result
   }
+
+  /** --emit k8s-job: check the flags as every pod will see them, then print the Job (YAML; JSON under --json). */
+  private async emitK8sJob(): Promise<K8sJobPlan> {
+    const {flags} = this
+    const plan = await emitK8sJob(flags, {
+      benchArgs: passThroughArgs(this.argv, {booleans: booleanFlags(Bench)}, EMIT_ONLY_FLAGS),
+      defaultImage: `pooltool:${this.config.version}`,
+    })
+    if (!this.jsonEnabled()) {
+      this.log(stringifyYaml(plan.manifest).trimEnd())
+      process.stderr.write(['', `# run ${plan.runId}: ${plan.segments} segments from ${plan.startAt}; then:`, ...plan.collect.map((line) => `#   ${line}`), ''].join('\n'))
+    }
+    return plan
+  }
+}
+
+/** Flags of the emitting command only, or set per pod by the manifest: never passed to the pods. */
+const EMIT_ONLY_FLAGS = new Set(['emit', 'parallelism', 'image', 'uri-secret', 'json', 'start-at'])
+
+function booleanFlags(command: {flags: Record<string, {type: string}>; baseFlags?: Record<string, {type: string}>}): Set<string> {
+  const all = {...command.baseFlags, ...command.flags}
+  return new Set(Object.entries(all).filter(([, flag]) => flag.type === 'boolean').map(([name]) => name))
 }

@@ -7,6 +7,7 @@ import {usageError} from '../errors.js'
 import {parseChoiceList, parseIntegerList} from '../parse/lists.js'
 import {KEY_DISTRIBUTIONS, type KeyDistribution} from './key-dist.js'
 import {checkBenchDatabaseName} from './namespace.js'
+import {checkRunId, parseSegment, parseStartAt} from './segment.js'
 import {loadWorkloadFile, type WorkloadFile} from './workload-file.js'
 import {picksKeys} from './workloads.js'
 import {type BenchConfig, MIXABLE_OPS, type MixableOp, type OpTimeout, POOL_MODELS, TIMEOUT_SIDES, type TimeoutSide, type WorkloadKind, WORKLOADS, type WorkloadName} from './types.js'
@@ -23,6 +24,9 @@ export interface BenchFlagValues {
   /** Milliseconds (a duration flag). */
   'op-timeout'?: number
   'timeout-side'?: string
+  segment?: string
+  'run-id'?: string
+  'start-at'?: string
   db: string
   keep: boolean
   model: string
@@ -105,6 +109,25 @@ function builtInWorkload(flags: BenchFlagValues): WorkloadName {
   return workload
 }
 
+/** --segment, --run-id, --start-at; every segment's share must be at least one worker / operation. */
+function distributionOf(flags: BenchFlagValues, concurrencies: readonly number[]): Pick<BenchConfig, 'segment' | 'runId' | 'startAt'> {
+  const segment = flags.segment === undefined ? undefined : parseSegment(flags.segment)
+  if (segment && flags['run-id'] === undefined) throw usageError('--segment needs --run-id', 'give every segment of the run the same --run-id (8 hex digits), so they share one namespace')
+  if (!segment && flags['run-id'] !== undefined) throw usageError('--run-id needs --segment', 'a run on its own gets its own id; --run-id names the run the segments share')
+  if (flags['run-id'] !== undefined) checkRunId(flags['run-id'])
+  if (segment) {
+    const cells = [flags.model.split(','), concurrencies, flags['max-pool-size']?.split(',') ?? []].some((list) => list.length > 1)
+    if (cells) throw usageError('--segment runs one cell, not a matrix', 'give one --model, --concurrency and --max-pool-size: segments line up only at --start-at')
+    const small = concurrencies.find((c) => c < segment.count)
+    if (small !== undefined) throw usageError(`--concurrency ${small} cannot be split over ${segment.count} segments`, 'give each segment at least one: a concurrency of at least the segment count')
+    if (flags.ops !== undefined && flags.ops < segment.count) throw usageError(`--ops ${flags.ops} cannot be split over ${segment.count} segments`, 'give at least one operation per segment')
+  }
+  return {
+    ...(segment ? {segment, runId: flags['run-id']} : {}),
+    ...(flags['start-at'] === undefined ? {} : {startAt: parseStartAt(flags['start-at'])}),
+  }
+}
+
 export function toBenchConfig(flags: BenchFlagValues, workloadFile?: WorkloadFile): BenchConfig {
   checkBenchDatabaseName(flags.db)
   const workload: WorkloadKind = workloadFile ? 'file' : builtInWorkload(flags)
@@ -118,6 +141,7 @@ export function toBenchConfig(flags: BenchFlagValues, workloadFile?: WorkloadFil
   }
   const durationMs = flags.ops === undefined ? flags.duration ?? BENCH_DEFAULTS.durationMS : undefined
   if (durationMs !== undefined && durationMs <= 0) throw usageError('--duration must be above 0', 'e.g. --duration 10s')
+  const concurrencies = parseIntegerList(flags.concurrency, 'concurrency', 1, 100_000)
   const maxPoolSizes = flags['max-pool-size'] === undefined ? [undefined] : parseIntegerList(flags['max-pool-size'], 'max-pool-size', 1, 100_000)
   const minPool = flags['min-pool-size']
   if (minPool !== undefined && maxPoolSizes.some((max) => max !== undefined && minPool > max)) {
@@ -136,7 +160,8 @@ export function toBenchConfig(flags: BenchFlagValues, workloadFile?: WorkloadFil
     collection: 'bench',
     keep: flags.keep,
     models: Object.freeze(parseChoiceList(flags.model, 'model', POOL_MODELS)),
-    concurrencies: Object.freeze(parseIntegerList(flags.concurrency, 'concurrency', 1, 100_000)),
+    concurrencies: Object.freeze(concurrencies),
+    ...distributionOf(flags, concurrencies),
     maxPoolSizes: Object.freeze(maxPoolSizes),
     rate: flags.rate,
     durationMs,

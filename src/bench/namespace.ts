@@ -14,6 +14,11 @@
  * least-privilege user (readWrite on this one database) able to run bench,
  * which a fresh database per run would not.
  *
+ * The segments of one distributed run (`--segment`, `--run-id`) share the run's collections: each
+ * registers its own marker (`<runId>-s<index>`, same runId), and the one that finishes last (no
+ * other segment of the run still heartbeating) drops them; a dead segment's marker is reclaimed
+ * without its collections while another segment of the run is alive.
+ *
  * Cleanup drops only the collections the run's own marker lists, then its
  * marker, then the marker collection when no other run is left in it (the
  * database then disappears; dropDatabase is never used: it would take other
@@ -27,7 +32,7 @@ import {hostname} from 'node:os'
 import {randomBytes} from 'node:crypto'
 
 import {PoolToolError} from '../errors.js'
-import type {Db} from '../mongo/driver.js'
+import type {Collection, Db} from '../mongo/driver.js'
 
 export const MARKER_COLLECTION = 'pooltool_runs'
 export const SYSTEM_DATABASES: readonly string[] = ['admin', 'local', 'config']
@@ -61,6 +66,8 @@ export interface RunMarker {
   /** Every collection this run may create; cleanup drops exactly these. */
   collections: string[]
   keep: boolean
+  /** Present for one segment of a distributed run. */
+  segment?: {index: number; count: number}
 }
 
 /** A dead run's leftovers that this run dropped. */
@@ -124,7 +131,7 @@ export class OwnedNamespace {
    * reclaim dead runs' leftovers. Throws USAGE, before any write, for a database
    * that holds data and no marker.
    */
-  static async claim(db: Db, run: {runId: string; collections: string[]; keep: boolean}): Promise<OwnedNamespace> {
+  static async claim(db: Db, run: {runId: string; collections: string[]; keep: boolean; segment?: {index: number; count: number}}): Promise<OwnedNamespace> {
     const existing = (await db.listCollections({}, {nameOnly: true}).toArray()).map((c) => c.name).filter((name) => !isServerOwned(name))
     if (existing.length > 0 && !existing.includes(MARKER_COLLECTION)) {
       throw new PoolToolError(
@@ -142,11 +149,13 @@ export class OwnedNamespace {
       pid: process.pid,
       collections: run.collections,
       keep: run.keep,
+      ...(run.segment ? {segment: run.segment} : {}),
     }
+    const markerId = run.segment ? `${run.runId}-s${run.segment.index}` : run.runId
     // The server stamps the times, so every run judges heartbeats on one clock.
-    await markers.updateOne({_id: run.runId}, {$setOnInsert: fields, $currentDate: {startedAt: true, heartbeatAt: true}}, {upsert: true})
-    const own = await markers.findOne({_id: run.runId})
-    if (!own) throw new Error(`the marker of run ${run.runId} was not found right after it was written`)
+    await markers.updateOne({_id: markerId}, {$setOnInsert: fields, $currentDate: {startedAt: true, heartbeatAt: true}}, {upsert: true})
+    const own = await markers.findOne({_id: markerId})
+    if (!own) throw new Error(`the marker of run ${markerId} was not found right after it was written`)
     const namespace = new OwnedNamespace(db, own, await reclaimDeadRuns(db, own))
     return namespace
   }
@@ -179,11 +188,20 @@ export class OwnedNamespace {
   async release(): Promise<NamespaceRelease> {
     this.stopHeartbeat()
     if (this.marker.keep) return {dropped: [], leftBehind: this.namespaces, databaseDropped: false, reason: '--keep'}
+    const markers = this.db.collection<RunMarker>(MARKER_COLLECTION)
+    const stillRunning = this.marker.segment ? await this.leaveSharedRun(markers) : 0
+    if (stillRunning > 0) {
+      return {
+        dropped: [],
+        leftBehind: this.namespaces,
+        databaseDropped: false,
+        reason: `${stillRunning} other segment${stillRunning === 1 ? '' : 's'} of run ${this.marker.runId} still running: the last to finish drops the collections`,
+      }
+    }
     const dropped: string[] = []
     for (const name of this.marker.collections) {
       if (await dropIfPresent(this.db, name)) dropped.push(`${this.database}.${name}`)
     }
-    const markers = this.db.collection<RunMarker>(MARKER_COLLECTION)
     await markers.deleteOne({_id: this.marker._id})
     let databaseDropped = false
     if ((await markers.countDocuments({})) === 0) {
@@ -191,6 +209,20 @@ export class OwnedNamespace {
       if (others.length === 0) databaseDropped = await dropIfPresent(this.db, MARKER_COLLECTION)
     }
     return {dropped, leftBehind: [], databaseDropped}
+  }
+
+  /**
+   * A segment leaves its run: its marker goes, and it counts the run's other segments still
+   * heartbeating (ages on the server's clock, read from this segment's last stamp). Each segment
+   * removes its marker before it counts, so the last to leave always counts none and drops.
+   */
+  private async leaveSharedRun(markers: Collection<RunMarker>): Promise<number> {
+    const own = this.marker._id
+    await markers.updateOne({_id: own}, {$currentDate: {heartbeatAt: true}})
+    const serverNow = (await markers.findOne({_id: own}))?.heartbeatAt.getTime()
+    await markers.deleteOne({_id: own})
+    if (serverNow === undefined) return 0
+    return markers.countDocuments({runId: this.marker.runId, heartbeatAt: {$gte: new Date(serverNow - RECLAIM_AFTER_MS)}})
   }
 }
 
@@ -212,7 +244,9 @@ async function reclaimDeadRuns(db: Db, self: RunMarker): Promise<ReclaimedRun[]>
   for (const marker of dead) {
     // Only collections that belong to that run by name: a marker is data, and data can be wrong.
     const ownName = RUN_ID.test(marker.runId) ? `bench_${marker.runId}` : undefined
-    const collections = ownName === undefined ? [] : (marker.collections ?? []).filter((name) => typeof name === 'string' && (name === ownName || name.startsWith(`${ownName}_`)))
+    // A dead segment's run goes on while another of its segments (this one included) heartbeats.
+    const runAlive = marker.runId === self.runId || (await markers.countDocuments({runId: marker.runId, heartbeatAt: {$gte: new Date(serverNow - RECLAIM_AFTER_MS)}})) > 0
+    const collections = ownName === undefined || runAlive ? [] : (marker.collections ?? []).filter((name) => typeof name === 'string' && (name === ownName || name.startsWith(`${ownName}_`)))
     for (const name of collections) await dropIfPresent(db, name)
     await markers.deleteOne({_id: marker._id})
     reclaimed.push({

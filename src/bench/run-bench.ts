@@ -21,6 +21,7 @@ import {LockObserver} from './lock-observer.js'
 import {achievedRatePerSec, rateShortfallOf} from './rate-shortfall.js'
 import {newRunId, OwnedNamespace} from './namespace.js'
 import {type SeriesGauges, seriesGauges} from './series-gauges.js'
+import {rateShareOf, shareOf} from './segment.js'
 import {SAMPLER_PURPOSE, ServerSampler} from './server-sampler.js'
 import {StopBudget} from './stop-budget.js'
 import type {BenchConfig, BenchResult, PoolModel, RunResult, ServerHostResult, TimeoutResult} from './types.js'
@@ -65,12 +66,27 @@ export function matrixOf(config: BenchConfig): BenchCell[] {
 }
 
 const TICK_INTERVAL_MS = 1000
+/** A start this much past --start-at is said in a note: segments' intervals no longer line up. */
+const START_LATE_NOTE_MS = 1000
+
+/** Resolves at `at` on this machine's clock (or at a stop request): how late it is by then, in ms (0 if early). */
+function waitUntil(at: Date, signal: AbortSignal): Promise<number> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer)
+      signal.removeEventListener('abort', done)
+      resolve(Math.max(0, Date.now() - at.getTime()))
+    }
+    const timer = setTimeout(done, Math.max(0, at.getTime() - Date.now()))
+    signal.addEventListener('abort', done, {once: true})
+  })
+}
 
 export async function runBench(target: Target, config: BenchConfig, hooks: BenchHooks): Promise<BenchResult> {
   // The load clients: the target's appName as it is (the sampler's and the admin client's are suffixed).
   const settings = withClientTimeout(target.clientSettings(undefined, config.pool), config)
   // This run's own collections: bench_<runId> in pooltool's database (see namespace.ts).
-  const runId = newRunId()
+  const runId = config.runId ?? newRunId()
   const runConfig: BenchConfig = Object.freeze({...config, collection: `bench_${runId}`})
   const budget = new StopBudget(hooks.signal, hooks.forceSignal)
   // bench's own data (its namespace) goes through a driver client; server state through the read layer.
@@ -91,6 +107,8 @@ export async function runBench(target: Target, config: BenchConfig, hooks: Bench
       ops: config.ops,
       sampleIntervalMS: config.sampleIntervalMs,
       seriesIntervalMS: config.seriesIntervalMs,
+      ...(config.segment ? {segment: {...config.segment, runId}} : {}),
+      ...(config.startAt ? {startAt: config.startAt.toISOString()} : {}),
     },
     runs: [],
     knee: null,
@@ -106,7 +124,7 @@ export async function runBench(target: Target, config: BenchConfig, hooks: Bench
     await admin.connect()
     const topology = await readCluster(target, result, hooks.signal)
     const db = admin.db(config.db)
-    namespace = await OwnedNamespace.claim(db, {runId, collections: collectionsOf(runConfig), keep: config.keep})
+    namespace = await OwnedNamespace.claim(db, {runId, collections: collectionsOf(runConfig), keep: config.keep, segment: config.segment})
     namespace.startHeartbeat()
     result.namespace = {
       database: namespace.database,
@@ -118,6 +136,12 @@ export async function runBench(target: Target, config: BenchConfig, hooks: Bench
       databaseDropped: false,
     }
     await createWorkload(runConfig).seed(db, hooks.signal)
+    if (config.startAt) {
+      const lateMs = await waitUntil(config.startAt, hooks.signal)
+      if (lateMs > START_LATE_NOTE_MS) {
+        result.notes.push(`started ${Math.round(lateMs)} ms after --start-at ${config.startAt.toISOString()} (set-up took longer): this process's measured interval does not line up with the other segments'`)
+      }
+    }
 
     // finalize() derives the runs' notes afresh after every run; these stay in front of them.
     const setupNotes = [...result.notes]
@@ -264,11 +288,13 @@ interface BenchContext {
 
 async function runCell({target, settings, config, hooks, topology, budget}: BenchContext, cell: BenchCell): Promise<RunResult> {
   const telemetry = new PoolTelemetry()
+  // --segment: this process drives its share; the run keeps the totals (segment.ts).
+  const share = {concurrency: shareOf(cell.concurrency, config.segment), rate: rateShareOf(config.rate, config.segment), ops: config.ops === undefined ? undefined : shareOf(config.ops, config.segment)}
   const model = createClientModel({
     model: cell.model,
     settings,
     config,
-    concurrency: cell.concurrency,
+    concurrency: share.concurrency,
     maxPoolSize: cell.maxPoolSize,
     telemetry,
   })
@@ -290,10 +316,10 @@ async function runCell({target, settings, config, hooks, topology, budget}: Benc
     sampler.startPolling(config.sampleIntervalMs)
     const measurement = await runEngine(
       {
-        concurrency: cell.concurrency,
-        rate: config.rate,
+        concurrency: share.concurrency,
+        rate: share.rate,
         durationMs: config.durationMs,
-        ops: config.ops,
+        ops: share.ops,
         warmupMs: config.warmupMs,
         drainTimeoutMs: Math.max(5000, target.connection.timeoutMs),
         tickIntervalMs: TICK_INTERVAL_MS,
@@ -319,7 +345,7 @@ async function runCell({target, settings, config, hooks, topology, budget}: Benc
     await budget.step('closing the load clients', () => model.close(), undefined)
     await budget.step('reading the servers after the run', () => sampler.sampleAfter(), undefined)
     const server = sampler.results()
-    return toRunResult({cell, config, measurement, telemetry, pool, clients: model.clientsOpened, server, locks})
+    return toRunResult({cell, share, config, measurement, telemetry, pool, clients: model.clientsOpened, server, locks})
   } finally {
     await budget.step('closing the load clients', () => model.close(), undefined)
     await budget.step('closing the server sampler', () => sampler.close(), undefined)
@@ -330,6 +356,7 @@ async function runCell({target, settings, config, hooks, topology, budget}: Benc
 /** The JSON contract of one run, from what the run measured. Pure. */
 function toRunResult(parts: {
   cell: BenchCell
+  share: {concurrency: number; rate: number | undefined}
   config: BenchConfig
   measurement: EngineMeasurement<SeriesGauges>
   telemetry: PoolTelemetry
@@ -338,7 +365,7 @@ function toRunResult(parts: {
   server: ServerHostResult[]
   locks: RunResult['locks'] | undefined
 }): RunResult {
-  const {cell, config, measurement, telemetry, pool, clients, server, locks} = parts
+  const {cell, share, config, measurement, telemetry, pool, clients, server, locks} = parts
   const bounds = (histogram: Histogram) => {
     const {p50, p99, max} = summarize(histogram)
     return {p50, p99, max}
@@ -348,7 +375,8 @@ function toRunResult(parts: {
     workload: config.workload,
     concurrency: cell.concurrency,
     rate: config.rate ?? null,
-    maxPoolSize: effectiveMaxPoolSize(cell.model, cell.maxPoolSize, cell.concurrency),
+    maxPoolSize: effectiveMaxPoolSize(cell.model, cell.maxPoolSize, share.concurrency),
+    ...(config.segment ? {segment: {...config.segment, concurrency: share.concurrency, rate: share.rate ?? null}} : {}),
     ops: measurement.ops,
     errors: measurement.errors,
     scheduled: measurement.scheduled,
@@ -358,7 +386,7 @@ function toRunResult(parts: {
     durationMS: Math.round(measurement.durationMs),
     opsPerSec: measurement.durationMs > 0 ? Math.round((measurement.ops * 1000 * 10) / measurement.durationMs) / 10 : 0,
     achievedRatePerSec: achievedRatePerSec(measurement),
-    rateShortfall: rateShortfallOf(measurement, config.rate ?? null, cell.concurrency, summarize(measurement.latencyUs).mean),
+    rateShortfall: rateShortfallOf(measurement, share.rate ?? null, share.concurrency, summarize(measurement.latencyUs).mean),
     latencyUs: summarize(measurement.latencyUs),
     latencyByOpUs: Object.fromEntries(Object.entries(measurement.latencyByOpUs).map(([name, histogram]) => [name, summarize(histogram)])),
     latencyCorrectedUs: measurement.latencyCorrectedUs ? summarize(measurement.latencyCorrectedUs) : null,

@@ -4,6 +4,7 @@
  */
 import type {LatencySummaryUs} from '../metrics/histograms.js'
 import type {KeyDistribution} from './key-dist.js'
+import type {Segment} from './segment.js'
 import type {WorkloadFile, WorkloadFileSummary} from './workload-file.js'
 import type {LockObservation} from './lock-observer.js'
 import type {NamespaceReport} from './namespace.js'
@@ -35,6 +36,12 @@ export interface BenchConfig {
   readonly seedDocs: number
   /** Which seeded id find and update pick (key-dist.ts). */
   readonly keyDist: KeyDistribution
+  /** --segment: this process drives one share of the run (segment.ts); the run's figures stay the totals. */
+  readonly segment?: Readonly<Segment>
+  /** With --segment: the id the segments share (their collections are bench_<runId>). */
+  readonly runId?: string
+  /** --start-at: measuring (warm-up first) begins at this instant, after set-up. */
+  readonly startAt?: Date
   /** --op-timeout / --timeout-side: a time limit on every operation, enforced by the client (the driver's timeoutMS) or the server (maxTimeMS). */
   readonly opTimeout?: Readonly<OpTimeout>
   readonly db: string
@@ -205,6 +212,12 @@ export interface RunResult {
   /** One entry per --series-interval of the measured interval (see SeriesPoint). bench always sets it; absent as latencyByOpUs. */
   series?: SeriesPoint[]
   errorsByClass: Record<string, number>
+  /**
+   * --segment: this process's share of the run (concurrency, rate, pool sizes are per process). The run's
+   * concurrency and rate above are the whole run's, so every segment's run has the same key and
+   * `report merge` adds them up.
+   */
+  segment?: {index: number; count: number; concurrency: number; rate: number | null}
   /** With --op-timeout: what the time limit did (see TimeoutResult). */
   timeouts?: TimeoutResult
   /** ddl workload on a sharded cluster: LockBusy / ConflictingOperationInProgress counts and lock hold times seen meanwhile. */
@@ -274,6 +287,10 @@ export interface BenchResult extends ResultEnvelope {
     ops?: number
     sampleIntervalMS: number
     seriesIntervalMS: number
+    /** --segment / --run-id: which share of which distributed run this file holds (a merged file: `indices`, every share in it). */
+    segment?: {index: number; count: number; runId: string; indices?: number[]}
+    /** --start-at, as given. */
+    startAt?: string
   }
   runs: RunResult[]
   knee: KneeResult | null

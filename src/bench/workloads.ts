@@ -67,15 +67,32 @@ export interface SeedDocument {
   payload: string
 }
 
+/** The seeded ids this process inserts: all of them, or a segment's slice (together the segments seed each once). */
+function seedRange(config: BenchConfig): [from: number, to: number] {
+  const segment = config.segment
+  if (!segment) return [0, config.seedDocs]
+  const edge = (i: number) => Math.floor((i * config.seedDocs) / segment.count)
+  return [edge(segment.index), edge(segment.index + 1)]
+}
+
+const DUPLICATE_KEY = 11000
+
 async function seedById(db: Db, config: BenchConfig, signal?: AbortSignal): Promise<void> {
   const collection = db.collection<SeedDocument>(config.collection)
   const payload = payloadOf(config.docSizeBytes)
-  for (let start = 0; start < config.seedDocs; start += SEED_BATCH) {
+  const [from, to] = seedRange(config)
+  for (let start = from; start < to; start += SEED_BATCH) {
     // A stop during seeding: no batch may land after cleanup dropped the collection.
     if (signal?.aborted) return
     const batch = []
-    for (let id = start; id < Math.min(config.seedDocs, start + SEED_BATCH); id++) batch.push({_id: id, n: 0, payload})
-    await collection.insertMany(batch, {ordered: false})
+    for (let id = start; id < Math.min(to, start + SEED_BATCH); id++) batch.push({_id: id, n: 0, payload})
+    try {
+      await collection.insertMany(batch, {ordered: false})
+    } catch (error) {
+      // A segment started again (a Job's retry) finds its slice seeded by its first attempt.
+      const code = (error as {code?: number}).code
+      if (!config.segment || code !== DUPLICATE_KEY) throw error
+    }
   }
 }
 

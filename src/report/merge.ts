@@ -46,17 +46,21 @@ export function runKey(run: Pick<RunResult, 'model' | 'concurrency' | 'maxPoolSi
 
 export const UPPER_BOUND_NOTE =
   'merged checkoutWaitUs, checkoutWaitDriverMS, pool.setupUs, pool.setupDriverMS and scheduleLagUs are the worst segment\'s (bench keeps them as percentiles only): upper bounds of the true values'
+const MISSING_SEGMENTS_NOTE = /^segments? [\d, ]+ of \d+ of run \w+ not merged: /
 export const PEAKS_NOTE = 'merged pool.peakTotal and pool.peakInUse are sums of each segment\'s peak (each segment has its own pools): upper bounds, the peaks need not coincide'
 
 export function mergeBenchResults(inputs: readonly LoadedResult[]): MergedBenchResult {
   if (inputs.length < 2) throw usageError(`report merge needs at least two files (got ${inputs.length})`, MISMATCH_HINT)
   const [first, ...rest] = inputs as [LoadedResult, ...LoadedResult[]]
   for (const other of rest) checkSameConfig(first, other)
+  const {note: segmentNote, indices} = checkSegments(inputs)
   const keys = first.result.runs.map(runKey)
   for (const input of inputs) checkSameRuns(input, first, keys)
   const runs = keys.map((key) => mergeRuns(inputs.map((input) => ({file: input.file, run: input.result.runs.find((run) => runKey(run) === key)!}))))
   const upperBounds = runs.some((run) => run.segments > 1)
-  const notes = unique([...inputs.flatMap((input) => input.result.notes ?? []), ...(upperBounds ? [UPPER_BOUND_NOTE, PEAKS_NOTE] : [])])
+  // A merged input's word on missing segments is recomputed here: a later merge may have added them.
+  const inputNotes = inputs.flatMap((input) => input.result.notes ?? []).filter((note) => !MISSING_SEGMENTS_NOTE.test(note))
+  const notes = unique([...inputNotes, ...(upperBounds ? [UPPER_BOUND_NOTE, PEAKS_NOTE] : []), ...segmentNote])
   const locksDropped = inputs.some((input) => input.result.runs.some((run) => run.locks !== undefined))
   if (locksDropped) notes.push('lock observations (ddl workload) are per segment and are not merged: read them in each segment file')
   const namespaces = inputs.map((input) => input.result.namespace).filter((ns) => ns !== null && ns !== undefined)
@@ -65,7 +69,7 @@ export function mergeBenchResults(inputs: readonly LoadedResult[]): MergedBenchR
     notes: unique(notes),
     interrupted: inputs.some((input) => input.result.interrupted),
     cluster: {...first.result.cluster, hosts: uniqueBy(inputs.flatMap((input) => input.result.cluster?.hosts ?? []), (host) => host.host)},
-    config: first.result.config,
+    config: indices ? {...first.result.config, segment: {...first.result.config.segment!, index: indices[0]!, indices}} : first.result.config,
     runs,
     knee: findKnee(runs),
     // A merge gates nothing: run `report compare --fail-on` on the merged file.
@@ -76,6 +80,35 @@ export function mergeBenchResults(inputs: readonly LoadedResult[]): MergedBenchR
     abandoned: unique(inputs.flatMap((input) => input.result.abandoned ?? [])),
     segments: inputs.reduce((sum, input) => sum + segmentsOf(input.result), 0),
   }
+}
+
+/**
+ * Files written with --segment: all of one run (same --run-id and count), each segment once; a
+ * missing segment is said (the merged figures then hold only the shares merged).
+ */
+function checkSegments(inputs: readonly LoadedResult[]): {note: string[]; indices?: number[]} {
+  const shares = inputs.map((input) => ({file: input.file, segment: input.result.config.segment}))
+  const split = shares.filter((share) => share.segment !== undefined)
+  if (split.length === 0) return {note: []}
+  if (split.length !== shares.length) {
+    const plain = shares.find((share) => share.segment === undefined)!
+    throw usageError(`${plain.file} is not a --segment file, ${split[0]!.file} is`, MISMATCH_HINT)
+  }
+  const [first] = split as [{file: string; segment: {index: number; count: number; runId: string}}]
+  const seen = new Set<number>()
+  for (const {file, segment} of split) {
+    if (segment!.runId !== first.segment.runId || segment!.count !== first.segment.count) {
+      throw usageError(`${file} is segment ${segment!.index}/${segment!.count} of run ${segment!.runId}, ${first.file} of ${first.segment.count} of run ${first.segment.runId}`, MISMATCH_HINT)
+    }
+    for (const index of segment!.indices ?? [segment!.index]) {
+      if (seen.has(index)) throw usageError(`${file}: segment ${index} of run ${segment!.runId} is given twice`, MISMATCH_HINT)
+      seen.add(index)
+    }
+  }
+  const indices = [...seen].sort((a, b) => a - b)
+  const missing = Array.from({length: first.segment.count}, (_, i) => i).filter((i) => !seen.has(i))
+  const note = missing.length === 0 ? [] : [`segment${missing.length === 1 ? '' : 's'} ${missing.join(', ')} of ${first.segment.count} of run ${first.segment.runId} not merged: the figures hold only the shares merged`]
+  return {note, indices}
 }
 
 function segmentsOf(result: BenchResult): number {
@@ -185,6 +218,10 @@ export function mergeRuns(segments: readonly Segment[]): MergedRunResult {
   const missedByReason = sumRecords(runs.map((run) => run.missedByReason))
   const durationMs = Math.max(...runs.map((run) => run.durationMS))
   const segmentCount = sum(runs.map((run) => (run as Partial<MergedRunResult>).segments ?? 1))
+  // --segment files carry the whole run's concurrency and rate; separate benches each their own.
+  const loadSplit = runs.every((run) => run.segment !== undefined || (run as Partial<MergedRunResult>).loadSplit === true)
+  const totalRate = first.rate === null ? null : loadSplit ? first.rate : first.rate * segmentCount
+  const totalInFlightCap = loadSplit ? first.concurrency : first.concurrency * segmentCount
   const counts = {ops, errors, scheduled, missedByReason, durationMs}
   const lags = runs.map((run) => run.scheduleLagUs).filter((lag): lag is LatencySummaryUs => lag !== null && lag !== undefined)
   return {
@@ -202,8 +239,7 @@ export function mergeRuns(segments: readonly Segment[]): MergedRunResult {
     durationMS: durationMs,
     opsPerSec: durationMs > 0 ? Math.round((ops * 1000 * 10) / durationMs) / 10 : 0,
     achievedRatePerSec: achievedRatePerSec(counts),
-    // The whole run's target: each segment drove its own --rate share.
-    rateShortfall: rateShortfallOf(counts, first.rate === null ? null : first.rate * segmentCount, first.concurrency * segmentCount, latency.summary.mean),
+    rateShortfall: rateShortfallOf(counts, totalRate, totalInFlightCap, latency.summary.mean),
     latencyUs: latency.summary,
     latencyCorrectedUs: corrected?.summary ?? null,
     ...(byOp ? {latencyByOpUs: byOp.summaries} : {}),
@@ -217,6 +253,7 @@ export function mergeRuns(segments: readonly Segment[]): MergedRunResult {
     histograms: {latencyUs: latency.encoded, latencyCorrectedUs: corrected?.encoded ?? null, ...(byOp ? {latencyByOpUs: byOp.encoded} : {})},
     interrupted: runs.some((run) => run.interrupted),
     segments: segmentCount,
+    ...(loadSplit ? {loadSplit} : {}),
   }
 }
 

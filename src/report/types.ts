@@ -12,6 +12,11 @@ export interface MergedRunResult extends RunResult {
   segments: number
   /** Each segment's own per-host server readings, in the order merged (flattened for merged inputs). */
   serverBySegment: ServerHostResult[][]
+  /**
+   * true when the inputs were shares of one run (--segment): concurrency and rate are the whole run's.
+   * Absent: separate benches with the same flags, each driving its own concurrency and rate.
+   */
+  loadSplit?: boolean
 }
 
 export interface MergedBenchResult extends BenchResult {
