@@ -34,7 +34,16 @@ export default class Bench extends TargetCommand<typeof Bench> {
     'and runs[].latencyByOpUs: {find: {p50, p90, p99, p999, max, mean, count}, update: …}, one histogram per operation ' +
     'name (a mixed workload\'s mix, else the workload\'s own name), whose counts add up to ops. --csv FILE writes the ' +
     'same series as CSV: a header row, then one row per interval per run (runIndex = the index in runs[]), one ' +
-    'connections:<host> column per sampled host.'
+    'connections:<host> column per sampled host.\n\n' +
+    '--stages 10s:8,30s:64,10s:8 ramps the load in one run (one per model and pool size): each stage\'s duration and ' +
+    'concurrency (closed loop), or 10s:500/s,30s:2000/s, its rate (open loop; --concurrency stays the in-flight cap). The measured ' +
+    'interval is the stages\' sum; excludes --duration, --ops, --rate and a --concurrency list. At each boundary, closed-loop ' +
+    'workers beyond the stage\'s concurrency finish their current operation and stop, new ones start when it grows; open-loop ' +
+    'slots follow each stage\'s rate from its boundary. The run\'s figures cover the whole run (its concurrency: the largest ' +
+    'stage\'s; its rate: the stages\' mean); runs[].stages adds one entry per stage: {index, startMS, durationMS, concurrency, ' +
+    'rate, ops, errors, scheduled, missed, opsPerSec, latencyUs, latencyCorrectedUs, histograms: {latencyUs, latencyCorrectedUs}}. ' +
+    'An operation belongs to the stage in which it started (closed loop) or was scheduled (open loop): the stages add up to ' +
+    'the run, and scheduled = ops + errors + missed holds per stage.'
 
   static override examples = [
     '<%= config.bin %> <%= command.id %> --duration 10s',
@@ -42,6 +51,7 @@ export default class Bench extends TargetCommand<typeof Bench> {
     '<%= config.bin %> <%= command.id %> --concurrency 1,8,64,512 --max-pool-size 5,20,100 --slo 20ms',
     '<%= config.bin %> <%= command.id %> --workload mixed --mix find=80,insert=20 --rate 2000 --duration 30s',
     '<%= config.bin %> <%= command.id %> --duration 2m --series-interval 5s --csv series.csv',
+    '<%= config.bin %> <%= command.id %> --stages 10s:8,30s:64,10s:8 --series-interval 1s',
     "<%= config.bin %> <%= command.id %> --uri mongodb://db1:27017 --fail-on 'p99>50ms,errors>0' --out result.json",
   ]
 
@@ -62,6 +72,7 @@ export default class Bench extends TargetCommand<typeof Bench> {
     rate: Flags.integer({min: 1, summary: 'Open loop: scheduled operations per second.', helpGroup: 'LOAD'}),
     duration: durationFlag({summary: `Measured time per run, e.g. 30s, 2m (default ${formatDuration(BENCH_DEFAULTS.durationMS)}).`, helpGroup: 'LOAD'}),
     ops: Flags.integer({min: 1, summary: 'Measured operations per run (closed loop), instead of --duration.', helpGroup: 'LOAD'}),
+    stages: Flags.string({summary: 'Ramp the load in one run: DURATION:CONCURRENCY stages (10s:8,30s:64,10s:8), or DURATION:RATE/s in open loop (10s:500/s,30s:2000/s); instead of --duration.', helpGroup: 'LOAD'}),
     warmup: durationFlag({default: BENCH_DEFAULTS.warmupMS, summary: 'Unmeasured warm-up before each run, e.g. 2s.', helpGroup: 'LOAD'}),
     'max-pool-size': Flags.string({summary: 'maxPoolSize (pool model) or N connections (fixed model); comma list sweeps. Default: the driver\'s 100 / fixed: the concurrency.', helpGroup: 'POOL'}),
     'min-pool-size': Flags.integer({min: 0, summary: 'minPoolSize.', helpGroup: 'POOL'}),

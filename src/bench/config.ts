@@ -6,6 +6,7 @@ import {BENCH_DEFAULTS} from '../defaults.js'
 import {usageError} from '../errors.js'
 import {parseChoiceList, parseIntegerList} from '../parse/lists.js'
 import {checkBenchDatabaseName} from './namespace.js'
+import {stagedLoadOf} from './stages.js'
 import {type BenchConfig, MIXABLE_OPS, type MixableOp, POOL_MODELS, WORKLOADS, type WorkloadName} from './types.js'
 
 export interface BenchFlagValues {
@@ -30,6 +31,8 @@ export interface BenchFlagValues {
   slo?: number
   'sample-interval'?: number
   'series-interval'?: number
+  /** `10s:8,30s:64` or `10s:500/s,…` (see stages.ts). */
+  stages?: string
 }
 
 /** One interval of each run's time series, unless --series-interval says otherwise. */
@@ -71,7 +74,9 @@ export function toBenchConfig(flags: BenchFlagValues): BenchConfig {
   if (flags.duration !== undefined && flags.ops !== undefined) {
     throw usageError('--duration and --ops cannot be combined', 'bound the run by time (--duration) or by count (--ops), not both')
   }
-  const durationMs = flags.ops === undefined ? flags.duration ?? BENCH_DEFAULTS.durationMS : undefined
+  // --stages sets the measured interval, the run's concurrency (or in-flight cap) and rate itself.
+  const staged = stagedLoadOf(flags, String(BENCH_DEFAULTS.concurrency))
+  const durationMs = staged?.durationMs ?? (flags.ops === undefined ? flags.duration ?? BENCH_DEFAULTS.durationMS : undefined)
   if (durationMs !== undefined && durationMs <= 0) throw usageError('--duration must be above 0', 'e.g. --duration 10s')
   const maxPoolSizes = flags['max-pool-size'] === undefined ? [undefined] : parseIntegerList(flags['max-pool-size'], 'max-pool-size', 1, 100_000)
   const minPool = flags['min-pool-size']
@@ -88,9 +93,9 @@ export function toBenchConfig(flags: BenchFlagValues): BenchConfig {
     collection: 'bench',
     keep: flags.keep,
     models: Object.freeze(parseChoiceList(flags.model, 'model', POOL_MODELS)),
-    concurrencies: Object.freeze(parseIntegerList(flags.concurrency, 'concurrency', 1, 100_000)),
+    concurrencies: Object.freeze(staged ? [staged.concurrency] : parseIntegerList(flags.concurrency, 'concurrency', 1, 100_000)),
     maxPoolSizes: Object.freeze(maxPoolSizes),
-    rate: flags.rate,
+    rate: staged ? staged.rate : flags.rate,
     durationMs,
     ops: flags.ops,
     warmupMs: flags.warmup ?? BENCH_DEFAULTS.warmupMS,
@@ -103,5 +108,6 @@ export function toBenchConfig(flags: BenchFlagValues): BenchConfig {
     sloUs: flags.slo === undefined ? undefined : flags.slo * 1000,
     sampleIntervalMs: flags['sample-interval'] ?? BENCH_DEFAULTS.sampleIntervalMS,
     seriesIntervalMs: seriesIntervalOf(flags['series-interval']),
+    ...(staged ? {stages: Object.freeze(staged.stages)} : {}),
   })
 }

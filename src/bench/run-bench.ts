@@ -22,6 +22,7 @@ import {achievedRatePerSec, rateShortfallOf} from './rate-shortfall.js'
 import {newRunId, OwnedNamespace} from './namespace.js'
 import {type SeriesGauges, seriesGauges} from './series-gauges.js'
 import {SAMPLER_PURPOSE, ServerSampler} from './server-sampler.js'
+import {toStageResults} from './stages.js'
 import {StopBudget} from './stop-budget.js'
 import type {BenchConfig, BenchResult, PoolModel, RunResult, ServerHostResult} from './types.js'
 import {collectionsOf, createWorkload} from './workloads.js'
@@ -87,6 +88,7 @@ export async function runBench(target: Target, config: BenchConfig, hooks: Bench
       ops: config.ops,
       sampleIntervalMS: config.sampleIntervalMs,
       seriesIntervalMS: config.seriesIntervalMs,
+      ...(config.stages ? {stages: config.stages.map(({durationMs, ...level}) => ({durationMS: durationMs, ...level}))} : {}),
     },
     runs: [],
     knee: null,
@@ -245,6 +247,7 @@ async function runCell({target, settings, config, hooks, topology, budget}: Benc
         drainTimeoutMs: Math.max(5000, target.connection.timeoutMs),
         tickIntervalMs: TICK_INTERVAL_MS,
         seriesIntervalMs: config.seriesIntervalMs,
+        stages: config.stages,
       },
       {
         nextOperation: workload.pick,
@@ -326,6 +329,7 @@ function toRunResult(parts: {
     server,
     series: measurement.series,
     errorsByClass: {...measurement.errorsByClass},
+    ...(config.stages ? {stages: toStageResults(measurement.stages)} : {}),
     ...(locks ? {locks} : {}),
     histograms: {
       latencyUs: encodeHistogram(measurement.latencyUs),

@@ -7,7 +7,8 @@
  *   percentile is recomputed from the merged histogram (never averaged); the
  *   same per operation name (`latencyByOpUs`) when every segment has them;
  * - the per-interval series are not carried: their percentiles come from
- *   histograms the file no longer holds, so a merged file has none;
+ *   histograms the file no longer holds, so a merged file has none; nor are
+ *   the per-stage results (--stages), said in a note;
  * - counts are summed (ops, errors and their classes, missed, scheduled,
  *   aborted, pool telemetry: connections created, closed, cleared, failed
  *   checkouts, clients);
@@ -37,7 +38,7 @@ import type {MergedBenchResult, MergedRunResult} from './types.js'
 const MISMATCH_HINT = 'merge only the segments of one run: the same bench flags on every segment (only --segment differs)'
 
 /** The configuration fields every segment must share. */
-const CONFIG_FIELDS = ['workload', 'mix', 'docSizeBytes', 'warmupMS', 'durationMS', 'ops'] as const
+const CONFIG_FIELDS = ['workload', 'mix', 'docSizeBytes', 'warmupMS', 'durationMS', 'ops', 'stages'] as const
 
 /** What makes two runs the same run of the matrix. */
 export function runKey(run: Pick<RunResult, 'model' | 'concurrency' | 'maxPoolSize' | 'rate'>): string {
@@ -47,6 +48,8 @@ export function runKey(run: Pick<RunResult, 'model' | 'concurrency' | 'maxPoolSi
 export const UPPER_BOUND_NOTE =
   'merged checkoutWaitUs, checkoutWaitDriverMS, pool.setupUs, pool.setupDriverMS and scheduleLagUs are the worst segment\'s (bench keeps them as percentiles only): upper bounds of the true values'
 export const PEAKS_NOTE = 'merged pool.peakTotal and pool.peakInUse are sums of each segment\'s peak (each segment has its own pools): upper bounds, the peaks need not coincide'
+
+export const STAGES_NOTE = 'per-stage results (runs[].stages, --stages) are not carried: the merged runs cover the whole run; read the stages in each segment file'
 
 export function mergeBenchResults(inputs: readonly LoadedResult[]): MergedBenchResult {
   if (inputs.length < 2) throw usageError(`report merge needs at least two files (got ${inputs.length})`, MISMATCH_HINT)
@@ -59,6 +62,7 @@ export function mergeBenchResults(inputs: readonly LoadedResult[]): MergedBenchR
   const notes = unique([...inputs.flatMap((input) => input.result.notes ?? []), ...(upperBounds ? [UPPER_BOUND_NOTE, PEAKS_NOTE] : [])])
   const locksDropped = inputs.some((input) => input.result.runs.some((run) => run.locks !== undefined))
   if (locksDropped) notes.push('lock observations (ddl workload) are per segment and are not merged: read them in each segment file')
+  if (inputs.some((input) => input.result.runs.some((run) => run.stages !== undefined))) notes.push(STAGES_NOTE)
   const namespaces = inputs.map((input) => input.result.namespace).filter((ns) => ns !== null && ns !== undefined)
   return {
     target: first.result.target,

@@ -33,6 +33,35 @@ function runsTable(result: BenchResult): string {
   return table.toString()
 }
 
+/** --stages: one row per stage, under its run; the run's row above covers the whole run. */
+function stagesTable(runs: readonly RunResult[]): string {
+  const openLoop = runs.some((run) => run.latencyCorrectedUs !== null)
+  const head = ['run', 'stage', 'from', 'for', openLoop ? 'rate' : 'conc', 'ops/s', 'p50', 'p99', 'max', openLoop ? 'p99 corr.' : undefined, 'errors', openLoop ? 'missed' : undefined]
+  const table = new Table({head: head.filter((h): h is string => h !== undefined), style: TABLE_STYLE})
+  for (const run of runs) {
+    for (const stage of run.stages ?? []) {
+      const row = [
+        runLabel(run),
+        stage.index + 1,
+        formatMs(stage.startMS),
+        formatMs(stage.durationMS),
+        openLoop ? `${formatCount(stage.rate)}/s` : stage.concurrency,
+        formatCount(stage.opsPerSec),
+        formatUs(stage.latencyUs.p50),
+        formatUs(stage.latencyUs.p99),
+        formatUs(stage.latencyUs.max),
+        openLoop ? formatUs(stage.latencyCorrectedUs?.p99) : undefined,
+        formatCount(stage.errors),
+        openLoop ? formatCount(stage.missed) : undefined,
+      ]
+      table.push(row.filter((cell) => cell !== undefined) as Array<string | number>)
+    }
+  }
+  return table.toString()
+}
+
+const formatMs = (ms: number): string => (ms >= 1000 ? `${Math.round(ms / 100) / 10}s` : `${ms}ms`)
+
 function poolTable(runs: readonly RunResult[]): string {
   const table = new Table({
     head: ['run', 'clients', 'conns created', 'closed (reason)', 'peak total', 'peak in use', 'checkout failed', 'cleared', 'setup p50', 'setup p99'],
@@ -95,7 +124,8 @@ function serverTable(runs: readonly RunResult[]): string {
 
 export function renderBench(result: BenchResult): string {
   const {target, cluster, config} = result
-  const bound = config.ops !== undefined ? `${formatCount(config.ops)} ops` : `${(config.durationMS ?? 0) / 1000}s`
+  const stages = config.stages?.map((stage) => `${formatMs(stage.durationMS)}:${stage.rate === undefined ? stage.concurrency : `${stage.rate}/s`}`).join(',')
+  const bound = config.ops !== undefined ? `${formatCount(config.ops)} ops` : `${(config.durationMS ?? 0) / 1000}s${stages === undefined ? '' : ` in stages ${stages}`}`
   const mix = config.mix ? ` (${Object.entries(config.mix).map(([op, w]) => `${op}=${w}`).join(',')})` : ''
   const lines = [
     `pooltool bench · ${config.workload}${mix} · ${bound} per run${config.warmupMS > 0 ? ` after ${config.warmupMS / 1000}s warm-up` : ''}`,
@@ -107,6 +137,11 @@ export function renderBench(result: BenchResult): string {
   }
   lines.push('', 'Latency and throughput (closed loop: send → reply; open loop: uncorrected, with the corrected p99 from the schedule)')
   lines.push(runsTable(result))
+  const staged = result.runs.filter((run) => (run.stages ?? []).length > 0)
+  if (staged.length > 0) {
+    lines.push('', 'Per stage (an operation counts in the stage in which it started; open loop: was scheduled)')
+    lines.push(stagesTable(staged))
+  }
   lines.push('', 'Client pool (the driver\'s CMAP events; checkout wait and set-up timed on pooltool\'s own clock)')
   lines.push(poolTable(result.runs))
   lines.push('', 'Server side, per host (serverStatus.connections and .locks; totalCreated Δ and lock waits over the measured interval)')
