@@ -1,0 +1,71 @@
+/**
+ * `bench --stages` through the built CLI and the real driver against the
+ * embedded cluster: one run whose concurrency ramps 2 → 8 → 2, reported per
+ * stage and over the run; a bad spec is one usage line.
+ */
+import assert from 'node:assert/strict'
+import {describe, it} from 'node:test'
+
+import {decodeHistogram} from '../../src/metrics/histograms.js'
+import {parseJson, runCli} from '../helpers/cli.js'
+import {useCluster} from '../helpers/cluster.js'
+
+const sum = (values: number[]) => values.reduce((a, b) => a + b, 0)
+
+describe('bench --stages', () => {
+  const cluster = useCluster({latencyMs: 2})
+
+  it('ramps the concurrency in one run: three stages, each with its own figures, adding up to the run', async () => {
+    const run = await runCli(['bench', '--uri', cluster.uri, '--workload', 'ping', '--stages', '300ms:2,300ms:8,300ms:2', '--json'], {timeoutMs: 60_000})
+    assert.equal(run.code, 0, run.stderr)
+    const result = parseJson(run)
+    assert.deepEqual(result.config.stages, [
+      {durationMS: 300, concurrency: 2},
+      {durationMS: 300, concurrency: 8},
+      {durationMS: 300, concurrency: 2},
+    ])
+    assert.equal(result.config.durationMS, 900)
+    assert.equal(result.runs.length, 1, 'one run, not a matrix')
+    const [r] = result.runs
+    assert.equal(r.concurrency, 8, 'the run\'s concurrency is its largest stage\'s')
+    assert.equal(r.rate, null)
+    assert.deepEqual(r.stages.map((s: any) => s.index), [0, 1, 2])
+    assert.deepEqual(r.stages.map((s: any) => s.concurrency), [2, 8, 2])
+    assert.deepEqual(r.stages.map((s: any) => s.startMS), [0, 300, 600])
+    assert.deepEqual(r.stages.map((s: any) => s.durationMS), [300, 300, 300])
+    assert.equal(sum(r.stages.map((s: any) => s.ops)), r.ops)
+    assert.equal(sum(r.stages.map((s: any) => s.errors)), r.errors)
+    for (const stage of r.stages) {
+      assert.ok(stage.ops > 0, JSON.stringify(stage))
+      assert.equal(stage.scheduled, null)
+      assert.equal(stage.latencyCorrectedUs, null)
+      assert.equal(stage.latencyUs.count, stage.ops)
+      // Each operation waits out the 2 ms service time.
+      assert.ok(stage.latencyUs.p50 >= 2000, JSON.stringify(stage.latencyUs))
+      assert.equal(decodeHistogram(stage.histograms.latencyUs).totalCount, stage.ops)
+    }
+    // The pool saw more connections in use at once than the outer stages' two workers could hold: the ramp happened.
+    assert.ok(r.pool.peakInUse > 2 && r.pool.peakInUse <= 8, `peak in use ${r.pool.peakInUse}`)
+  })
+
+  it('prints one row per stage under the run', async () => {
+    const run = await runCli(['bench', '--uri', cluster.uri, '--workload', 'ping', '--stages', '200ms:1,200ms:3'], {timeoutMs: 60_000})
+    assert.equal(run.code, 0, run.stderr)
+    assert.match(run.stdout, /in stages 200ms:1,200ms:3/)
+    assert.ok(run.stdout.includes('Per stage'), run.stdout)
+    const section = run.stdout.slice(run.stdout.indexOf('Per stage'), run.stdout.indexOf('Client pool'))
+    const rows = section.split('\n').filter((line) => /│\s*pool c=3\s*│/.test(line))
+    assert.equal(rows.length, 2, section)
+    assert.match(rows[0]!, /│\s*1\s*│\s*0ms\s*│\s*200ms\s*│\s*1\s*│/)
+    assert.match(rows[1]!, /│\s*2\s*│\s*200ms\s*│\s*200ms\s*│\s*3\s*│/)
+  })
+
+  it('refuses a bad stage with one line naming it (exit 2), before any load', async () => {
+    const run = await runCli(['bench', '--uri', 'mongodb://127.0.0.1:1', '--stages', '300ms:2,300ms'], {timeoutMs: 30_000})
+    assert.equal(run.code, 2, run.stderr)
+    assert.match(run.stderr, /--stages stage 2 '300ms' is not DURATION:CONCURRENCY/)
+    const combined = await runCli(['bench', '--uri', 'mongodb://127.0.0.1:1', '--stages', '300ms:2', '--duration', '1s'], {timeoutMs: 30_000})
+    assert.equal(combined.code, 2, combined.stderr)
+    assert.match(combined.stderr, /--stages and --duration cannot be combined/)
+  })
+})
