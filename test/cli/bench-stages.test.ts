@@ -4,6 +4,9 @@
  * stage and over the run; a bad spec is one usage line.
  */
 import assert from 'node:assert/strict'
+import {mkdtemp, readFile, writeFile} from 'node:fs/promises'
+import {tmpdir} from 'node:os'
+import path from 'node:path'
 import {describe, it} from 'node:test'
 
 import {decodeHistogram} from '../../src/metrics/histograms.js'
@@ -58,6 +61,28 @@ describe('bench --stages', () => {
     assert.equal(rows.length, 2, section)
     assert.match(rows[0]!, /│\s*1\s*│\s*0ms\s*│\s*200ms\s*│\s*1\s*│/)
     assert.match(rows[1]!, /│\s*2\s*│\s*200ms\s*│\s*200ms\s*│\s*3\s*│/)
+  })
+
+  it('report merge drops the stages with a note, and refuses segments with other stages; compare reads the file', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'pooltool-stages-'))
+    const file = path.join(dir, 'staged.json')
+    const bench = await runCli(['bench', '--uri', cluster.uri, '--workload', 'ping', '--stages', '200ms:1,200ms:2', '--out', file], {timeoutMs: 60_000})
+    assert.equal(bench.code, 0, bench.stderr)
+    const merged = await runCli(['report', 'merge', file, file, '--json'], {timeoutMs: 30_000})
+    assert.equal(merged.code, 0, merged.stderr)
+    const result = parseJson(merged)
+    assert.equal(result.runs[0].stages, undefined)
+    assert.ok(result.notes.some((note: string) => note.includes('runs[].stages')), JSON.stringify(result.notes))
+    const other = JSON.parse(await readFile(file, 'utf8'))
+    other.config.stages[1].concurrency = 4
+    const otherFile = path.join(dir, 'other.json')
+    await writeFile(otherFile, JSON.stringify(other))
+    const refused = await runCli(['report', 'merge', file, otherFile], {timeoutMs: 30_000})
+    assert.equal(refused.code, 2, refused.stderr)
+    assert.match(refused.stderr, /config\.stages/)
+    const compared = await runCli(['report', 'compare', file, file, '--fail-on', 'p99Ratio>1.10', '--json'], {timeoutMs: 30_000})
+    assert.equal(compared.code, 0, compared.stderr)
+    assert.equal(parseJson(compared).runs[0].metrics.p99.ratio, 1)
   })
 
   it('refuses a bad stage with one line naming it (exit 2), before any load', async () => {

@@ -120,14 +120,12 @@ describe('engine with stages, closed loop', () => {
     assert.equal(sum(m.stages.map((stage) => stage.ops)), m.ops)
     assert.equal(sum(m.stages.map((stage) => stage.errors)), m.errors)
     assert.ok(Math.abs(sum(m.stages.map((stage) => stage.durationMs)) - m.durationMs) < 1e-6)
-    assert.deepEqual(m.stages.map((stage) => stage.startMs), [0, 250, 500])
+    assert.deepEqual(m.stages.map((stage) => Math.round(stage.startMs)), [0, 250, 500])
     for (const stage of m.stages) {
       assert.equal(stage.latencyUs.totalCount, stage.ops)
       assert.equal(stage.scheduled, null)
       assert.equal(stage.latencyCorrectedUs, null)
     }
-    // More workers, more operations in the same time: the middle stage outruns the outer ones.
-    assert.ok(m.stages[1]!.ops > m.stages[0]!.ops && m.stages[1]!.ops > m.stages[2]!.ops, JSON.stringify(m.stages.map((s) => s.ops)))
   })
 
   it('counts each failure in the stage in which it started', async () => {
@@ -135,7 +133,7 @@ describe('engine with stages, closed loop', () => {
     const m = await runEngine(plan({stages: [{durationMs: 100, concurrency: 1}, {durationMs: 100, concurrency: 3}]}), hooks(async () => {
       n += 1
       await sleep(2)
-      if (n % 3 === 0) throw new Error('boom')
+      if (n % 2 === 0) throw new Error('boom')
     }))
     assert.ok(m.errors > 0)
     assert.equal(sum(m.stages.map((stage) => stage.errors)), m.errors)
@@ -159,7 +157,7 @@ describe('engine with stages, closed loop', () => {
       },
     })
     assert.equal(peakBeforeMeasuring, 3)
-    assert.deepEqual(m.stages.map((stage) => stage.startMs), [0, 100])
+    assert.deepEqual(m.stages.map((stage) => Math.round(stage.startMs)), [0, 100])
     assert.equal(sum(m.stages.map((stage) => stage.ops)), m.ops)
   })
 
@@ -195,6 +193,18 @@ describe('engine with stages, open loop', () => {
     assert.equal(m.scheduled, m.ops + m.errors + m.missed)
     assert.equal(sum(m.stages.map((stage) => stage.ops)), m.ops)
     assert.equal(sum(m.stages.map((stage) => stage.missed)), m.missed)
+  })
+
+  it('plans the boundaries after the warm-up: the stage after the first holds exactly its slots', async () => {
+    const m = await runEngine(
+      plan({concurrency: 4, rate: 150, warmupMs: 100, stages: [{durationMs: 200, rate: 100}, {durationMs: 200, rate: 200}]}),
+      hooks(() => sleep(1)),
+    )
+    // The warm-up timer may fire late and shorten the first stage's measured part; never the second's.
+    assert.equal(m.stages[1]!.scheduled, 40)
+    assert.ok(m.stages[0]!.scheduled! <= 20 && m.stages[0]!.scheduled! > 0, `first stage scheduled ${m.stages[0]!.scheduled}`)
+    for (const stage of m.stages) assert.equal(stage.scheduled, stage.ops + stage.errors + stage.missed)
+    assert.equal(m.scheduled, sum(m.stages.map((stage) => stage.scheduled!)))
   })
 
   it('keeps per-stage identities when the in-flight cap is full and slots are missed', async () => {
