@@ -280,7 +280,8 @@ export class StageLedger {
   }
 }
 
-const perSecond = (count: number, durationMs: number): number => (durationMs > 0 ? Math.round((count * 1000 * 10) / durationMs) / 10 : 0)
+/** Per second of `durationMs`, to a tenth, as runs[].opsPerSec is; 0 over no time. */
+export const perSecond = (count: number, durationMs: number): number => (durationMs > 0 ? Math.round((count * 1000 * 10) / durationMs) / 10 : 0)
 
 /** The JSON of a run's stages (`runs[].stages`), from the engine's. Pure. */
 export function toStageResults(stages: readonly EngineStage[]): StageResult[] {

@@ -63,7 +63,7 @@ describe('bench --stages', () => {
     assert.match(rows[1]!, /│\s*2\s*│\s*200ms\s*│\s*200ms\s*│\s*3\s*│/)
   })
 
-  it('report merge drops the stages with a note, and refuses segments with other stages; compare reads the file', async () => {
+  it('report merge merges the stages exactly (or drops them, said, when a segment lacks some), refuses other stages; compare reads the file', async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'pooltool-stages-'))
     const file = path.join(dir, 'staged.json')
     const bench = await runCli(['bench', '--uri', cluster.uri, '--workload', 'ping', '--stages', '200ms:1,200ms:2', '--out', file], {timeoutMs: 60_000})
@@ -71,8 +71,25 @@ describe('bench --stages', () => {
     const merged = await runCli(['report', 'merge', file, file, '--json'], {timeoutMs: 30_000})
     assert.equal(merged.code, 0, merged.stderr)
     const result = parseJson(merged)
-    assert.equal(result.runs[0].stages, undefined)
-    assert.ok(result.notes.some((note: string) => note.includes('runs[].stages')), JSON.stringify(result.notes))
+    const single = JSON.parse(await readFile(file, 'utf8'))
+    // The same file twice: every count doubles, the histograms add, the percentiles stay.
+    assert.deepEqual(result.runs[0].stages.map((s: any) => s.ops), single.runs[0].stages.map((s: any) => 2 * s.ops))
+    for (const [index, stage] of result.runs[0].stages.entries()) {
+      assert.equal(decodeHistogram(stage.histograms.latencyUs).totalCount, 2 * single.runs[0].stages[index].ops)
+      assert.equal(stage.latencyUs.p99, single.runs[0].stages[index].latencyUs.p99)
+      assert.equal(stage.durationMS, single.runs[0].stages[index].durationMS)
+    }
+    assert.ok(!result.notes.some((note: string) => note.includes('runs[].stages')), JSON.stringify(result.notes))
+    // A segment stopped in its first stage has one stage only: the merged run has none, and says so.
+    const stopped = JSON.parse(JSON.stringify(single))
+    stopped.runs[0].stages = stopped.runs[0].stages.slice(0, 1)
+    const stoppedFile = path.join(dir, 'stopped.json')
+    await writeFile(stoppedFile, JSON.stringify(stopped))
+    const partial = await runCli(['report', 'merge', file, stoppedFile, '--json'], {timeoutMs: 30_000})
+    assert.equal(partial.code, 0, partial.stderr)
+    const partialResult = parseJson(partial)
+    assert.equal(partialResult.runs[0].stages, undefined)
+    assert.ok(partialResult.notes.some((note: string) => note.includes('runs[].stages')), JSON.stringify(partialResult.notes))
     const other = JSON.parse(await readFile(file, 'utf8'))
     other.config.stages[1].concurrency = 4
     const otherFile = path.join(dir, 'other.json')
