@@ -88,6 +88,8 @@ export interface EngineTick {
   errors: number
   opsPerSecLastTick: number
   latencyUs: Histogram
+  /** With stages: the stage running now (from 1) and how many there are. */
+  stage?: {number: number; of: number}
 }
 
 /**
@@ -302,6 +304,7 @@ export async function runEngine<Sample extends object = object>(plan: EnginePlan
       errors: state.errors,
       opsPerSecLastTick: ((state.ops - lastTickOps) * 1000) / plan.tickIntervalMs,
       latencyUs: state.latencyUs,
+      ...(ledger ? {stage: {number: ledger.indexAt(performance.now()) + 1, of: ledger.stages.length}} : {}),
     })
     lastTickOps = state.ops
   }, plan.tickIntervalMs)

@@ -256,6 +256,8 @@ export class StageLedger {
    * the run early). `slotsIn`: open loop, the slots scheduled in a window.
    */
   finish(measureStart: number, measureEnd: number, slotsIn?: (from: number, to: number) => number): EngineStage[] {
+    // Stopped before measuring began (closed loop): the stages would have started there; none was reached but the first.
+    if (!this.anchored) this.anchor(measureStart)
     const result: EngineStage[] = []
     for (const [index, stage] of this.stages.entries()) {
       const from = index === 0 ? measureStart : Math.max(measureStart, this.boundary(index))

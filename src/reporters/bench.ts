@@ -251,6 +251,7 @@ function openLoopAccounting(run: RunResult): string {
 const MISSED_REASON_TEXT: Record<string, string> = {inFlightCapFull: 'in-flight cap full', runEnded: 'run ended before the generator reached them', interrupted: 'stopped by the signal'}
 
 /** The live line on stderr. */
-export function renderBenchTick(label: string, tick: {elapsedMs: number; opsPerSecLastTick: number; p99Us: number; errors: number; inUse: number}): string {
-  return `${label} · ${(tick.elapsedMs / 1000).toFixed(0)}s · ${formatCount(Math.round(tick.opsPerSecLastTick))} ops/s · p99 ${formatUs(tick.p99Us)} · in use ${tick.inUse} · errors ${tick.errors}`
+export function renderBenchTick(label: string, tick: {elapsedMs: number; opsPerSecLastTick: number; p99Us: number; errors: number; inUse: number; stage?: {number: number; of: number}}): string {
+  const stage = tick.stage === undefined ? '' : ` · stage ${tick.stage.number}/${tick.stage.of}`
+  return `${label} · ${(tick.elapsedMs / 1000).toFixed(0)}s${stage} · ${formatCount(Math.round(tick.opsPerSecLastTick))} ops/s · p99 ${formatUs(tick.p99Us)} · in use ${tick.inUse} · errors ${tick.errors}`
 }

@@ -11,6 +11,7 @@ import {runEngine} from '../../src/bench/engine.js'
 import {parseStages, SlotSchedule, stagedLoadOf, toStageResults} from '../../src/bench/stages.js'
 import {PoolToolError} from '../../src/errors.js'
 import {decodeHistogram} from '../../src/metrics/histograms.js'
+import {renderBenchTick} from '../../src/reporters/bench.js'
 import {hooks, plan} from '../helpers/engine.js'
 
 const usage = (fn: () => unknown, pattern: RegExp, hint = /./) =>
@@ -176,6 +177,26 @@ describe('engine with stages, closed loop', () => {
   })
 })
 
+describe('engine with stages, stopped during the warm-up', () => {
+  for (const openLoop of [false, true]) {
+    it(`measures nothing and reports the first stage, empty (${openLoop ? 'open' : 'closed'} loop)`, async () => {
+      const controller = new AbortController()
+      let calls = 0
+      const stages = openLoop ? [{durationMs: 1000, rate: 200}, {durationMs: 1000, rate: 400}] : [{durationMs: 1000, concurrency: 2}, {durationMs: 1000, concurrency: 4}]
+      const m = await runEngine(plan({warmupMs: 60_000, concurrency: 4, ...(openLoop ? {rate: 300} : {}), stages}), hooks(async () => {
+        calls += 1
+        if (calls === 5) controller.abort()
+        await sleep(1)
+      }, controller.signal))
+      assert.equal(m.interrupted, true)
+      assert.equal(m.ops, 0)
+      assert.equal(m.stages.length, 1)
+      assert.equal(m.stages[0]!.ops + m.stages[0]!.errors + m.stages[0]!.missed, 0)
+      assert.equal(m.stages[0]!.scheduled, openLoop ? 0 : null)
+    })
+  }
+})
+
 describe('engine with stages, open loop', () => {
   it('schedules rate × duration per stage, and scheduled = ops + errors + missed per stage and over the run', async () => {
     const m = await runEngine(
@@ -222,6 +243,18 @@ describe('engine with stages, open loop', () => {
 })
 
 describe('stage results', () => {
+  it('the live line says which stage is running', async () => {
+    const ticks: Array<{number: number; of: number} | undefined> = []
+    await runEngine(plan({tickIntervalMs: 20, stages: [{durationMs: 100, concurrency: 1}, {durationMs: 100, concurrency: 2}]}), {
+      ...hooks(() => sleep(1)),
+      onTick: (tick) => ticks.push(tick.stage),
+    })
+    assert.ok(ticks.length > 0 && ticks.every((stage) => stage !== undefined && stage.of === 2 && stage.number >= 1 && stage.number <= 2), JSON.stringify(ticks))
+    assert.deepEqual(ticks.map((stage) => stage!.number), [...ticks.map((stage) => stage!.number)].sort(), 'the stages only go forward')
+    assert.match(renderBenchTick('pool c=8', {elapsedMs: 3000, opsPerSecLastTick: 10, p99Us: 1000, errors: 0, inUse: 2, stage: {number: 2, of: 3}}), /· 3s · stage 2\/3 ·/)
+    assert.doesNotMatch(renderBenchTick('pool c=8', {elapsedMs: 3000, opsPerSecLastTick: 10, p99Us: 1000, errors: 0, inUse: 2}), /stage/)
+  })
+
   it('encode each stage\'s histograms beside its summaries', async () => {
     const m = await runEngine(plan({concurrency: 2, rate: 100, stages: [{durationMs: 100, rate: 100}, {durationMs: 100, rate: 100}]}), hooks(() => sleep(1)))
     const results = toStageResults(m.stages)
