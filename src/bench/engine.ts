@@ -447,6 +447,7 @@ export async function runEngine<Sample extends object = object>(plan: EnginePlan
   }
   const initialWorkers = openLoop ? plan.concurrency : concurrencyAt(loopStart)
   for (let index = 0; index < initialWorkers; index++) startWorker(index)
+  if (initialWorkers === 0) resolveAllDone()
 
   void allDone.then(stop)
   await stopped
