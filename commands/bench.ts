@@ -41,7 +41,9 @@ export default class Bench extends TargetCommand<typeof Bench> {
     'workers beyond the stage\'s concurrency finish their current operation and stop, new ones start when it grows; open-loop ' +
     'slots follow each stage\'s rate from its boundary. The run\'s figures cover the whole run (its concurrency: the largest ' +
     'stage\'s; its rate: the stages\' mean); runs[].stages adds one entry per stage: {index, startMS, durationMS, concurrency, ' +
-    'rate, ops, errors, scheduled, missed, opsPerSec, latencyUs, latencyCorrectedUs, histograms: {latencyUs, latencyCorrectedUs}}. ' +
+    'rate, ops, errors, scheduled, missed, opsPerSec, inFlightPeak, inFlightMean, latencyUs, latencyCorrectedUs, histograms: ' +
+    '{latencyUs, latencyCorrectedUs}} (inFlight: operations in flight during the stage\'s window, the most at once and the ' +
+    'time-weighted mean: the concurrency the client really kept up; the previous stage\'s count while they finish). ' +
     'An operation belongs to the stage in which it started (closed loop) or was scheduled (open loop): the stages add up to ' +
     'the run, and scheduled = ops + errors + missed holds per stage.'
 

@@ -227,7 +227,7 @@ export async function runEngine<Sample extends object = object>(plan: EnginePlan
     // Without warm-up the interval starts with the loop, so slot 0 is measured.
     state.measureStart = afterStartedSlots(plan.warmupMs > 0 ? performance.now() : loopStart)
     // Closed-loop stages start with the measured interval; open-loop ones were planned with the schedule.
-    if (ledger && !ledger.anchored) ledger.anchor(state.measureStart)
+    ledger?.measureFrom(state.measureStart)
     if (ledger) state.measureEnd = ledger.endAt
     else if (plan.durationMs !== undefined) state.measureEnd = state.measureStart + plan.durationMs
     if (series) {
@@ -331,6 +331,7 @@ export async function runEngine<Sample extends object = object>(plan: EnginePlan
     // Its stage: where it was scheduled (open loop) or where its worker decided to start it (closed loop).
     const stage = measured && ledger ? ledger.indexAt(scheduledAt ?? closedLoopStartAt ?? startedAt) : undefined
     state.executing += 1
+    ledger?.inFlightChanged(startedAt, state.executing)
     if (measured) state.inFlight += 1
     if (stage !== undefined) ledger!.begin(stage)
     try {
@@ -358,6 +359,7 @@ export async function runEngine<Sample extends object = object>(plan: EnginePlan
       }
     } finally {
       state.executing -= 1
+      if (ledger) ledger.inFlightChanged(performance.now(), state.executing)
       if (measured) state.inFlight -= 1
       if (stage !== undefined) ledger!.end(stage)
     }

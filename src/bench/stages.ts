@@ -10,6 +10,8 @@
  *   the stage in which it started (closed loop) or was scheduled (open loop),
  *   so each stage keeps the run's identities on its own (open loop:
  *   scheduled = ops + errors + missed), and the stages add up to the run.
+ *   Beside the counts, the concurrency the client really kept up in each
+ *   stage's time window: operations in flight, peak and time-weighted mean.
  */
 import {PoolToolError, usageError} from '../errors.js'
 import {createHistogram, encodeHistogram, type Histogram, recordMs, summarize} from '../metrics/histograms.js'
@@ -147,7 +149,9 @@ export class SlotSchedule {
 }
 
 /** What the engine measured in one stage: a StageResult's counts, unrounded times (ms from the start of the measured interval) and the histograms themselves. */
-export type EngineStage = Pick<StageResult, 'index' | 'concurrency' | 'rate' | 'ops' | 'errors' | 'scheduled' | 'missed'> & {
+export type EngineStage = Pick<StageResult, 'index' | 'concurrency' | 'rate' | 'ops' | 'errors' | 'scheduled' | 'missed' | 'inFlightPeak'> & {
+  /** Operations in flight, integrated over the stage's window (ms); ÷ durationMs is the mean. */
+  inFlightAreaMs: number
   startMs: number
   durationMs: number
   latencyUs: Histogram
@@ -162,6 +166,10 @@ interface StageTally {
   inFlight: number
   latencyUs: Histogram
   latencyCorrectedUs: Histogram | null
+  /** Most operations in flight at once while the stage's window was current. */
+  inFlightPeak: number
+  /** Operations in flight × ms, over the stage's window. */
+  inFlightAreaMs: number
 }
 
 /**
@@ -184,7 +192,7 @@ export class StageLedger {
     if (stages.some((stage) => (stage.rate !== undefined) !== openLoop || (!openLoop && stage.concurrency === undefined))) {
       throw new Error('StageLedger: closed-loop stages need a concurrency, open-loop stages a rate')
     }
-    this.tallies = stages.map(() => ({ops: 0, errors: 0, missed: 0, inFlight: 0, latencyUs: createHistogram(), latencyCorrectedUs: openLoop ? createHistogram() : null}))
+    this.tallies = stages.map(() => ({ops: 0, errors: 0, missed: 0, inFlight: 0, latencyUs: createHistogram(), latencyCorrectedUs: openLoop ? createHistogram() : null, inFlightPeak: 0, inFlightAreaMs: 0}))
   }
 
   get anchored(): boolean {
@@ -194,6 +202,13 @@ export class StageLedger {
   anchor(at: number): void {
     this.boundaries = [at]
     for (const stage of this.stages) this.boundaries.push(this.boundaries.at(-1)! + stage.durationMs)
+  }
+
+  /** Measuring begins at `at`. Closed loop: the stages start there; open loop: they were planned, and the first one's window starts there. */
+  measureFrom(at: number): void {
+    if (!this.anchored) this.anchor(at)
+    else this.boundaries[0] = at
+    this.measuredFrom = at
   }
 
   /** Where stage `index` starts (index = stages.length: where the last one ends). */
@@ -245,6 +260,36 @@ export class StageLedger {
     recordMs(tally.latencyCorrectedUs!, waitedMs)
   }
 
+  /** When the count of operations in flight last changed, and to what (the client's load, measured or not). */
+  private inFlightSince = Number.NaN
+  private inFlightNow = 0
+  /** Where measuring began (see measureFrom); in flight is only counted from there. */
+  private measuredFrom = Number.NaN
+
+  /** The operations in flight (all of them: the load the client keeps up) changed to `count` at `now`. */
+  inFlightChanged(now: number, count: number): void {
+    this.integrateInFlight(now)
+    this.inFlightSince = now
+    this.inFlightNow = count
+    if (!Number.isNaN(this.measuredFrom) && now >= this.boundaries[0]! && now < this.endAt) {
+      const tally = this.tallies[this.indexAt(now)]!
+      tally.inFlightPeak = Math.max(tally.inFlightPeak, count)
+    }
+  }
+
+  /** Add the time since the last change, at the count then, to the stages it overlaps (up to `until`). */
+  private integrateInFlight(until: number): void {
+    if (Number.isNaN(this.measuredFrom) || Number.isNaN(this.inFlightSince)) return
+    for (const [index, tally] of this.tallies.entries()) {
+      const overlap = Math.min(until, this.boundaries[index + 1]!) - Math.max(this.inFlightSince, this.boundaries[index]!)
+      if (overlap > 0) {
+        tally.inFlightAreaMs += overlap * this.inFlightNow
+        // The count has held since inFlightSince: it was reached inside this stage too.
+        tally.inFlightPeak = Math.max(tally.inFlightPeak, this.inFlightNow)
+      }
+    }
+  }
+
   /** Stage by stage, how many measured operations are still in flight (given up on at the end of the drain). */
   inFlightByStage(): number[] {
     return this.tallies.map((tally) => tally.inFlight)
@@ -258,6 +303,9 @@ export class StageLedger {
   finish(measureStart: number, measureEnd: number, slotsIn?: (from: number, to: number) => number): EngineStage[] {
     // Stopped before measuring began (closed loop): the stages would have started there; none was reached but the first.
     if (!this.anchored) this.anchor(measureStart)
+    // The count in flight since the last change held until the end.
+    this.integrateInFlight(measureEnd)
+    this.inFlightSince = Math.max(this.inFlightSince, measureEnd)
     const result: EngineStage[] = []
     for (const [index, stage] of this.stages.entries()) {
       const from = index === 0 ? measureStart : Math.max(measureStart, this.boundary(index))
@@ -276,6 +324,8 @@ export class StageLedger {
         missed: tally.missed,
         latencyUs: tally.latencyUs,
         latencyCorrectedUs: tally.latencyCorrectedUs,
+        inFlightPeak: tally.inFlightPeak,
+        inFlightAreaMs: tally.inFlightAreaMs,
       })
     }
     return result
@@ -298,6 +348,8 @@ export function toStageResults(stages: readonly EngineStage[]): StageResult[] {
     scheduled: stage.scheduled,
     missed: stage.missed,
     opsPerSec: perSecond(stage.ops, stage.durationMs),
+    inFlightPeak: stage.inFlightPeak,
+    inFlightMean: stage.durationMs > 0 ? Math.round((stage.inFlightAreaMs / stage.durationMs) * 100) / 100 : 0,
     latencyUs: summarize(stage.latencyUs),
     latencyCorrectedUs: stage.latencyCorrectedUs ? summarize(stage.latencyCorrectedUs) : null,
     histograms: {

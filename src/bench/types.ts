@@ -197,6 +197,13 @@ export interface StageResult {
   scheduled: number | null
   missed: number
   opsPerSec: number
+  /**
+   * The concurrency the client really kept up in the stage's time window: the most operations in flight at once, and
+   * their time-weighted mean (to 0.01). Operations of the stage before count while they finish (a closed-loop worker
+   * beyond a smaller stage's concurrency stops after its current operation).
+   */
+  inFlightPeak: number
+  inFlightMean: number
   latencyUs: LatencySummaryUs
   latencyCorrectedUs: LatencySummaryUs | null
   /** Encoded as runs[].histograms, so stages can be merged exactly. */

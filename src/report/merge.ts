@@ -183,6 +183,8 @@ function mergeLatencyByOp(label: string, files: readonly string[], runs: readonl
 /**
  * Per-stage results, merged exactly like the run's, stage by stage. Only when every segment has all of them (the
  * stages themselves are the same: config.stages is checked); concurrency and rate stay each segment's, as the run's.
+ * Operations in flight are summed: each segment kept up its own (the mean adds up; the peak is an upper bound, as
+ * pool.peakInUse is).
  */
 function mergeStages(label: string, files: readonly string[], runs: readonly RunResult[]): StageResult[] | undefined {
   const lists = runs.map((run) => run.stages)
@@ -208,6 +210,8 @@ function mergeStages(label: string, files: readonly string[], runs: readonly Run
       scheduled: first.scheduled === null ? null : sum(stages.map((stage) => stage.scheduled ?? 0)),
       missed: sum(stages.map((stage) => stage.missed)),
       opsPerSec: perSecond(ops, durationMS),
+      inFlightPeak: sum(stages.map((stage) => stage.inFlightPeak ?? 0)),
+      inFlightMean: Math.round(sum(stages.map((stage) => stage.inFlightMean ?? 0)) * 100) / 100,
       latencyUs: latency.summary,
       latencyCorrectedUs: corrected?.summary ?? null,
       histograms: {latencyUs: latency.encoded, latencyCorrectedUs: corrected?.encoded ?? null},

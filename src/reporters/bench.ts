@@ -36,7 +36,7 @@ function runsTable(result: BenchResult): string {
 /** --stages: one row per stage, under its run; the run's row above covers the whole run. */
 function stagesTable(runs: readonly RunResult[]): string {
   const openLoop = runs.some((run) => run.latencyCorrectedUs !== null)
-  const head = ['run', 'stage', 'from', 'for', openLoop ? 'rate' : 'conc', 'ops/s', 'p50', 'p99', 'max', openLoop ? 'p99 corr.' : undefined, 'errors', openLoop ? 'missed' : undefined]
+  const head = ['run', 'stage', 'from', 'for', openLoop ? 'rate' : 'conc', 'in flight mean/peak', 'ops/s', 'p50', 'p99', 'max', openLoop ? 'p99 corr.' : undefined, 'errors', openLoop ? 'missed' : undefined]
   const table = new Table({head: head.filter((h): h is string => h !== undefined), style: TABLE_STYLE})
   for (const run of runs) {
     for (const stage of run.stages ?? []) {
@@ -46,6 +46,8 @@ function stagesTable(runs: readonly RunResult[]): string {
         formatMs(stage.startMS),
         formatMs(stage.durationMS),
         openLoop ? `${formatCount(stage.rate)}/s` : stage.concurrency,
+        // Absent in files written before they existed.
+        stage.inFlightMean === undefined ? '–' : `${formatCount(stage.inFlightMean)} / ${formatCount(stage.inFlightPeak)}`,
         formatCount(stage.opsPerSec),
         formatUs(stage.latencyUs.p50),
         formatUs(stage.latencyUs.p99),

@@ -47,6 +47,10 @@ describe('bench --stages', () => {
       assert.ok(stage.latencyUs.p50 >= 2000, JSON.stringify(stage.latencyUs))
       assert.equal(decodeHistogram(stage.histograms.latencyUs).totalCount, stage.ops)
     }
+    // The load kept up follows the ramp: the first stage never had more than its two in flight, the second had its eight.
+    assert.ok(r.stages[0].inFlightPeak <= 2 && r.stages[0].inFlightMean <= 2, JSON.stringify(r.stages[0]))
+    assert.equal(r.stages[1].inFlightPeak, 8)
+    assert.ok(r.stages[1].inFlightMean > 2, JSON.stringify(r.stages[1]))
     // The pool saw more connections in use at once than the outer stages' two workers could hold: the ramp happened.
     assert.ok(r.pool.peakInUse > 2 && r.pool.peakInUse <= 8, `peak in use ${r.pool.peakInUse}`)
   })
@@ -74,6 +78,7 @@ describe('bench --stages', () => {
     const single = JSON.parse(await readFile(file, 'utf8'))
     // The same file twice: every count doubles, the histograms add, the percentiles stay.
     assert.deepEqual(result.runs[0].stages.map((s: any) => s.ops), single.runs[0].stages.map((s: any) => 2 * s.ops))
+    assert.deepEqual(result.runs[0].stages.map((s: any) => s.inFlightPeak), single.runs[0].stages.map((s: any) => 2 * s.inFlightPeak))
     for (const [index, stage] of result.runs[0].stages.entries()) {
       assert.equal(decodeHistogram(stage.histograms.latencyUs).totalCount, 2 * single.runs[0].stages[index].ops)
       assert.equal(stage.latencyUs.p99, single.runs[0].stages[index].latencyUs.p99)

@@ -117,6 +117,11 @@ describe('engine with stages, closed loop', () => {
     const third = inStage(2)
     assert.ok(third.length > 0)
     assert.ok(third.at(-1)!.inFlight <= 2, `last operation of stage 3 saw ${third.at(-1)!.inFlight} in flight`)
+    // The engine's own account of the load it kept up: the peak follows the ramp up; the mean follows it both ways,
+    // the first stage never above its two (the third's mean includes the extra workers' last operations).
+    assert.deepEqual(m.stages.slice(0, 2).map((stage) => stage.inFlightPeak), [2, 6])
+    const means = toStageResults(m.stages).map((stage) => stage.inFlightMean)
+    assert.ok(means[0]! > 0 && means[0]! <= 2 && means[1]! > 2, JSON.stringify(means))
     // The stages add up to the run, and the run is their sum.
     assert.equal(sum(m.stages.map((stage) => stage.ops)), m.ops)
     assert.equal(sum(m.stages.map((stage) => stage.errors)), m.errors)
