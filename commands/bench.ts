@@ -52,7 +52,19 @@ export default class Bench extends TargetCommand<typeof Bench> {
     'the server stopped the operation, the connection stayed), clientGaveUp (class timeout: the client\'s deadline passed ' +
     'and the driver closed the connection), connectionsClosedOnError (CMAP connectionClosed reason "error"), ' +
     'connectionsCreated}. The client side is the load clients\' socketTimeoutMS (driver 7 ignores timeoutMS): the ' +
-    'server goes on with work nobody waits for, and each timeout costs a connection; the server side stops the work.'
+    'server goes on with work nobody waits for, and each timeout costs a connection; the server side stops the work.' +
+    '\n\n' +
+    '--stages 10s:8,30s:64,10s:8 ramps the load in one run (one per model and pool size): each stage\'s duration and ' +
+    'concurrency (closed loop), or 10s:500/s,30s:2000/s, its rate (open loop; --concurrency stays the in-flight cap). The measured ' +
+    'interval is the stages\' sum; excludes --duration, --ops, --rate and a --concurrency list. At each boundary, closed-loop ' +
+    'workers beyond the stage\'s concurrency finish their current operation and stop, new ones start when it grows; open-loop ' +
+    'slots follow each stage\'s rate from its boundary. The run\'s figures cover the whole run (its concurrency: the largest ' +
+    'stage\'s; its rate: the stages\' mean); runs[].stages adds one entry per stage: {index, startMS, durationMS, concurrency, ' +
+    'rate, ops, errors, scheduled, missed, opsPerSec, inFlightPeak, inFlightMean, latencyUs, latencyCorrectedUs, histograms: ' +
+    '{latencyUs, latencyCorrectedUs}} (inFlight: operations in flight during the stage\'s window, the most at once and the ' +
+    'time-weighted mean: the concurrency the client really kept up; the previous stage\'s count while they finish). ' +
+    'An operation belongs to the stage in which it started (closed loop) or was scheduled (open loop): the stages add up to ' +
+    'the run, and scheduled = ops + errors + missed holds per stage.'
 
   static override examples = [
     '<%= config.bin %> <%= command.id %> --duration 10s',
@@ -60,6 +72,7 @@ export default class Bench extends TargetCommand<typeof Bench> {
     '<%= config.bin %> <%= command.id %> --concurrency 1,8,64,512 --max-pool-size 5,20,100 --slo 20ms',
     '<%= config.bin %> <%= command.id %> --workload mixed --mix find=80,insert=20 --rate 2000 --duration 30s',
     '<%= config.bin %> <%= command.id %> --duration 2m --series-interval 5s --csv series.csv',
+    '<%= config.bin %> <%= command.id %> --stages 10s:8,30s:64,10s:8 --series-interval 1s',
     "<%= config.bin %> <%= command.id %> --uri mongodb://db1:27017 --fail-on 'p99>50ms,errors>0' --out result.json",
     '<%= config.bin %> <%= command.id %> --workload find --key-dist zipfian --concurrency 64',
     '<%= config.bin %> <%= command.id %> --workload-file shop.yaml --read-namespace shop.orders --key-dist zipfian',
@@ -101,6 +114,7 @@ export default class Bench extends TargetCommand<typeof Bench> {
       summary: "Who enforces --op-timeout: client (default: the driver's socketTimeoutMS; a reply that comes too late closes its connection) or server (maxTimeMS: the server answers MaxTimeMSExpired and the connection stays).",
       helpGroup: 'LOAD',
     }),
+    stages: Flags.string({summary: 'Ramp the load in one run: DURATION:CONCURRENCY stages (10s:8,30s:64,10s:8), or DURATION:RATE/s in open loop (10s:500/s,30s:2000/s); instead of --duration.', helpGroup: 'LOAD'}),
     warmup: durationFlag({default: BENCH_DEFAULTS.warmupMS, summary: 'Unmeasured warm-up before each run, e.g. 2s.', helpGroup: 'LOAD'}),
     'max-pool-size': Flags.string({summary: 'maxPoolSize (pool model) or N connections (fixed model); comma list sweeps. Default: the driver\'s 100 / fixed: the concurrency.', helpGroup: 'POOL'}),
     'min-pool-size': Flags.integer({min: 0, summary: 'minPoolSize.', helpGroup: 'POOL'}),

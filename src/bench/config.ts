@@ -11,6 +11,7 @@ import {checkRunId, parseSegment, parseStartAt} from './segment.js'
 import {loadWorkloadFile, type WorkloadFile} from './workload-file.js'
 import {picksKeys} from './workloads.js'
 import {type BenchConfig, MIXABLE_OPS, type MixableOp, type OpTimeout, POOL_MODELS, TIMEOUT_SIDES, type TimeoutSide, type WorkloadKind, WORKLOADS, type WorkloadName} from './types.js'
+import {stagedLoadOf} from './stages.js'
 
 export interface BenchFlagValues {
   /** Absent: BENCH_DEFAULTS.workload, or the workload file's operations. */
@@ -44,6 +45,8 @@ export interface BenchFlagValues {
   slo?: number
   'sample-interval'?: number
   'series-interval'?: number
+  /** `10s:8,30s:64` or `10s:500/s,…` (see stages.ts). */
+  stages?: string
 }
 
 /** One interval of each run's time series, unless --series-interval says otherwise. */
@@ -139,9 +142,12 @@ export function toBenchConfig(flags: BenchFlagValues, workloadFile?: WorkloadFil
   if (flags.duration !== undefined && flags.ops !== undefined) {
     throw usageError('--duration and --ops cannot be combined', 'bound the run by time (--duration) or by count (--ops), not both')
   }
-  const durationMs = flags.ops === undefined ? flags.duration ?? BENCH_DEFAULTS.durationMS : undefined
+  // --stages sets the measured interval, the run's concurrency (or in-flight cap) and rate itself.
+  const staged = stagedLoadOf(flags, String(BENCH_DEFAULTS.concurrency))
+  const durationMs = staged?.durationMs ?? (flags.ops === undefined ? flags.duration ?? BENCH_DEFAULTS.durationMS : undefined)
   if (durationMs !== undefined && durationMs <= 0) throw usageError('--duration must be above 0', 'e.g. --duration 10s')
-  const concurrencies = parseIntegerList(flags.concurrency, 'concurrency', 1, 100_000)
+  const concurrencies = staged ? [staged.concurrency] : parseIntegerList(flags.concurrency, 'concurrency', 1, 100_000)
+  if (staged && flags.segment !== undefined) throw usageError('--stages and --segment cannot be combined yet', 'run the stages on one machine, or one level per segment')
   const maxPoolSizes = flags['max-pool-size'] === undefined ? [undefined] : parseIntegerList(flags['max-pool-size'], 'max-pool-size', 1, 100_000)
   const minPool = flags['min-pool-size']
   if (minPool !== undefined && maxPoolSizes.some((max) => max !== undefined && minPool > max)) {
@@ -163,7 +169,7 @@ export function toBenchConfig(flags: BenchFlagValues, workloadFile?: WorkloadFil
     concurrencies: Object.freeze(concurrencies),
     ...distributionOf(flags, concurrencies),
     maxPoolSizes: Object.freeze(maxPoolSizes),
-    rate: flags.rate,
+    rate: staged ? staged.rate : flags.rate,
     durationMs,
     ops: flags.ops,
     warmupMs: flags.warmup ?? BENCH_DEFAULTS.warmupMS,
@@ -176,5 +182,6 @@ export function toBenchConfig(flags: BenchFlagValues, workloadFile?: WorkloadFil
     sloUs: flags.slo === undefined ? undefined : flags.slo * 1000,
     sampleIntervalMs: flags['sample-interval'] ?? BENCH_DEFAULTS.sampleIntervalMS,
     seriesIntervalMs: seriesIntervalOf(flags['series-interval']),
+    ...(staged ? {stages: Object.freeze(staged.stages)} : {}),
   })
 }

@@ -28,9 +28,19 @@
  *   returns, its counts are final: an operation that settles later changes
  *   nothing (it was already counted as unfinished or aborted).
  * - Warm-up runs the same loop first and is not recorded.
+ * - Stages (`plan.stages`, see stages.ts): the measured interval is the
+ *   stages' sum. Closed loop: at each boundary the workers beyond the stage's
+ *   concurrency finish their current operation and stop (each checks before
+ *   it starts one), and new ones start when it grows (a timer, never early).
+ *   Open loop: slot times follow each stage's rate, from its boundary, and the
+ *   boundaries are planned (loop start + warm-up + the stages before), so a
+ *   stage holds exactly its rate × duration slots. Warm-up runs at the first
+ *   stage's level. An operation belongs to the stage in which it started
+ *   (closed) or was scheduled (open): every identity above holds per stage.
  */
 import {createHistogram, type Histogram, recordMs} from '../metrics/histograms.js'
 import {type SeriesInterval, SeriesRecorder} from './series.js'
+import {type EngineStage, type LoadStage, SlotSchedule, StageLedger} from './stages.js'
 
 /** How long a stop request (signal) waits for operations in flight before counting them as aborted. */
 export const STOP_DRAIN_MS = 1000
@@ -49,6 +59,12 @@ export interface EnginePlan {
   tickIntervalMs: number
   /** When set: a time series of this interval (see series.ts). */
   seriesIntervalMs?: number
+  /**
+   * When set: the load changes at each stage's end; the measured interval is their sum (`durationMs` and `ops` are
+   * not used). Closed loop: each stage's `concurrency` (workers); open loop (`rate` set, the stages' mean): each
+   * stage's `rate`, `concurrency` staying the in-flight cap.
+   */
+  stages?: readonly LoadStage[]
 }
 
 /** `Sample`: what `sampleSeries` reads as each series interval closes. */
@@ -61,8 +77,8 @@ export interface EngineHooks<Sample extends object = object> {
   sampleSeries?(): Sample
   classifyError(error: unknown): string
   signal: AbortSignal
-  /** Called when warm-up ends and measuring begins. */
-  onMeasureStart?(): void
+  /** Called when warm-up ends and measuring begins; `measureStart` on performance.now()'s clock. */
+  onMeasureStart?(measureStart: number): void
   onTick?(tick: EngineTick): void
 }
 
@@ -72,6 +88,8 @@ export interface EngineTick {
   errors: number
   opsPerSecLastTick: number
   latencyUs: Histogram
+  /** With stages: the stage running now (from 1) and how many there are. */
+  stage?: {number: number; of: number}
 }
 
 /**
@@ -111,6 +129,8 @@ export interface EngineMeasurement<Sample extends object = object> {
   latencyByOpUs: Record<string, Histogram>
   /** With `seriesIntervalMs`: one entry per interval; ops and errors add up to the run's. Else []. */
   series: (SeriesInterval & Sample)[]
+  /** With `stages`: the stages the run reached (the first always); counts add up to the run's. Else []. */
+  stages: EngineStage[]
   interrupted: boolean
 }
 
@@ -157,7 +177,9 @@ class RunState {
 export async function runEngine<Sample extends object = object>(plan: EnginePlan, hooks: EngineHooks<Sample>): Promise<EngineMeasurement<Sample>> {
   const openLoop = plan.rate !== undefined
   if (openLoop && plan.ops !== undefined) throw new Error('runEngine: an open-loop run is bounded by durationMs, not ops')
+  if (plan.stages !== undefined && plan.ops !== undefined) throw new Error('runEngine: a staged run is bounded by its stages, not ops')
   const state = new RunState(openLoop)
+  const ledger = plan.stages === undefined ? undefined : new StageLedger(plan.stages, openLoop, plan.concurrency)
   const series = plan.seriesIntervalMs === undefined ? undefined : new SeriesRecorder<Sample>(plan.seriesIntervalMs, hooks.sampleSeries)
   /** Closes each series interval at its end, so the caller's gauges are read then. */
   let seriesTimer: NodeJS.Timeout | undefined
@@ -171,28 +193,27 @@ export async function runEngine<Sample extends object = object>(plan: EnginePlan
   const loopStart = performance.now()
   const stopDrainMs = Math.min(plan.stopDrainMs ?? STOP_DRAIN_MS, plan.drainTimeoutMs)
 
-  // Open loop: slot i is due at loopStart + i × intervalMs; workers take slots in order.
-  const intervalMs = openLoop ? 1000 / plan.rate! : 0
-  const slotTime = (slot: number): number => loopStart + slot * intervalMs
+  // Open loop: slot i is due at loopStart + i / rate (with stages: each stage's rate from its planned boundary,
+  // the first stage's also through the warm-up); workers take slots in order.
+  if (openLoop && ledger) ledger.anchor(loopStart + Math.max(0, plan.warmupMs))
+  const schedule = !openLoop
+    ? undefined
+    : new SlotSchedule(ledger ? plan.stages!.map((stage, index) => ({at: index === 0 ? loopStart : ledger.boundary(index), ratePerSec: stage.rate!})) : [{at: loopStart, ratePerSec: plan.rate!}])
+  const slotTime = (slot: number): number => schedule!.slotTime(slot)
+  const firstSlotAtOrAfter = (time: number): number => schedule!.firstSlotAtOrAfter(time)
   /** The first slot no worker has taken yet. */
   let nextSlot = 0
-  /** Scheduled time of the latest slot started (it may have started up to 1 ms early). */
-  let latestStartedAt = Number.NEGATIVE_INFINITY
+  /** The latest slot started (it may have started up to 1 ms early); -1: none yet. */
+  let latestStartedSlot = -1
   /**
    * The interval's bounds must not cut between a slot that started early and
    * its scheduled time: a slot is measured exactly when its scheduled time is
-   * inside the interval, whenever it started. Half an interval past the
-   * latest started slot is before the next one.
+   * inside the interval, whenever it started. Halfway from the latest started
+   * slot to the next one is before the next one.
    */
-  const afterStartedSlots = (time: number): number => (openLoop ? Math.max(time, latestStartedAt + intervalMs / 2) : time)
+  const afterStartedSlots = (time: number): number =>
+    openLoop && latestStartedSlot >= 0 ? Math.max(time, (slotTime(latestStartedSlot) + slotTime(latestStartedSlot + 1)) / 2) : time
   const inMeasuredInterval = (scheduledAt: number): boolean => state.measuring && scheduledAt >= state.measureStart && scheduledAt < state.measureEnd
-  /** First slot scheduled at or after `time`, compared exactly as the workers compare. */
-  const firstSlotAtOrAfter = (time: number): number => {
-    let slot = Math.max(0, Math.ceil((time - loopStart) / intervalMs))
-    while (slot > 0 && slotTime(slot - 1) >= time) slot -= 1
-    while (slotTime(slot) < time) slot += 1
-    return slot
-  }
   /** Measured slots a free worker was about to start when a stop request came (a few: at most one per worker). */
   const interruptedAt: number[] = []
   /** Measured slots no worker had taken when the run stopped (a range: it can be millions long). */
@@ -205,14 +226,18 @@ export async function runEngine<Sample extends object = object>(plan: EnginePlan
     state.measuring = true
     // Without warm-up the interval starts with the loop, so slot 0 is measured.
     state.measureStart = afterStartedSlots(plan.warmupMs > 0 ? performance.now() : loopStart)
-    if (plan.durationMs !== undefined) state.measureEnd = state.measureStart + plan.durationMs
+    // Closed-loop stages start with the measured interval; open-loop ones were planned with the schedule.
+    ledger?.measureFrom(state.measureStart)
+    if (ledger) state.measureEnd = ledger.endAt
+    else if (plan.durationMs !== undefined) state.measureEnd = state.measureStart + plan.durationMs
     if (series) {
       series.start(state.measureStart)
       series.endAt(state.measureEnd)
       closeSeriesIntervals()
     }
-    hooks.onMeasureStart?.()
-    if (plan.durationMs !== undefined) stopAtTheEnd()
+    hooks.onMeasureStart?.(state.measureStart)
+    if (ledger || plan.durationMs !== undefined) stopAtTheEnd()
+    if (ledger && !openLoop) growAtBoundary(1)
   }
   /**
    * The natural end. A timer may fire up to a millisecond early (Node counts
@@ -231,6 +256,7 @@ export async function runEngine<Sample extends object = object>(plan: EnginePlan
   const stop = (): void => {
     if (state.stopped) return
     state.stopped = true
+    clearTimeout(stageTimer)
     state.measureEnd = Math.min(state.measureEnd, afterStartedSlots(performance.now()))
     series?.endAt(state.measureEnd)
     if (openLoop) settleSchedule()
@@ -262,6 +288,7 @@ export async function runEngine<Sample extends object = object>(plan: EnginePlan
   }
 
   let stopTimer: NodeJS.Timeout | undefined
+  let stageTimer: NodeJS.Timeout | undefined
   if (hooks.signal.aborted) onAbort()
   hooks.signal.addEventListener('abort', onAbort, {once: true})
   const warmupTimer = plan.warmupMs > 0 ? setTimeout(beginMeasuring, plan.warmupMs) : undefined
@@ -277,6 +304,7 @@ export async function runEngine<Sample extends object = object>(plan: EnginePlan
       errors: state.errors,
       opsPerSecLastTick: ((state.ops - lastTickOps) * 1000) / plan.tickIntervalMs,
       latencyUs: state.latencyUs,
+      ...(ledger ? {stage: {number: ledger.indexAt(performance.now()) + 1, of: ledger.stages.length}} : {}),
     })
     lastTickOps = state.ops
   }, plan.tickIntervalMs)
@@ -297,15 +325,20 @@ export async function runEngine<Sample extends object = object>(plan: EnginePlan
    * Nothing is recorded once the state is sealed: the operation was already
    * counted as unfinished or aborted when the engine stopped waiting for it.
    */
-  const runOperation = async (measured: boolean, scheduledAt?: number): Promise<void> => {
+  const runOperation = async (measured: boolean, scheduledAt?: number, closedLoopStartAt?: number): Promise<void> => {
     const operation = hooks.nextOperation?.()
     const startedAt = performance.now()
+    // Its stage: where it was scheduled (open loop) or where its worker decided to start it (closed loop).
+    const stage = measured && ledger ? ledger.indexAt(scheduledAt ?? closedLoopStartAt ?? startedAt) : undefined
     state.executing += 1
+    ledger?.inFlightChanged(startedAt, state.executing)
     if (measured) state.inFlight += 1
+    if (stage !== undefined) ledger!.begin(stage)
     try {
       await hooks.execute(operation)
       if (measured && !state.sealed) {
         const doneAt = performance.now()
+        if (stage !== undefined) ledger!.recordOp(stage, doneAt - startedAt, scheduledAt === undefined ? undefined : doneAt - Math.min(scheduledAt, startedAt))
         recordMs(state.latencyUs, doneAt - startedAt)
         series?.recordOp(doneAt, doneAt - startedAt)
         if (operation !== undefined) {
@@ -320,18 +353,28 @@ export async function runEngine<Sample extends object = object>(plan: EnginePlan
         state.ops += 1
       }
     } catch (error) {
-      if (measured && !state.sealed) state.countError(hooks.classifyError(error), series)
+      if (measured && !state.sealed) {
+        state.countError(hooks.classifyError(error), series)
+        if (stage !== undefined) ledger!.recordError(stage)
+      }
     } finally {
       state.executing -= 1
+      if (ledger) ledger.inFlightChanged(performance.now(), state.executing)
       if (measured) state.inFlight -= 1
+      if (stage !== undefined) ledger!.end(stage)
     }
   }
 
-  const closedLoopWorker = async (): Promise<void> => {
+  /** Closed loop: how many workers may start an operation at `time` (with stages, the stage's concurrency). */
+  const concurrencyAt = (time: number): number => (ledger ? ledger.concurrencyAt(time) : plan.concurrency)
+  const closedLoopWorker = async (index: number): Promise<void> => {
     while (!state.stopped) {
+      const now = performance.now()
+      // A stage with fewer workers: this one stops before its next operation (its current one has finished).
+      if (index >= concurrencyAt(now)) return
       if (!claim()) return
-      const measured = state.measuring && performance.now() >= state.measureStart
-      await runOperation(measured)
+      const measured = state.measuring && now >= state.measureStart
+      await runOperation(measured, undefined, now)
     }
   }
 
@@ -353,7 +396,8 @@ export async function runEngine<Sample extends object = object>(plan: EnginePlan
 
   const openLoopWorker = async (): Promise<void> => {
     while (!state.stopped) {
-      const scheduledAt = slotTime(nextSlot)
+      const slot = nextSlot
+      const scheduledAt = slotTime(slot)
       nextSlot += 1
       const wait = waitUntil(scheduledAt)
       if (wait) await wait
@@ -365,15 +409,47 @@ export async function runEngine<Sample extends object = object>(plan: EnginePlan
       }
       // The latest slot started, not the last worker to start: a worker whose timer ran late can start
       // an earlier slot after another worker started a later one (a slot due within 1 ms starts at once).
-      latestStartedAt = Math.max(latestStartedAt, scheduledAt)
+      latestStartedSlot = Math.max(latestStartedSlot, slot)
       // After the natural end a slot held by a free worker still starts: it is inside the interval, its timer ran late.
       await runOperation(state.measuring && scheduledAt >= state.measureStart, scheduledAt)
     }
   }
 
-  const worker = openLoop ? openLoopWorker : closedLoopWorker
-  const workers = Array.from({length: plan.concurrency}, () => worker())
-  const allDone = Promise.all(workers)
+  /** Workers running, by index (closed-loop stages start and stop them). */
+  const running = new Set<number>()
+  let resolveAllDone!: () => void
+  const allDone = new Promise<void>((resolve) => {
+    resolveAllDone = resolve
+  })
+  const startWorker = (index: number): void => {
+    running.add(index)
+    const done = (): void => {
+      running.delete(index)
+      // Worker 0 never stops for a stage (every stage has one), so none running means the run is over.
+      if (running.size === 0) resolveAllDone()
+    }
+    void (openLoop ? openLoopWorker() : closedLoopWorker(index)).then(done, done)
+  }
+  /** Closed-loop stages: at boundary `index`, start the workers the stage adds; then wait for the next one. */
+  function growAtBoundary(index: number): void {
+    if (!ledger || index >= ledger.stages.length || state.stopped) return
+    const at = ledger.boundary(index)
+    const fire = (): void => {
+      const left = at - performance.now()
+      // A timer can fire up to 1 ms early: a worker must not start before its stage does.
+      if (left > 0) {
+        stageTimer = setTimeout(fire, left)
+        return
+      }
+      if (state.stopped) return
+      for (let worker = 0; worker < ledger.stages[index]!.concurrency!; worker++) if (!running.has(worker)) startWorker(worker)
+      growAtBoundary(index + 1)
+    }
+    stageTimer = setTimeout(fire, Math.max(0, at - performance.now()))
+  }
+  const initialWorkers = openLoop ? plan.concurrency : concurrencyAt(loopStart)
+  for (let index = 0; index < initialWorkers; index++) startWorker(index)
+  if (initialWorkers === 0) resolveAllDone()
 
   void allDone.then(stop)
   await stopped
@@ -397,6 +473,7 @@ export async function runEngine<Sample extends object = object>(plan: EnginePlan
   if (!drained) {
     const givenUpClass = hooks.signal.aborted ? ABORTED_CLASS : UNFINISHED_CLASS
     for (let i = 0; i < state.inFlight; i++) state.countError(givenUpClass, series)
+    for (const [stage, inFlight] of (ledger?.inFlightByStage() ?? []).entries()) for (let i = 0; i < inFlight; i++) ledger!.recordError(stage)
     if (givenUpClass === ABORTED_CLASS) state.aborted += state.inFlight
   }
   state.sealed = true
@@ -404,11 +481,16 @@ export async function runEngine<Sample extends object = object>(plan: EnginePlan
   // A missed slot's user has waited from its scheduled start until now, when
   // the engine stopped waiting, and was still not served: record that wait, a
   // lower bound of what they would have waited, in the corrected latency.
-  for (const scheduledAt of interruptedAt) recordMs(state.latencyCorrectedUs!, givenUpAt - scheduledAt)
-  for (let slot = untaken.first; slot < untaken.end; slot++) recordMs(state.latencyCorrectedUs!, givenUpAt - slotTime(slot))
+  const recordMissed = (scheduledAt: number): void => {
+    recordMs(state.latencyCorrectedUs!, givenUpAt - scheduledAt)
+    ledger?.recordMissed(ledger.indexAt(scheduledAt), givenUpAt - scheduledAt)
+  }
+  for (const scheduledAt of interruptedAt) recordMissed(scheduledAt)
+  for (let slot = untaken.first; slot < untaken.end; slot++) recordMissed(slotTime(slot))
 
   clearTimeout(warmupTimer)
   clearTimeout(stopTimer)
+  clearTimeout(stageTimer)
   clearTimeout(seriesTimer)
   clearInterval(ticker)
   hooks.signal.removeEventListener('abort', onAbort)
@@ -435,6 +517,7 @@ export async function runEngine<Sample extends object = object>(plan: EnginePlan
     scheduleLagUs: state.scheduleLagUs,
     latencyByOpUs: Object.fromEntries(state.latencyByOpUs),
     series: series?.finish(end) ?? [],
+    stages: ledger?.finish(state.measureStart, end, openLoop ? (from, to) => firstSlotAtOrAfter(to) - firstSlotAtOrAfter(from) : undefined) ?? [],
     interrupted: state.interrupted,
   }
 }

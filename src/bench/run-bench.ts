@@ -23,6 +23,7 @@ import {newRunId, OwnedNamespace} from './namespace.js'
 import {type SeriesGauges, seriesGauges} from './series-gauges.js'
 import {rateShareOf, shareOf} from './segment.js'
 import {SAMPLER_PURPOSE, ServerSampler} from './server-sampler.js'
+import {toStageResults} from './stages.js'
 import {StopBudget} from './stop-budget.js'
 import type {BenchConfig, BenchResult, PoolModel, RunResult, ServerHostResult, TimeoutResult} from './types.js'
 import type {WorkloadFile} from './workload-file.js'
@@ -109,6 +110,7 @@ export async function runBench(target: Target, config: BenchConfig, hooks: Bench
       seriesIntervalMS: config.seriesIntervalMs,
       ...(config.segment ? {segment: {...config.segment, runId}} : {}),
       ...(config.startAt ? {startAt: config.startAt.toISOString()} : {}),
+      ...(config.stages ? {stages: config.stages.map(({durationMs, ...level}) => ({durationMS: durationMs, ...level}))} : {}),
     },
     runs: [],
     knee: null,
@@ -324,6 +326,7 @@ async function runCell({target, settings, config, hooks, topology, budget}: Benc
         drainTimeoutMs: Math.max(5000, target.connection.timeoutMs),
         tickIntervalMs: TICK_INTERVAL_MS,
         seriesIntervalMs: config.seriesIntervalMs,
+        stages: config.stages,
       },
       {
         nextOperation: workload.pick,
@@ -407,6 +410,7 @@ function toRunResult(parts: {
     server,
     series: measurement.series,
     errorsByClass: {...measurement.errorsByClass},
+    ...(config.stages ? {stages: toStageResults(measurement.stages)} : {}),
     ...(locks ? {locks} : {}),
     ...(config.opTimeout ? {timeouts: timeoutsOf(config, measurement.errorsByClass, pool)} : {}),
     histograms: {

@@ -10,6 +10,7 @@ import type {LockObservation} from './lock-observer.js'
 import type {NamespaceReport} from './namespace.js'
 import type {SeriesInterval} from './series.js'
 import type {SeriesGauges} from './series-gauges.js'
+import type {LoadStage} from './stages.js'
 import type {PoolOptions} from '../mongo/client.js'
 import type {ClusterHost} from '../probes/topology.js'
 import type {ResultEnvelope} from '../result.js'
@@ -64,6 +65,8 @@ export interface BenchConfig {
   readonly sampleIntervalMs: number
   /** The length of one interval of each run's time series. */
   readonly seriesIntervalMs: number
+  /** --stages: the load changes at each stage's end (durationMs is their sum); absent: one level for the whole run. */
+  readonly stages?: readonly LoadStage[]
 }
 
 export const TIMEOUT_SIDES = ['client', 'server'] as const
@@ -220,6 +223,8 @@ export interface RunResult {
   segment?: {index: number; count: number; concurrency: number; rate: number | null}
   /** With --op-timeout: what the time limit did (see TimeoutResult). */
   timeouts?: TimeoutResult
+  /** --stages only: one entry per stage (see StageResult); the run's own figures cover the whole run. */
+  stages?: StageResult[]
   /** ddl workload on a sharded cluster: LockBusy / ConflictingOperationInProgress counts and lock hold times seen meanwhile. */
   locks?: LockObservation
   /** Compressed HDR histogram of latencyUs (and the corrected one), mergeable across runs. */
@@ -231,6 +236,40 @@ export interface RunResult {
   }
   /** True when Ctrl-C cut this run short. */
   interrupted: boolean
+}
+
+/**
+ * One stage of a staged run (`runs[].stages`, --stages), on the run's clock
+ * from the start of the measured interval. An operation belongs to the stage in
+ * which it started (closed loop) or was scheduled (open loop): the stages' ops,
+ * errors, missed and scheduled add up to the run's, and in open loop
+ * scheduled === ops + errors + missed holds per stage.
+ */
+export interface StageResult {
+  index: number
+  startMS: number
+  durationMS: number
+  /** Closed loop: the stage's workers; open loop: the in-flight cap (--concurrency). */
+  concurrency: number
+  /** Open loop: the stage's scheduled ops/s; closed loop: null. */
+  rate: number | null
+  ops: number
+  errors: number
+  /** Open loop: operations scheduled in the stage; closed loop: null. */
+  scheduled: number | null
+  missed: number
+  opsPerSec: number
+  /**
+   * The concurrency the client really kept up in the stage's time window: the most operations in flight at once, and
+   * their time-weighted mean (to 0.01). Operations of the stage before count while they finish (a closed-loop worker
+   * beyond a smaller stage's concurrency stops after its current operation).
+   */
+  inFlightPeak: number
+  inFlightMean: number
+  latencyUs: LatencySummaryUs
+  latencyCorrectedUs: LatencySummaryUs | null
+  /** Encoded as runs[].histograms, so stages can be merged exactly. */
+  histograms: {latencyUs: string; latencyCorrectedUs: string | null}
 }
 
 export interface RateShortfall {
@@ -291,6 +330,8 @@ export interface BenchResult extends ResultEnvelope {
     segment?: {index: number; count: number; runId: string; indices?: number[]}
     /** --start-at, as given. */
     startAt?: string
+    /** --stages: each stage's duration and concurrency (closed loop) or rate (open loop). */
+    stages?: Array<{durationMS: number; concurrency?: number; rate?: number}>
   }
   runs: RunResult[]
   knee: KneeResult | null

@@ -8,6 +8,10 @@
  *   same per operation name (`latencyByOpUs`) when every segment has them;
  * - the per-interval series are not carried: their percentiles come from
  *   histograms the file no longer holds, so a merged file has none;
+ * - per-stage results (--stages; every segment has the same stages) merge as
+ *   the run does, stage by stage: histograms added, counts summed, each
+ *   stage's ops/s over its longest segment; a segment a stop request cut short
+ *   has fewer stages, and then they are dropped (said in a note);
  * - counts are summed (ops, errors and their classes, missed, scheduled,
  *   aborted, pool telemetry: connections created, closed, cleared, failed
  *   checkouts, clients);
@@ -24,7 +28,8 @@
  * Every rule is a sum, a max, a min or a histogram addition, so merge is
  * associative: a merged file can be merged again.
  */
-import type {BenchResult, PoolResult, RunResult, ServerHostResult} from '../bench/types.js'
+import type {BenchResult, PoolResult, RunResult, ServerHostResult, StageResult} from '../bench/types.js'
+import {perSecond} from '../bench/stages.js'
 import {findKnee} from '../bench/knee.js'
 import {runLabel} from '../bench/fail-on.js'
 import {achievedRatePerSec, rateShortfallOf} from '../bench/rate-shortfall.js'
@@ -37,7 +42,7 @@ import type {MergedBenchResult, MergedRunResult} from './types.js'
 const MISMATCH_HINT = 'merge only the segments of one run: the same bench flags on every segment (only --segment differs)'
 
 /** The configuration fields every segment must share. */
-const CONFIG_FIELDS = ['workload', 'mix', 'docSizeBytes', 'warmupMS', 'durationMS', 'ops'] as const
+const CONFIG_FIELDS = ['workload', 'mix', 'docSizeBytes', 'warmupMS', 'durationMS', 'ops', 'stages'] as const
 
 /** What makes two runs the same run of the matrix. */
 export function runKey(run: Pick<RunResult, 'model' | 'concurrency' | 'maxPoolSize' | 'rate'>): string {
@@ -48,6 +53,8 @@ export const UPPER_BOUND_NOTE =
   'merged checkoutWaitUs, checkoutWaitDriverMS, pool.setupUs, pool.setupDriverMS and scheduleLagUs are the worst segment\'s (bench keeps them as percentiles only): upper bounds of the true values'
 const MISSING_SEGMENTS_NOTE = /^segments? [\d, ]+ of \d+ of run \w+ not merged: /
 export const PEAKS_NOTE = 'merged pool.peakTotal and pool.peakInUse are sums of each segment\'s peak (each segment has its own pools): upper bounds, the peaks need not coincide'
+
+export const STAGES_NOTE = 'per-stage results (runs[].stages, --stages) are not carried where a segment was stopped before its last stage: read them in each segment file'
 
 export function mergeBenchResults(inputs: readonly LoadedResult[]): MergedBenchResult {
   if (inputs.length < 2) throw usageError(`report merge needs at least two files (got ${inputs.length})`, MISMATCH_HINT)
@@ -63,6 +70,8 @@ export function mergeBenchResults(inputs: readonly LoadedResult[]): MergedBenchR
   const notes = unique([...inputNotes, ...(upperBounds ? [UPPER_BOUND_NOTE, PEAKS_NOTE] : []), ...segmentNote])
   const locksDropped = inputs.some((input) => input.result.runs.some((run) => run.locks !== undefined))
   if (locksDropped) notes.push('lock observations (ddl workload) are per segment and are not merged: read them in each segment file')
+  const stagesDropped = inputs.some((input) => input.result.runs.some((run) => run.stages !== undefined)) && runs.some((run) => run.stages === undefined)
+  if (stagesDropped) notes.push(STAGES_NOTE)
   const namespaces = inputs.map((input) => input.result.namespace).filter((ns) => ns !== null && ns !== undefined)
   return {
     target: first.result.target,
@@ -204,6 +213,45 @@ function mergeLatencyByOp(label: string, files: readonly string[], runs: readonl
   return {summaries, encoded}
 }
 
+/**
+ * Per-stage results, merged exactly like the run's, stage by stage. Only when every segment has all of them (the
+ * stages themselves are the same: config.stages is checked); concurrency and rate stay each segment's, as the run's.
+ * Operations in flight are summed: each segment kept up its own (the mean adds up; the peak is an upper bound, as
+ * pool.peakInUse is).
+ */
+function mergeStages(label: string, files: readonly string[], runs: readonly RunResult[]): StageResult[] | undefined {
+  const lists = runs.map((run) => run.stages)
+  const count = lists[0]?.length
+  if (count === undefined || !lists.every((stages) => stages?.length === count)) return undefined
+  return Array.from({length: count}, (_, index) => {
+    const stages = lists.map((list) => list![index]!)
+    const first = stages[0]!
+    const field = `stages[${index}]`
+    const latency = mergeLatency(label, files, stages.map((stage) => stage.histograms.latencyUs), `${field}.latencyUs`, stages.map((stage) => stage.latencyUs.max))
+    const openLoop = stages.every((stage) => stage.histograms.latencyCorrectedUs !== null)
+    const corrected = openLoop ? mergeLatency(label, files, stages.map((stage) => stage.histograms.latencyCorrectedUs), `${field}.latencyCorrectedUs`, stages.map((stage) => stage.latencyCorrectedUs?.max as number)) : null
+    const ops = sum(stages.map((stage) => stage.ops))
+    const durationMS = Math.max(...stages.map((stage) => stage.durationMS))
+    return {
+      index: first.index,
+      startMS: first.startMS,
+      durationMS,
+      concurrency: first.concurrency,
+      rate: first.rate,
+      ops,
+      errors: sum(stages.map((stage) => stage.errors)),
+      scheduled: first.scheduled === null ? null : sum(stages.map((stage) => stage.scheduled ?? 0)),
+      missed: sum(stages.map((stage) => stage.missed)),
+      opsPerSec: perSecond(ops, durationMS),
+      inFlightPeak: sum(stages.map((stage) => stage.inFlightPeak ?? 0)),
+      inFlightMean: Math.round(sum(stages.map((stage) => stage.inFlightMean ?? 0)) * 100) / 100,
+      latencyUs: latency.summary,
+      latencyCorrectedUs: corrected?.summary ?? null,
+      histograms: {latencyUs: latency.encoded, latencyCorrectedUs: corrected?.encoded ?? null},
+    }
+  })
+}
+
 export function mergeRuns(segments: readonly Segment[]): MergedRunResult {
   const runs = segments.map((segment) => segment.run)
   const files = segments.map((segment) => segment.file)
@@ -212,6 +260,7 @@ export function mergeRuns(segments: readonly Segment[]): MergedRunResult {
   const openLoop = runs.every((run) => run.histograms.latencyCorrectedUs !== null && run.histograms.latencyCorrectedUs !== undefined)
   const corrected = openLoop ? mergeLatency(runKey(first), files, runs.map((run) => run.histograms.latencyCorrectedUs), 'latencyCorrectedUs', runs.map((run) => run.latencyCorrectedUs?.max as number)) : null
   const byOp = mergeLatencyByOp(runKey(first), files, runs)
+  const stages = mergeStages(runKey(first), files, runs)
   const ops = sum(runs.map((run) => run.ops))
   const errors = sum(runs.map((run) => run.errors))
   const scheduled = runs.every((run) => run.scheduled === null) ? null : sum(runs.map((run) => run.scheduled ?? 0))
@@ -250,6 +299,7 @@ export function mergeRuns(segments: readonly Segment[]): MergedRunResult {
     server: mergeServer(runs.map((run) => run.server ?? [])),
     serverBySegment: runs.flatMap((run) => (run as Partial<MergedRunResult>).serverBySegment ?? [run.server ?? []]),
     errorsByClass: sumRecords(runs.map((run) => run.errorsByClass)),
+    ...(stages ? {stages} : {}),
     histograms: {latencyUs: latency.encoded, latencyCorrectedUs: corrected?.encoded ?? null, ...(byOp ? {latencyByOpUs: byOp.encoded} : {})},
     interrupted: runs.some((run) => run.interrupted),
     segments: segmentCount,

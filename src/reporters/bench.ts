@@ -33,6 +33,37 @@ function runsTable(result: BenchResult): string {
   return table.toString()
 }
 
+/** --stages: one row per stage, under its run; the run's row above covers the whole run. */
+function stagesTable(runs: readonly RunResult[]): string {
+  const openLoop = runs.some((run) => run.latencyCorrectedUs !== null)
+  const head = ['run', 'stage', 'from', 'for', openLoop ? 'rate' : 'conc', 'in flight mean/peak', 'ops/s', 'p50', 'p99', 'max', openLoop ? 'p99 corr.' : undefined, 'errors', openLoop ? 'missed' : undefined]
+  const table = new Table({head: head.filter((h): h is string => h !== undefined), style: TABLE_STYLE})
+  for (const run of runs) {
+    for (const stage of run.stages ?? []) {
+      const row = [
+        runLabel(run),
+        stage.index + 1,
+        formatMs(stage.startMS),
+        formatMs(stage.durationMS),
+        openLoop ? `${formatCount(stage.rate)}/s` : stage.concurrency,
+        // Absent in files written before they existed.
+        stage.inFlightMean === undefined ? '–' : `${formatCount(stage.inFlightMean)} / ${formatCount(stage.inFlightPeak)}`,
+        formatCount(stage.opsPerSec),
+        formatUs(stage.latencyUs.p50),
+        formatUs(stage.latencyUs.p99),
+        formatUs(stage.latencyUs.max),
+        openLoop ? formatUs(stage.latencyCorrectedUs?.p99) : undefined,
+        formatCount(stage.errors),
+        openLoop ? formatCount(stage.missed) : undefined,
+      ]
+      table.push(row.filter((cell) => cell !== undefined) as Array<string | number>)
+    }
+  }
+  return table.toString()
+}
+
+const formatMs = (ms: number): string => (ms >= 1000 ? `${Math.round(ms / 100) / 10}s` : `${ms}ms`)
+
 function poolTable(runs: readonly RunResult[]): string {
   const table = new Table({
     head: ['run', 'clients', 'conns created', 'closed (reason)', 'peak total', 'peak in use', 'checkout failed', 'cleared', 'setup p50', 'setup p99'],
@@ -95,10 +126,15 @@ function serverTable(runs: readonly RunResult[]): string {
 
 export function renderBench(result: BenchResult): string {
   const {target, cluster, config} = result
-  const bound = config.ops !== undefined ? `${formatCount(config.ops)} ops` : `${(config.durationMS ?? 0) / 1000}s`
+  const stages = config.stages?.map((stage) => `${formatMs(stage.durationMS)}:${stage.rate === undefined ? stage.concurrency : `${stage.rate}/s`}`).join(',')
+  const bound = config.ops !== undefined ? `${formatCount(config.ops)} ops` : `${(config.durationMS ?? 0) / 1000}s${stages === undefined ? '' : ` in stages ${stages}`}`
   const mix = config.mix ? ` (${Object.entries(config.mix).map(([op, w]) => `${op}=${w}`).join(',')})` : ''
+  const file = config.workloadFile
+    ? ` ${config.workloadFile.path} (${config.workloadFile.operations.map((op) => `${op.name}=${op.weight}`).join(',')})${config.workloadFile.readNamespace ? `, reading ${config.workloadFile.readNamespace}` : ''}`
+    : ''
+  const keys = config.keyDist !== undefined && config.keyDist !== 'uniform' ? ` · ${config.keyDist} keys` : ''
   const lines = [
-    `pooltool bench · ${config.workload}${mix} · ${bound} per run${config.warmupMS > 0 ? ` after ${config.warmupMS / 1000}s warm-up` : ''}`,
+    `pooltool bench · ${config.workload}${mix}${file}${keys} · ${bound} per run${config.warmupMS > 0 ? ` after ${config.warmupMS / 1000}s warm-up` : ''}`,
     `target ${target.uri} (${target.simulated ? 'embedded simulated ' : ''}${cluster.topology}, MongoDB ${cluster.serverVersion}, ${cluster.hosts.length} ${cluster.hosts.length === 1 ? 'host' : 'hosts'} sampled)`,
   ]
   if (result.runs.length === 0) {
@@ -107,6 +143,11 @@ export function renderBench(result: BenchResult): string {
   }
   lines.push('', 'Latency and throughput (closed loop: send → reply; open loop: uncorrected, with the corrected p99 from the schedule)')
   lines.push(runsTable(result))
+  const staged = result.runs.filter((run) => (run.stages ?? []).length > 0)
+  if (staged.length > 0) {
+    lines.push('', 'Per stage (an operation counts in the stage in which it started; open loop: was scheduled)')
+    lines.push(stagesTable(staged))
+  }
   lines.push('', 'Client pool (the driver\'s CMAP events; checkout wait and set-up timed on pooltool\'s own clock)')
   lines.push(poolTable(result.runs))
   lines.push('', 'Server side, per host (serverStatus.connections and .locks; totalCreated Δ and lock waits over the measured interval)')
@@ -126,6 +167,10 @@ export function renderBench(result: BenchResult): string {
   if (seriesLines.length > 0) lines.push('', `Over time, one bar per ${formatSeriesInterval(config.seriesIntervalMS)} (ops/s; p99; --json runs[].series or --csv for the figures)`, ...seriesLines)
   const scheduleLines = result.runs.filter((run) => run.scheduled !== null).map(openLoopAccounting)
   if (scheduleLines.length > 0) lines.push('', 'Open loop: every operation scheduled in the measured interval', ...scheduleLines)
+  const timeoutLines = result.runs.filter((run) => run.timeouts).map(timeoutLine)
+  if (timeoutLines.length > 0) lines.push('', `Time limit ${config.opTimeout?.ms ?? ''}ms per operation, enforced by the ${config.opTimeout?.side ?? ''} (--op-timeout, --timeout-side)`, ...timeoutLines)
+  const segmentLines = result.runs.filter((run) => run.segment).map((run) => `  ${runLabel(run)}: segment ${run.segment!.index}/${run.segment!.count} of run ${config.segment?.runId ?? '?'}: this process drove concurrency ${run.segment!.concurrency}${run.segment!.rate === null ? '' : `, ${formatCount(run.segment!.rate)} ops/s`} (merge the segments with pooltool report merge)`)
+  if (segmentLines.length > 0) lines.push('', 'Distributed run (--segment)', ...segmentLines)
   const errorLines = result.runs.filter((run) => run.errors > 0).map((run) => `  ${runLabel(run)}: ${formatRecord(run.errorsByClass)}`)
   if (errorLines.length > 0) lines.push('', 'Errors by class', ...errorLines)
   const lockLines = result.runs.filter((run) => run.locks).map((run) => `  ${runLabel(run)}: ${renderLockObservation(run.locks!)}`)
@@ -204,6 +249,13 @@ export function renderSeriesCsv(result: BenchResult): string {
   return `${rows.join('\n')}\n`
 }
 
+/** "answered by the server 120 (connection kept), client gave up 0; connections closed on error 0, created 4". */
+function timeoutLine(run: RunResult): string {
+  const t = run.timeouts!
+  return `  ${runLabel(run)}: ${formatCount(t.total)} timed out: ${formatCount(t.answeredByServer)} answered MaxTimeMSExpired by the server (connection kept), ` +
+    `${formatCount(t.clientGaveUp)} given up by the client (connection closed); connections closed on error ${formatCount(t.connectionsClosedOnError)}, created ${formatCount(t.connectionsCreated)}`
+}
+
 /** "scheduled 4,000 = 1,159 ops + 0 errors + 2,841 missed (in-flight cap full 2,841)", then the shortfall warning. */
 function openLoopAccounting(run: RunResult): string {
   const reasons = Object.entries(run.missedByReason).filter(([, n]) => n > 0)
@@ -216,6 +268,7 @@ function openLoopAccounting(run: RunResult): string {
 const MISSED_REASON_TEXT: Record<string, string> = {inFlightCapFull: 'in-flight cap full', runEnded: 'run ended before the generator reached them', interrupted: 'stopped by the signal'}
 
 /** The live line on stderr. */
-export function renderBenchTick(label: string, tick: {elapsedMs: number; opsPerSecLastTick: number; p99Us: number; errors: number; inUse: number}): string {
-  return `${label} · ${(tick.elapsedMs / 1000).toFixed(0)}s · ${formatCount(Math.round(tick.opsPerSecLastTick))} ops/s · p99 ${formatUs(tick.p99Us)} · in use ${tick.inUse} · errors ${tick.errors}`
+export function renderBenchTick(label: string, tick: {elapsedMs: number; opsPerSecLastTick: number; p99Us: number; errors: number; inUse: number; stage?: {number: number; of: number}}): string {
+  const stage = tick.stage === undefined ? '' : ` · stage ${tick.stage.number}/${tick.stage.of}`
+  return `${label} · ${(tick.elapsedMs / 1000).toFixed(0)}s${stage} · ${formatCount(Math.round(tick.opsPerSecLastTick))} ops/s · p99 ${formatUs(tick.p99Us)} · in use ${tick.inUse} · errors ${tick.errors}`
 }
