@@ -32,7 +32,7 @@ type AnyCommand = typeof Command & {baseFlags?: Record<string, unknown>}
 
 /** Each command and the duration flags it must have: the whole list, so a new one written as a plain string shows up. */
 const DURATION_FLAGS: Array<[string, AnyCommand, string[]]> = [
-  ['bench', Bench, ['duration', 'warmup', 'slo', 'sample-interval', 'series-interval', 'sim-latency']],
+  ['bench', Bench, ['duration', 'warmup', 'slo', 'sample-interval', 'series-interval', 'sim-latency', 'op-timeout']],
   ['conns watch', ConnsWatch, ['interval', 'duration', 'idle-window']],
   ['conns list', ConnsList, []],
   ['locks list', LocksList, ['lock-expiry']],
@@ -45,7 +45,7 @@ const DURATION_FLAGS: Array<[string, AnyCommand, string[]]> = [
 /** Names that say "a length of time"; `--timeout-ms` and friends carry their unit in the name and take a number. */
 const SOUNDS_LIKE_A_DURATION = /(^|-)(duration|interval|warmup|latency|slo|expiry|cost|window|wait|delay|timeout)($|-)/
 
-type FlagDefinition = {type: string; helpValue?: string | string[]; summary?: string; default?: unknown}
+type FlagDefinition = {type: string; helpValue?: string | string[]; summary?: string; default?: unknown; options?: readonly string[]}
 
 function flagsOf(command: AnyCommand): Record<string, FlagDefinition> {
   return {...command.baseFlags, ...command.flags} as Record<string, FlagDefinition>
@@ -74,7 +74,8 @@ describe('one duration flag type on every command', () => {
       const durations = Object.keys(flags).filter((flag) => flags[flag]!.helpValue === '<duration>')
       assert.deepEqual(durations.sort(), [...expected].sort(), `${name}: the duration flags`)
       for (const [flag, definition] of Object.entries(flags)) {
-        if (!SOUNDS_LIKE_A_DURATION.test(flag) || flag.endsWith('-ms')) continue
+        // A choice flag (--timeout-side client|server) lists its values: no duration hides there.
+        if (!SOUNDS_LIKE_A_DURATION.test(flag) || flag.endsWith('-ms') || definition.options !== undefined) continue
         assert.ok(durations.includes(flag), `${name} --${flag} sounds like a duration: make it a durationFlag (or name its unit, like --timeout-ms)`)
         assert.equal(definition.type, 'option', `${name} --${flag} takes a value`)
       }
