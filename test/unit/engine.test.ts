@@ -32,8 +32,9 @@ describe('engine, closed loop', () => {
       inFlight -= 1
     }))
     assert.equal(peak, 5)
-    // 5 workers × 400 ms / ~20 ms ≈ 100; timers only ever run late, so allow a wide low side.
-    assert.ok(m.ops >= 50 && m.ops <= 105, `ops ${m.ops}`)
+    // At most 5 workers × 400 ms / 19 ms (a timer may fire a millisecond early) + the 5 drained at the end;
+    // how many fewer a loaded machine manages is not the engine's to promise.
+    assert.ok(m.ops > 0 && m.ops <= 110, `ops ${m.ops}`)
     assert.ok(summarize(m.latencyUs).p50 >= 19_000, `p50 ${summarize(m.latencyUs).p50}`)
   })
 
@@ -57,9 +58,10 @@ describe('engine, closed loop', () => {
       }),
       onMeasureStart: () => { measureStartedAtCall = calls },
     })
-    assert.ok(measureStartedAtCall > 3, `warm-up ran ${measureStartedAtCall} ops`)
-    assert.ok(m.ops < calls, `measured ${m.ops} of ${calls}`)
-    assert.ok(m.ops >= calls - measureStartedAtCall - 1, `measured ${m.ops} of the ${calls - measureStartedAtCall} after the warm-up`)
+    // How many ops fit in the warm-up depends on the machine's load; that at least one ran does not
+    // (the first starts at once), and exactly those started after it are measured (all drained at the end).
+    assert.ok(measureStartedAtCall >= 1, `warm-up ran ${measureStartedAtCall} ops`)
+    assert.equal(m.ops, calls - measureStartedAtCall, `measured ${m.ops} of ${calls}, ${measureStartedAtCall} started in the warm-up`)
   })
 
   it('stops on abort and reports what it measured', async () => {
@@ -82,7 +84,10 @@ describe('engine, closed loop', () => {
 describe('engine, open loop', () => {
   it('keeps the schedule and records corrected latency', async () => {
     const m = await runEngine(plan({rate: 200, durationMs: 500}), hooks(() => sleep(2)))
-    assert.ok(m.ops >= 90 && m.ops <= 101, `ops ${m.ops}`)
+    // The schedule is exact whatever the machine's load: 200/s × 500 ms; what a loaded machine did not start is missed.
+    assert.equal(m.scheduled, 100)
+    assert.equal(m.ops + m.errors + m.missed, 100, JSON.stringify({ops: m.ops, errors: m.errors, missed: m.missed}))
+    assert.ok(m.ops > 0)
     assert.equal(m.latencyCorrectedUs?.totalCount, m.ops)
   })
 
