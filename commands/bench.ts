@@ -2,7 +2,7 @@ import {Flags} from '@oclif/core'
 
 import {stringify as stringifyYaml} from 'yaml'
 
-import {DEFAULT_SERIES_INTERVAL_MS, loadBenchConfig} from '../src/bench/config.js'
+import {DEFAULT_SERIES_INTERVAL_MS, loadBenchConfig, MAX_WORKERS} from '../src/bench/config.js'
 import {DEFAULT_URI_SECRET, emitK8sJob, type K8sJobPlan} from '../src/bench/k8s-job.js'
 import {MAX_SEGMENTS} from '../src/bench/segment.js'
 import {passThroughArgs} from '../src/cli/pass-through.js'
@@ -48,6 +48,12 @@ export default class Bench extends TargetCommand<typeof Bench> {
     'insert and update go only to pooltool\'s own collection (seeded with --seed-docs documents {_id: 0…, n: 0, payload}); ' +
     'namespace: read operations find and aggregate (no $out/$merge) in --read-namespace db.coll. A file that would write ' +
     'anywhere else is refused before anything is written. Latency is kept per operation name (runs[].latencyByOpUs).\n\n' +
+    '--workers N runs the load on N worker threads (one event loop each: one loop is what limits one process), each ' +
+    'with its own driver clients: the concurrency, the rate (each worker\'s slots offset so the schedules interleave) and ' +
+    '--ops are split over them; a pool model\'s maxPoolSize is per worker (pool c=64 --max-pool-size 100 on 4 workers is 4 pools of ' +
+    'up to 100). The run\'s figures are the workers\' merged exactly (HDR histograms added, per interval too; counts summed; ' +
+    'pool peaks summed, an upper bound); runs[].workers: {count, startSkewMS, perWorker: [{index, concurrency, rate, ops, ' +
+    'errors, opsPerSec, latencyP99Us, poolCreated, poolPeakInUse}]}. --model single cannot be split (refused).\n\n' +
     'With --op-timeout, each run has runs[].timeouts: {side, opTimeoutMS, total, answeredByServer (MaxTimeMSExpired: ' +
     'the server stopped the operation, the connection stayed), clientGaveUp (class timeout: the client\'s deadline passed ' +
     'and the driver closed the connection), connectionsClosedOnError (CMAP connectionClosed reason "error"), ' +
@@ -105,6 +111,12 @@ export default class Bench extends TargetCommand<typeof Bench> {
     model: Flags.string({default: BENCH_DEFAULTS.model, summary: `Pool model(s), comma list: ${POOL_MODELS.join(', ')}.`, helpGroup: 'LOAD'}),
     concurrency: Flags.string({default: String(BENCH_DEFAULTS.concurrency), summary: 'Concurrent operations (closed loop) or the in-flight cap (open loop); comma list sweeps.', helpGroup: 'LOAD'}),
     rate: Flags.integer({min: 1, summary: 'Open loop: scheduled operations per second.', helpGroup: 'LOAD'}),
+    workers: Flags.integer({
+      min: 1,
+      max: MAX_WORKERS,
+      summary: 'Worker threads driving the load, each with its own clients and pool (default 1): concurrency, rate and --ops are split over them.',
+      helpGroup: 'LOAD',
+    }),
     duration: durationFlag({summary: `Measured time per run, e.g. 30s, 2m (default ${formatDuration(BENCH_DEFAULTS.durationMS)}).`, helpGroup: 'LOAD'}),
     ops: Flags.integer({min: 1, summary: 'Measured operations per run (closed loop), instead of --duration.', helpGroup: 'LOAD'}),
     'op-timeout': durationFlag({summary: 'Time limit on every operation, e.g. 50ms (whole milliseconds); --timeout-side says who enforces it.', helpGroup: 'LOAD'}),

@@ -25,6 +25,7 @@ export interface BenchFlagValues {
   /** Milliseconds (a duration flag). */
   'op-timeout'?: number
   'timeout-side'?: string
+  workers?: number
   segment?: string
   'run-id'?: string
   'start-at'?: string
@@ -112,6 +113,23 @@ function builtInWorkload(flags: BenchFlagValues): WorkloadName {
   return workload
 }
 
+/** The most worker threads bench starts: a few per core of the largest machines, far below thread limits. */
+export const MAX_WORKERS = 64
+
+/** --workers: each worker must get at least one of the concurrency; models that mean one connection cannot be split. */
+function workersOf(flags: BenchFlagValues, concurrencies: readonly number[], workloadFile: boolean, staged: boolean): number {
+  const workers = flags.workers ?? 1
+  if (!Number.isInteger(workers) || workers < 1 || workers > MAX_WORKERS) throw usageError(`--workers ${workers} is out of range`, `give 1 to ${MAX_WORKERS}`)
+  if (workers === 1) return 1
+  if (flags.model.split(',').includes('single')) throw usageError('--model single cannot be split over workers', 'single is one connection for all operations: run it with --workers 1')
+  const small = concurrencies.find((c) => c < workers)
+  if (small !== undefined) throw usageError(`--concurrency ${small} cannot be split over ${workers} workers`, 'give each worker at least one: a concurrency of at least --workers')
+  if (flags.ops !== undefined && flags.ops < workers) throw usageError(`--ops ${flags.ops} cannot be split over ${workers} workers`, 'give each worker at least one operation')
+  if (staged) throw usageError('--stages and --workers cannot be combined yet', 'ramp with --workers 1, or run one level per bench')
+  if (workloadFile) throw usageError('--workload-file and --workers cannot be combined yet', 'run the workload file with --workers 1')
+  return workers
+}
+
 /** --segment, --run-id, --start-at; every segment's share must be at least one worker / operation. */
 function distributionOf(flags: BenchFlagValues, concurrencies: readonly number[]): Pick<BenchConfig, 'segment' | 'runId' | 'startAt'> {
   const segment = flags.segment === undefined ? undefined : parseSegment(flags.segment)
@@ -168,6 +186,7 @@ export function toBenchConfig(flags: BenchFlagValues, workloadFile?: WorkloadFil
     models: Object.freeze(parseChoiceList(flags.model, 'model', POOL_MODELS)),
     concurrencies: Object.freeze(concurrencies),
     ...distributionOf(flags, concurrencies),
+    workers: workersOf(flags, concurrencies, workloadFile !== undefined, staged !== undefined),
     maxPoolSizes: Object.freeze(maxPoolSizes),
     rate: staged ? staged.rate : flags.rate,
     durationMs,

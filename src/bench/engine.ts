@@ -65,6 +65,13 @@ export interface EnginePlan {
    * stage's `rate`, `concurrency` staying the in-flight cap.
    */
   stages?: readonly LoadStage[]
+  /**
+   * Open loop, one of several engines sharing a rate (bench --workers): this engine's slots start this
+   * much after the loop's start, so N engines at rate/N each interleave instead of firing together.
+   */
+  slotOffsetMs?: number
+  /** Keep each series interval's latency histogram (`seriesLatencyUs`), for a caller that merges series exactly. */
+  seriesHistograms?: boolean
 }
 
 /** `Sample`: what `sampleSeries` reads as each series interval closes. */
@@ -127,6 +134,8 @@ export interface EngineMeasurement<Sample extends object = object> {
   scheduleLagUs: Histogram | null
   /** Completed operations by operation name (with `nextOperation`; else {}): counts add up to ops. */
   latencyByOpUs: Record<string, Histogram>
+  /** With `seriesHistograms`: each series interval's latency histogram, encoded, in the order of `series`. */
+  seriesLatencyUs?: string[]
   /** With `seriesIntervalMs`: one entry per interval; ops and errors add up to the run's. Else []. */
   series: (SeriesInterval & Sample)[]
   /** With `stages`: the stages the run reached (the first always); counts add up to the run's. Else []. */
@@ -180,7 +189,7 @@ export async function runEngine<Sample extends object = object>(plan: EnginePlan
   if (plan.stages !== undefined && plan.ops !== undefined) throw new Error('runEngine: a staged run is bounded by its stages, not ops')
   const state = new RunState(openLoop)
   const ledger = plan.stages === undefined ? undefined : new StageLedger(plan.stages, openLoop, plan.concurrency)
-  const series = plan.seriesIntervalMs === undefined ? undefined : new SeriesRecorder<Sample>(plan.seriesIntervalMs, hooks.sampleSeries)
+  const series = plan.seriesIntervalMs === undefined ? undefined : new SeriesRecorder<Sample>(plan.seriesIntervalMs, hooks.sampleSeries, plan.seriesHistograms)
   /** Closes each series interval at its end, so the caller's gauges are read then. */
   let seriesTimer: NodeJS.Timeout | undefined
   const closeSeriesIntervals = (): void => {
@@ -198,7 +207,7 @@ export async function runEngine<Sample extends object = object>(plan: EnginePlan
   if (openLoop && ledger) ledger.anchor(loopStart + Math.max(0, plan.warmupMs))
   const schedule = !openLoop
     ? undefined
-    : new SlotSchedule(ledger ? plan.stages!.map((stage, index) => ({at: index === 0 ? loopStart : ledger.boundary(index), ratePerSec: stage.rate!})) : [{at: loopStart, ratePerSec: plan.rate!}])
+    : new SlotSchedule(ledger ? plan.stages!.map((stage, index) => ({at: index === 0 ? loopStart : ledger.boundary(index), ratePerSec: stage.rate!})) : [{at: loopStart + (plan.slotOffsetMs ?? 0), ratePerSec: plan.rate!}])
   const slotTime = (slot: number): number => schedule!.slotTime(slot)
   const firstSlotAtOrAfter = (time: number): number => schedule!.firstSlotAtOrAfter(time)
   /** The first slot no worker has taken yet. */
@@ -517,6 +526,7 @@ export async function runEngine<Sample extends object = object>(plan: EnginePlan
     scheduleLagUs: state.scheduleLagUs,
     latencyByOpUs: Object.fromEntries(state.latencyByOpUs),
     series: series?.finish(end) ?? [],
+    ...(plan.seriesHistograms && series ? {seriesLatencyUs: series.encodedHistograms} : {}),
     stages: ledger?.finish(state.measureStart, end, openLoop ? (from, to) => firstSlotAtOrAfter(to) - firstSlotAtOrAfter(from) : undefined) ?? [],
     interrupted: state.interrupted,
   }

@@ -13,10 +13,12 @@ import {discoverCluster} from '../probes/discovery.js'
 import {type ClusterTopology, readServerVersion, refuseReplay} from '../probes/topology.js'
 import {targetSummary} from '../result.js'
 import type {Target} from '../target.js'
-import {type EngineMeasurement, type EngineTick, runEngine} from './engine.js'
+import type {EngineTick} from './engine.js'
 import {checkThresholds, type Threshold} from './fail-on.js'
 import {findKnee} from './knee.js'
-import {createClientModel, effectiveMaxPoolSize} from './models.js'
+import {InProcessLoad, type LoadGenerator, type LoadOutcome} from './load-generator.js'
+import {effectiveMaxPoolSize} from './models.js'
+import {WorkerThreadsLoad} from './worker-load.js'
 import {LockObserver} from './lock-observer.js'
 import {achievedRatePerSec, rateShortfallOf} from './rate-shortfall.js'
 import {newRunId, OwnedNamespace} from './namespace.js'
@@ -110,6 +112,7 @@ export async function runBench(target: Target, config: BenchConfig, hooks: Bench
       seriesIntervalMS: config.seriesIntervalMs,
       ...(config.segment ? {segment: {...config.segment, runId}} : {}),
       ...(config.startAt ? {startAt: config.startAt.toISOString()} : {}),
+      ...(config.workers > 1 ? {workers: config.workers} : {}),
       ...(config.stages ? {stages: config.stages.map(({durationMs, ...level}) => ({durationMS: durationMs, ...level}))} : {}),
     },
     runs: [],
@@ -289,34 +292,20 @@ interface BenchContext {
 }
 
 async function runCell({target, settings, config, hooks, topology, budget}: BenchContext, cell: BenchCell): Promise<RunResult> {
-  const telemetry = new PoolTelemetry()
   // --segment: this process drives its share; the run keeps the totals (segment.ts).
   const share = {concurrency: shareOf(cell.concurrency, config.segment), rate: rateShareOf(config.rate, config.segment), ops: config.ops === undefined ? undefined : shareOf(config.ops, config.segment)}
-  const model = createClientModel({
-    model: cell.model,
-    settings,
-    config,
-    concurrency: share.concurrency,
-    maxPoolSize: cell.maxPoolSize,
-    telemetry,
-  })
-  const workload = createWorkload(config)
+  const loadCell = {model: cell.model, concurrency: share.concurrency, maxPoolSize: cell.maxPoolSize}
+  const load: LoadGenerator = config.workers > 1 ? new WorkerThreadsLoad({settings, config, cell: loadCell}, config.workers) : new InProcessLoad({settings, config, cell: loadCell})
   const sampler = await ServerSampler.open(target, topology.hosts)
   let measureStartSample: Promise<void> | undefined
-  const startMeasuring = (): void => {
-    telemetry.resetCounters()
-    measureStartSample = sampler.markMeasureStart()
-  }
   // ddl on a sharded cluster: watch the bench database's locks while the workload runs.
   const lockObserver = config.workload === 'ddl' && topology.kind === 'sharded' ? await LockObserver.start(target, config.db) : null
   try {
-    await model.open()
-    if (config.warmupMs <= 0) {
-      startMeasuring()
-      await measureStartSample
-    }
+    await load.open()
+    // No warm-up: the servers' baseline is read before the load begins.
+    if (config.warmupMs <= 0) await (measureStartSample = sampler.markMeasureStart())
     sampler.startPolling(config.sampleIntervalMs)
-    const measurement = await runEngine(
+    await load.run(
       {
         concurrency: share.concurrency,
         rate: share.rate,
@@ -329,28 +318,26 @@ async function runCell({target, settings, config, hooks, topology, budget}: Benc
         stages: config.stages,
       },
       {
-        nextOperation: workload.pick,
-        execute: (name) => model.run(workload.operation(name!)),
-        sampleSeries: seriesGauges(telemetry, sampler),
-        classifyError: errorClass,
         signal: hooks.signal,
-        onMeasureStart: config.warmupMs > 0 ? startMeasuring : undefined,
-        onTick: (tick) => hooks.onTick?.(cell, {...tick, inUse: telemetry.inUse}),
+        onMeasureStart: config.warmupMs > 0 ? () => (measureStartSample = sampler.markMeasureStart()) : undefined,
+        onTick: (tick) => hooks.onTick?.(cell, tick),
+        serverConnections: () => sampler.currentConnections(),
       },
     )
+    const {measurement} = load.outcome()
     // After a stop request every step below shares the stop budget: a stalled server cannot hold the exit.
     await budget.step('reading the servers at the end of the run', async () => {
       await measureStartSample
       await sampler.markEnd()
     }, undefined)
     const locks = lockObserver ? await budget.step('reading the locks at the end of the run', () => lockObserver.stop(measurement.errorsByClass), undefined) : undefined
-    const pool = telemetry.snapshot()
-    await budget.step('closing the load clients', () => model.close(), undefined)
+    const outcome = load.outcome()
+    await budget.step('closing the load clients', () => load.close(), undefined)
     await budget.step('reading the servers after the run', () => sampler.sampleAfter(), undefined)
     const server = sampler.results()
-    return toRunResult({cell, share, config, measurement, telemetry, pool, clients: model.clientsOpened, server, locks})
+    return toRunResult({cell, share, config, outcome, server, locks})
   } finally {
-    await budget.step('closing the load clients', () => model.close(), undefined)
+    await budget.step('closing the load clients', () => load.close(), undefined)
     await budget.step('closing the server sampler', () => sampler.close(), undefined)
     if (lockObserver) await budget.step('closing the lock observer', () => lockObserver.close(), undefined)
   }
@@ -361,14 +348,12 @@ function toRunResult(parts: {
   cell: BenchCell
   share: {concurrency: number; rate: number | undefined}
   config: BenchConfig
-  measurement: EngineMeasurement<SeriesGauges>
-  telemetry: PoolTelemetry
-  pool: PoolTelemetrySnapshot
-  clients: number
+  outcome: LoadOutcome
   server: ServerHostResult[]
   locks: RunResult['locks'] | undefined
 }): RunResult {
-  const {cell, share, config, measurement, telemetry, pool, clients, server, locks} = parts
+  const {cell, share, config, server, locks} = parts
+  const {measurement, telemetry, pool, clients, workers} = parts.outcome
   const bounds = (histogram: Histogram) => {
     const {p50, p99, max} = summarize(histogram)
     return {p50, p99, max}
@@ -380,6 +365,7 @@ function toRunResult(parts: {
     rate: config.rate ?? null,
     maxPoolSize: effectiveMaxPoolSize(cell.model, cell.maxPoolSize, share.concurrency),
     ...(config.segment ? {segment: {...config.segment, concurrency: share.concurrency, rate: share.rate ?? null}} : {}),
+    ...(workers ? {workers: {count: workers.perWorker.length, startSkewMS: workers.startSkewMS, perWorker: workers.perWorker}} : {}),
     ops: measurement.ops,
     errors: measurement.errors,
     scheduled: measurement.scheduled,

@@ -6,7 +6,6 @@
  */
 import {createHistogram, type Histogram, percentileUs} from '../metrics/histograms.js'
 import type {PoolTelemetry} from '../mongo/pool-telemetry.js'
-import type {ServerSampler} from './server-sampler.js'
 
 export interface SeriesGauges {
   /** Connections checked out of the client pool(s) at the interval's end. */
@@ -19,9 +18,11 @@ export interface SeriesGauges {
   serverConnections: Record<string, number>
 }
 
-/** A reader of the gauges, one per run: it keeps the checkout histogram as last seen to take the interval's part. */
-export function seriesGauges(telemetry: PoolTelemetry, sampler: ServerSampler): () => SeriesGauges {
-  // The telemetry's histogram is cumulative (and replaced when measuring starts): an interval's checkouts are its growth.
+/**
+ * Each call: the checkouts that ended since the previous call. The telemetry's histogram is cumulative
+ * (and replaced when measuring starts): an interval's checkouts are its growth.
+ */
+export function checkoutWaitIntervals(telemetry: PoolTelemetry): () => Histogram {
   let seenOf: Histogram | undefined
   let seen = createHistogram()
   return () => {
@@ -32,11 +33,20 @@ export function seriesGauges(telemetry: PoolTelemetry, sampler: ServerSampler): 
     seenOf = cumulative
     seen = createHistogram()
     seen.add(cumulative)
+    return interval
+  }
+}
+
+/** A reader of the gauges, one per run; `serverConnections` gives each host's latest reading. */
+export function seriesGauges(telemetry: PoolTelemetry, serverConnections: () => Record<string, number>): () => SeriesGauges {
+  const checkoutWait = checkoutWaitIntervals(telemetry)
+  return () => {
+    const interval = checkoutWait()
     return {
       poolInUse: telemetry.inUse,
       poolTotal: telemetry.total,
       ...(interval.totalCount > 0 ? {checkoutWaitP99Us: percentileUs(interval, 99)} : {}),
-      serverConnections: sampler.currentConnections(),
+      serverConnections: serverConnections(),
     }
   }
 }

@@ -11,7 +11,7 @@
  * interval closes: a long run keeps one summary per interval, never the
  * histograms.
  */
-import {createHistogram, type Histogram, percentileUs, recordMs} from '../metrics/histograms.js'
+import {createHistogram, encodeHistogram, type Histogram, percentileUs, recordMs} from '../metrics/histograms.js'
 
 /** What the engine knows of one interval; the caller's gauges (pool, server) are added by `sample`. */
 export interface SeriesInterval {
@@ -45,10 +45,15 @@ export class SeriesRecorder<Sample extends object = object> {
   /** Intervals past this index do not exist (the run ended inside this one). */
   private lastIndex = Number.POSITIVE_INFINITY
 
+  /** With `keepHistograms`: each closed interval's latency histogram, encoded (compressed: a long run stays small), in order. */
+  readonly encodedHistograms: string[] = []
+
   constructor(
     readonly intervalMs: number,
     /** Called as each interval closes: the caller's gauges at that moment (pool in use, server connections …). */
     private readonly sample?: () => Sample,
+    /** Keep each interval's histogram for a caller that merges series of several engines (bench --workers). */
+    private readonly keepHistograms = false,
   ) {
     if (!(intervalMs > 0)) throw new Error('SeriesRecorder: the interval must be positive')
   }
@@ -133,5 +138,6 @@ export class SeriesRecorder<Sample extends object = object> {
         : {latencyP50Us: percentileUs(histogram, 50), latencyP99Us: percentileUs(histogram, 99), latencyMaxUs: histogram.maxValue}),
     }
     this.closed.push({...summary, ...(this.sample?.() ?? ({} as Sample))})
+    if (this.keepHistograms) this.encodedHistograms.push(encodeHistogram(histogram))
   }
 }

@@ -4,6 +4,7 @@
  */
 import type {LatencySummaryUs} from '../metrics/histograms.js'
 import type {KeyDistribution} from './key-dist.js'
+import type {WorkerSummary} from './load-generator.js'
 import type {Segment} from './segment.js'
 import type {WorkloadFile, WorkloadFileSummary} from './workload-file.js'
 import type {LockObservation} from './lock-observer.js'
@@ -37,6 +38,8 @@ export interface BenchConfig {
   readonly seedDocs: number
   /** Which seeded id find and update pick (key-dist.ts). */
   readonly keyDist: KeyDistribution
+  /** --workers: worker threads driving the load, each with its own clients (1: this thread alone). */
+  readonly workers: number
   /** --segment: this process drives one share of the run (segment.ts); the run's figures stay the totals. */
   readonly segment?: Readonly<Segment>
   /** With --segment: the id the segments share (their collections are bench_<runId>). */
@@ -223,6 +226,12 @@ export interface RunResult {
   segment?: {index: number; count: number; concurrency: number; rate: number | null}
   /** With --op-timeout: what the time limit did (see TimeoutResult). */
   timeouts?: TimeoutResult
+  /**
+   * --workers N > 1: each worker thread's part (its concurrency and rate share; its own pool: maxPoolSize is per
+   * worker) and how far apart the workers' engines started. The run's figures above are the workers' merged:
+   * histograms added, counts and pool figures summed (peaks: sums of each worker's peak, an upper bound).
+   */
+  workers?: {count: number; startSkewMS: number; perWorker: WorkerSummary[]}
   /** --stages only: one entry per stage (see StageResult); the run's own figures cover the whole run. */
   stages?: StageResult[]
   /** ddl workload on a sharded cluster: LockBusy / ConflictingOperationInProgress counts and lock hold times seen meanwhile. */
@@ -330,6 +339,8 @@ export interface BenchResult extends ResultEnvelope {
     segment?: {index: number; count: number; runId: string; indices?: number[]}
     /** --start-at, as given. */
     startAt?: string
+    /** --workers, when above 1. */
+    workers?: number
     /** --stages: each stage's duration and concurrency (closed loop) or rate (open loop). */
     stages?: Array<{durationMS: number; concurrency?: number; rate?: number}>
   }

@@ -75,6 +75,26 @@ export function encodeHistogram(histogram: Histogram): string {
   return hdr.encodeIntoCompressedBase64(histogram)
 }
 
+/**
+ * A histogram that crosses a thread (bench --workers): HDR's encoding, plus the exact largest value,
+ * which the encoding keeps only to its bucket (59,000 µs comes back as 59,007).
+ */
+export interface PortableHistogram {
+  encoded: string
+  maxValue: number
+}
+
+export function toPortable(histogram: Histogram): PortableHistogram {
+  return {encoded: encodeHistogram(histogram), maxValue: histogram.maxValue}
+}
+
+export function fromPortable(portable: PortableHistogram): Histogram {
+  const histogram = decodeHistogram(portable.encoded)
+  // The bucket's counts are exact; only the largest value needs putting back.
+  if (histogram.totalCount > 0) (histogram as {maxValue: number}).maxValue = portable.maxValue
+  return histogram
+}
+
 export function decodeHistogram(encoded: string): Histogram {
   const merged = createHistogram()
   merged.add(hdr.decodeFromCompressedBase64(encoded))

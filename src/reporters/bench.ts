@@ -169,6 +169,8 @@ export function renderBench(result: BenchResult): string {
   if (scheduleLines.length > 0) lines.push('', 'Open loop: every operation scheduled in the measured interval', ...scheduleLines)
   const timeoutLines = result.runs.filter((run) => run.timeouts).map(timeoutLine)
   if (timeoutLines.length > 0) lines.push('', `Time limit ${config.opTimeout?.ms ?? ''}ms per operation, enforced by the ${config.opTimeout?.side ?? ''} (--op-timeout, --timeout-side)`, ...timeoutLines)
+  const workerLines = result.runs.filter((run) => run.workers).map(workersLine)
+  if (workerLines.length > 0) lines.push('', 'Worker threads (--workers; each its own clients and pool: the figures above are theirs merged)', ...workerLines)
   const segmentLines = result.runs.filter((run) => run.segment).map((run) => `  ${runLabel(run)}: segment ${run.segment!.index}/${run.segment!.count} of run ${config.segment?.runId ?? '?'}: this process drove concurrency ${run.segment!.concurrency}${run.segment!.rate === null ? '' : `, ${formatCount(run.segment!.rate)} ops/s`} (merge the segments with pooltool report merge)`)
   if (segmentLines.length > 0) lines.push('', 'Distributed run (--segment)', ...segmentLines)
   const errorLines = result.runs.filter((run) => run.errors > 0).map((run) => `  ${runLabel(run)}: ${formatRecord(run.errorsByClass)}`)
@@ -247,6 +249,17 @@ export function renderSeriesCsv(result: BenchResult): string {
     }
   }
   return `${rows.join('\n')}\n`
+}
+
+/** "pool c=8: 2 workers, started within 0.6 ms: #0 c=4 405 ops (405/s, p99 87.2ms, 3 connections created) …". */
+function workersLine(run: RunResult): string {
+  const w = run.workers!
+  const each = w.perWorker.map(
+    (worker) =>
+      `#${worker.index} c=${worker.concurrency}${worker.rate === null ? '' : ` ${formatCount(worker.rate)}/s`} ${formatCount(worker.ops)} ops ` +
+      `(${formatCount(worker.opsPerSec)}/s, p99 ${formatUs(worker.latencyP99Us)}, ${formatCount(worker.poolCreated)} connections created)`,
+  )
+  return `  ${runLabel(run)}: ${w.count} workers, started within ${w.startSkewMS} ms: ${each.join('; ')}`
 }
 
 /** "answered by the server 120 (connection kept), client gave up 0; connections closed on error 0, created 4". */

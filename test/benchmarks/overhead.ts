@@ -14,7 +14,11 @@
  * (taskset, when there are two or more): otherwise they fight over the same
  * cores and the CPU-per-operation figures swing by ±15 % from round to round.
  *
- * Flags: --concurrency N (64) --seconds S per trial (5) --rounds R (5) --soak-seconds S (60, 0 skips)
+ * With --workers N (> 1) each round also runs the engine on N worker threads (the same total
+ * concurrency) and prints its CPU per operation against one worker and against the bare loop
+ * (goal: at most 1.05 × both; the process's CPU counts every thread).
+ *
+ * Flags: --concurrency N (64) --seconds S per trial (5) --rounds R (5) --soak-seconds S (60, 0 skips) --workers N (1)
  */
 import {execFileSync} from 'node:child_process'
 import {availableParallelism} from 'node:os'
@@ -33,13 +37,17 @@ const {values} = parseArgs({
     seconds: {type: 'string', default: '5'},
     rounds: {type: 'string', default: '5'},
     'soak-seconds': {type: 'string', default: '60'},
+    workers: {type: 'string', default: '1'},
   },
 })
 const concurrency = Number(values.concurrency)
 const seconds = Number(values.seconds)
 const rounds = Number(values.rounds)
 const soakSeconds = Number(values['soak-seconds'])
+const workers = Number(values.workers)
+/** bench writes only into a database it created and marked: the bare loop reads its own copy of the same documents. */
 const DB = 'pooltool_overhead'
+const BARE_DB = 'pooltool_overhead_bare'
 const SEED_DOCS = 1000
 
 interface Trial {
@@ -54,7 +62,7 @@ async function bareLoop(uri: string): Promise<Trial> {
   const cpuStart = process.cpuUsage()
   const client = new MongoClient(uri)
   await client.connect()
-  const collection = client.db(DB).collection<{_id: number}>('bench')
+  const collection = client.db(BARE_DB).collection<{_id: number}>('bench')
   const random = createRandom()
   const latenciesMs: number[] = []
   const end = performance.now() + seconds * 1000
@@ -72,21 +80,28 @@ async function bareLoop(uri: string): Promise<Trial> {
   return {ops: latenciesMs.length, cpuUsPerOp: cpu / latenciesMs.length, p50Us: latenciesMs[Math.floor(latenciesMs.length / 2)]! * 1000}
 }
 
-async function engineRun(target: Target, trialSeconds: number, onTick?: (elapsedMs: number) => void): Promise<Trial> {
+async function engineRun(target: Target, trialSeconds: number, onTick?: (elapsedMs: number) => void, threads = 1): Promise<Trial> {
   const config = toBenchConfig({
-    workload: 'find', 'doc-size': 256, 'seed-docs': SEED_DOCS, db: DB, keep: true, model: 'pool',
-    concurrency: String(concurrency), duration: trialSeconds * 1000, warmup: 0, 'sample-interval': 250,
+    workload: 'find', 'doc-size': 256, 'seed-docs': SEED_DOCS, db: DB, keep: false, model: 'pool',
+    concurrency: String(concurrency), duration: trialSeconds * 1000, warmup: 0, 'sample-interval': 250, workers: threads,
   })
-  let cpuStart: NodeJS.CpuUsage | undefined
+  // CPU from the first progress tick (1 s in) to the end, over the operations completed meanwhile: the
+  // steady state, without set-up (connecting; worker threads loading their modules) on either side.
+  let first: {cpu: NodeJS.CpuUsage; ops: number} | undefined
   let cpu = 0
   const result = await runBench(target, config, {
     signal: new AbortController().signal,
-    onRunStart: () => { cpuStart = process.cpuUsage() },
-    onTick: (_cell, tick) => onTick?.(tick.elapsedMs),
-    onPartialResult: () => { cpu = cpuMicros(process.cpuUsage(cpuStart)) },
+    onTick: (_cell, tick) => {
+      first ??= {cpu: process.cpuUsage(), ops: tick.ops}
+      onTick?.(tick.elapsedMs)
+    },
+    onPartialResult: () => {
+      if (first) cpu = cpuMicros(process.cpuUsage(first.cpu))
+    },
   })
   const [run] = result.runs
-  return {ops: run!.ops, cpuUsPerOp: cpu / run!.ops, p50Us: run!.latencyUs.p50}
+  const steadyOps = run!.ops - (first?.ops ?? 0)
+  return {ops: run!.ops, cpuUsPerOp: cpu / steadyOps, p50Us: run!.latencyUs.p50}
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
@@ -109,8 +124,8 @@ const target = await resolveTarget({flagUri: sim.info.uri, connection: {appName:
 try {
   // Seed once; both sides read the same documents.
   const seeder = new MongoClient(sim.info.uri)
-  await seeder.db(DB).dropDatabase()
-  await seeder.db(DB).collection<{_id: number; payload: string}>('bench').insertMany(Array.from({length: SEED_DOCS}, (_, i) => ({_id: i, payload: 'x'.repeat(256)})))
+  await seeder.db(BARE_DB).dropDatabase()
+  await seeder.db(BARE_DB).collection<{_id: number; payload: string}>('bench').insertMany(Array.from({length: SEED_DOCS}, (_, i) => ({_id: i, payload: 'x'.repeat(256)})))
   await seeder.close()
 
   console.log(
@@ -120,14 +135,18 @@ try {
   await bareLoop(sim.info.uri) // warm-up: JIT, PBKDF2-free connection set-up, server caches
   const bare: Trial[] = []
   const engine: Trial[] = []
+  const threaded: Trial[] = []
   for (let round = 1; round <= rounds; round++) {
     const b = await bareLoop(sim.info.uri)
     const e = await engineRun(target, seconds)
+    const w = workers > 1 ? await engineRun(target, seconds, undefined, workers) : undefined
     bare.push(b)
     engine.push(e)
+    if (w) threaded.push(w)
     console.log(
       `round ${round}: bare ${b.ops} ops, ${b.cpuUsPerOp.toFixed(1)} µs CPU/op, p50 ${b.p50Us.toFixed(0)} µs | ` +
-        `engine ${e.ops} ops, ${e.cpuUsPerOp.toFixed(1)} µs CPU/op, p50 ${e.p50Us.toFixed(0)} µs`,
+        `engine ${e.ops} ops, ${e.cpuUsPerOp.toFixed(1)} µs CPU/op, p50 ${e.p50Us.toFixed(0)} µs` +
+        (w ? ` | ${workers} workers ${w.ops} ops, ${w.cpuUsPerOp.toFixed(1)} µs CPU/op, p50 ${w.p50Us.toFixed(0)} µs` : ''),
     )
   }
   const bareCpu = median(bare.map((t) => t.cpuUsPerOp))
@@ -136,6 +155,13 @@ try {
   const engineP50 = median(engine.map((t) => t.p50Us))
   console.log('')
   console.log(`client CPU per operation (median of rounds): bare ${bareCpu.toFixed(1)} µs, engine ${engineCpu.toFixed(1)} µs, ratio ${(engineCpu / bareCpu).toFixed(3)} (goal ≤ 1.15)`)
+  if (threaded.length > 0) {
+    const threadedCpu = median(threaded.map((t) => t.cpuUsPerOp))
+    console.log(
+      `client CPU per operation with ${workers} workers: ${threadedCpu.toFixed(1)} µs, ratio to one worker ${(threadedCpu / engineCpu).toFixed(3)}, ` +
+        `to the bare loop ${(threadedCpu / bareCpu).toFixed(3)} (goal ≤ 1.05 each)`,
+    )
+  }
   console.log(`p50 latency (median of rounds):              bare ${bareP50.toFixed(0)} µs, engine ${engineP50.toFixed(0)} µs, ratio ${(engineP50 / bareP50).toFixed(3)} (goal ≤ 1.05)`)
 
   if (soakSeconds > 0) {
@@ -152,7 +178,7 @@ try {
   }
 } finally {
   const cleaner = new MongoClient(sim.info.uri)
-  await cleaner.db(DB).dropDatabase().catch(() => undefined)
+  for (const db of [DB, BARE_DB]) await cleaner.db(db).dropDatabase().catch(() => undefined)
   await cleaner.close()
   await sim.stop()
 }

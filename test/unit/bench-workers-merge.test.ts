@@ -1,0 +1,54 @@
+/**
+ * The workers' outcomes merge exactly: the merged latency is the histogram of every worker's
+ * values (never an average of percentiles), per series interval too, and counts add up.
+ */
+import assert from 'node:assert/strict'
+import {describe, it} from 'node:test'
+
+import {createHistogram, encodeHistogram, summarize, toPortable} from '../../src/metrics/histograms.js'
+import {mergeOutcomes} from '../../src/bench/worker-load.js'
+import type {WorkerOutcome} from '../../src/bench/worker-protocol.js'
+
+const histogramOf = (values: readonly number[]) => {
+  const h = createHistogram()
+  for (const v of values) h.recordValue(v)
+  return h
+}
+
+function outcome(values: number[], seriesValues: number[][], overrides: Partial<WorkerOutcome> = {}): WorkerOutcome {
+  const empty = toPortable(createHistogram())
+  return {
+    ops: values.length, errors: 0, errorsByClass: {}, scheduled: null, missed: 0, missedByReason: {}, aborted: 0, durationMs: 1000, interrupted: false,
+    latencyUs: toPortable(histogramOf(values)), latencyCorrectedUs: null, scheduleLagUs: null, latencyByOpUs: {find: toPortable(histogramOf(values))},
+    series: seriesValues.map((v, i) => ({tMS: i * 500, durationMS: 500, ops: v.length, errors: 0, opsPerSec: v.length * 2, latencyMaxUs: Math.max(...v), poolInUse: 1, poolTotal: 2})),
+    seriesLatencyUs: seriesValues.map((v) => encodeHistogram(histogramOf(v))),
+    pool: {created: 2, closed: {}, checkOutFailed: {}, cleared: 0, total: 2, inUse: 0, peakTotal: 2, peakInUse: 2},
+    telemetry: {checkoutWaitUs: empty, checkoutWaitDriverMS: empty, setupUs: empty, setupDriverMS: empty},
+    clients: 1, startedAtEpochMs: 1000, ...overrides,
+  }
+}
+
+describe('merging worker outcomes', () => {
+  it('percentiles of the merged histograms equal those of one histogram fed every value', () => {
+    // A fast worker and a slow one: averaging their p99s would be wrong both ways.
+    const fast = Array.from({length: 990}, (_, i) => 100 + i)
+    const slow = Array.from({length: 10}, (_, i) => 50_000 + i * 1000)
+    const parts = [
+      {index: 0, plan: {concurrency: 4, warmupMs: 0, drainTimeoutMs: 0, tickIntervalMs: 0}, outcome: outcome(fast, [fast.slice(0, 500), fast.slice(500)])},
+      {index: 1, plan: {concurrency: 4, warmupMs: 0, drainTimeoutMs: 0, tickIntervalMs: 0}, outcome: outcome(slow, [slow.slice(0, 5), slow.slice(5)], {startedAtEpochMs: 1001.5})},
+    ]
+    const {measurement, pool, workers} = mergeOutcomes(parts, [{h: 3}, {h: 4}])
+    const expected = summarize(histogramOf([...fast, ...slow]))
+    assert.deepEqual(summarize(measurement.latencyUs), expected)
+    assert.deepEqual(summarize(measurement.latencyByOpUs.find!), expected)
+    assert.equal(measurement.ops, 1000)
+    const secondInterval = summarize(histogramOf([...fast.slice(500), ...slow.slice(5)]))
+    assert.deepEqual(
+      {ops: measurement.series[1]!.ops, p99: measurement.series[1]!.latencyP99Us, max: measurement.series[1]!.latencyMaxUs, inUse: measurement.series[1]!.poolInUse, server: measurement.series[1]!.serverConnections},
+      {ops: 490 + 5, p99: secondInterval.p99, max: secondInterval.max, inUse: 2, server: {h: 4}},
+    )
+    assert.deepEqual({created: pool.created, peakInUse: pool.peakInUse}, {created: 4, peakInUse: 4})
+    assert.equal(workers!.startSkewMS, 1.5)
+    assert.deepEqual(workers!.perWorker.map((w) => w.ops), [990, 10])
+  })
+})
