@@ -3,7 +3,9 @@
  * default users, and applies faults (by IPC control or by schedule). Runs inside the
  * child process (child.ts); nothing here touches the caller's event loop.
  */
-import {UserStore} from './auth/users.js'
+import {randomBytes} from 'node:crypto'
+
+import {INTERNAL_USER, UserStore} from './auth/users.js'
 import {faultTargets} from './faults.js'
 import type {SimProcess} from './process.js'
 import {profileFor} from './profile.js'
@@ -116,11 +118,14 @@ export interface RuntimeHooks {
 }
 
 /**
- * What the cluster's own connections authenticate as when auth is on (real members use the keyFile's __system
- * user), with one salted-password cache for the child, as a server's SCRAM client cache: thousands of internal
- * connections derive the key once, not once each.
+ * The cluster's keyFile: a random key per child, known only to its processes (never in SimClusterInfo, never logged).
+ * With auth on, the cluster's own connections authenticate with it as `__system` on `local`, as real members and
+ * routers do (`authenticateInternalUser`, src/mongo/client/authenticate.cpp; the mechanism is negotiated with
+ * `saslSupportedMechs: "local.__system"`, SCRAM-SHA-256 on 4.4+), with one salted-password cache for the child, as a
+ * server's SCRAM client cache: thousands of internal connections derive the key once, not once each.
  */
-const INTERNAL_CREDENTIALS = {...DEFAULT_CREDENTIALS, source: DEFAULT_CREDENTIALS.authSource, saltedPasswordCache: new Map<string, Buffer>()}
+const INTERNAL_KEY = randomBytes(48).toString('base64')
+const INTERNAL_CREDENTIALS = {username: INTERNAL_USER.user, password: INTERNAL_KEY, source: INTERNAL_USER.db, saltedPasswordCache: new Map<string, Buffer>()}
 
 function build(ctx: TopologyContext): BuiltTopology {
   switch (ctx.options.topology) {
@@ -184,6 +189,7 @@ export class SimClusterRuntime {
     if (options.auth) {
       const c = DEFAULT_CREDENTIALS
       await users.create('admin', c.username, c.password, [{role: 'root', db: 'admin'}], ['SCRAM-SHA-1', 'SCRAM-SHA-256'], options)
+      await users.setInternalKey(INTERNAL_KEY, options)
     }
     const started: SimProcess[] = []
     try {
