@@ -14,6 +14,7 @@ import {buildReplSet} from './topologies/replset.js'
 import {MemberOptionsError, resolveMembers} from './topologies/members.js'
 import {buildSharded, MAX_MONGOS, MAX_SET_MEMBERS, MAX_SHARDS} from './topologies/sharded.js'
 import {validateScenarios} from './sharding/scenario.js'
+import {registerListenAddress} from './sharding/wire-client.js'
 import {buildStandalone} from './topologies/standalone.js'
 import type {BuiltTopology, TopologyContext} from './topologies/topology.js'
 import {
@@ -43,8 +44,6 @@ export function resolveOptions(partial: Partial<SimOptions> = {}): SimOptions {
   if (!SIM_VERSION_PROFILES.includes(o.versionProfile)) throw new SimOptionsError(`unknown version profile '${o.versionProfile}'`)
   if (!Number.isInteger(o.basePort) || o.basePort < 0 || o.basePort > 65535) throw new SimOptionsError(`invalid basePort ${o.basePort}`)
   if (o.advertiseHost !== undefined) {
-    // Routers and shards reach each other by the names they give themselves: a name that does not resolve would cut them off.
-    if (o.topology === 'sharded') throw new SimOptionsError('advertiseHost applies to a standalone or a replica set, not a sharded cluster')
     if (!/^[A-Za-z0-9.-]+$/.test(o.advertiseHost)) throw new SimOptionsError(`advertiseHost '${o.advertiseHost}' is not a host name`)
   }
   for (const k of ['latencyMs', 'setupCostMs', 'maxIncomingConnections'] as const) {
@@ -205,6 +204,8 @@ export class SimClusterRuntime {
       }
       throw e
     }
+    // Ports are known now: internal connections to an advertised name dial where its process listens.
+    for (const p of topology.processes) registerListenAddress(p.hostPort, p.listenAddress)
     const creds = options.auth
       ? `${encodeURIComponent(DEFAULT_CREDENTIALS.username)}:${encodeURIComponent(DEFAULT_CREDENTIALS.password)}@`
       : ''

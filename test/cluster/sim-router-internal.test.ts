@@ -130,3 +130,48 @@ describe('internal connections authenticate as __system@local (auth on, 7.0)', (
     await assert.rejects(c.connect(), (e: unknown) => e instanceof MongoServerError && e.code === 18)
   })
 })
+
+describe('a sharded cluster advertising names that do not resolve here (sh.pooltool.invalid)', () => {
+  let sim: SimCluster
+  let client: MongoClient
+  const NAME = 'sh.pooltool.invalid'
+  before(async () => {
+    sim = await startSimCluster({topology: 'sharded', versionProfile: '4.4', auth: true, mongos: 1, shards: 2, shardMembers: 2, configMembers: 2, advertiseHost: NAME})
+    client = new MongoClient(sim.info.uri, {serverSelectionTimeoutMS: 10_000})
+  })
+  after(async () => {
+    await client?.close()
+    await sim?.stop()
+  })
+
+  const named = (hostPort: string) => hostPort.startsWith(`${NAME}:`)
+  const advertised = () => sim.info.processes.map((p) => p.advertisedAs)
+
+  it('every process names itself by the advertised name, in every document a router shows', async () => {
+    assert.ok(advertised().every((h) => h !== undefined && named(h)), JSON.stringify(advertised()))
+    const admin = client.db('admin')
+    const {shards} = await admin.command({listShards: 1})
+    for (const s of shards as Document[]) {
+      const hosts = String(s.host).split('/')[1]!.split(',')
+      assert.ok(hosts.length === 2 && hosts.every(named), s.host)
+    }
+    const status = await admin.command({serverStatus: 1})
+    assert.ok(named(status.host), status.host)
+    assert.ok(String(status.sharding.configsvrConnectionString).split('/')[1]!.split(',').every(named))
+    const map = await admin.command({getShardMap: 1})
+    assert.ok(Object.keys(map.hosts).every(named), JSON.stringify(map.hosts))
+    const mongos = await client.db('config').collection('mongos').find().toArray()
+    assert.ok(mongos.length === 1 && named(String(mongos[0]!._id)))
+    const pings = await client.db('config').collection('lockpings').find().toArray()
+    assert.ok(pings.some((p) => named(String(p._id))), JSON.stringify(pings.map((p) => p._id)))
+  })
+
+  it('reaches its own processes by where they listen: the router pools to the shards under their advertised names', async () => {
+    await client.db('adv').collection('c').insertOne({_id: 1})
+    assert.equal((await client.db('adv').collection('c').find().toArray()).length, 1)
+    const stats = await client.db('admin').command({connPoolStats: 1})
+    const hosts = Object.keys(stats.hosts)
+    assert.ok(hosts.length > 0 && hosts.every(named), JSON.stringify(hosts))
+    assert.ok(Number(stats.pools['NetworkInterfaceTL-TaskExecutorPool-0'].poolCreated) > 0)
+  })
+})
