@@ -3,7 +3,9 @@
  * default users, and applies faults (by IPC control or by schedule). Runs inside the
  * child process (child.ts); nothing here touches the caller's event loop.
  */
-import {UserStore} from './auth/users.js'
+import {randomBytes} from 'node:crypto'
+
+import {INTERNAL_USER, UserStore} from './auth/users.js'
 import {faultTargets} from './faults.js'
 import type {SimProcess} from './process.js'
 import {profileFor} from './profile.js'
@@ -12,6 +14,7 @@ import {buildReplSet} from './topologies/replset.js'
 import {MemberOptionsError, resolveMembers} from './topologies/members.js'
 import {buildSharded, MAX_MONGOS, MAX_SET_MEMBERS, MAX_SHARDS} from './topologies/sharded.js'
 import {validateScenarios} from './sharding/scenario.js'
+import {registerListenAddress} from './sharding/wire-client.js'
 import {buildStandalone} from './topologies/standalone.js'
 import type {BuiltTopology, TopologyContext} from './topologies/topology.js'
 import {
@@ -42,8 +45,6 @@ export function resolveOptions(partial: Partial<SimOptions> = {}): SimOptions {
   if (!SIM_VERSION_PROFILES.includes(o.versionProfile)) throw new SimOptionsError(`unknown version profile '${o.versionProfile}'`)
   if (!Number.isInteger(o.basePort) || o.basePort < 0 || o.basePort > 65535) throw new SimOptionsError(`invalid basePort ${o.basePort}`)
   if (o.advertiseHost !== undefined) {
-    // Routers and shards reach each other by the names they give themselves: a name that does not resolve would cut them off.
-    if (o.topology === 'sharded') throw new SimOptionsError('advertiseHost applies to a standalone or a replica set, not a sharded cluster')
     if (!/^[A-Za-z0-9.-]+$/.test(o.advertiseHost)) throw new SimOptionsError(`advertiseHost '${o.advertiseHost}' is not a host name`)
   }
   for (const k of ['latencyMs', 'setupCostMs', 'maxIncomingConnections'] as const) {
@@ -119,11 +120,14 @@ export interface RuntimeHooks {
 }
 
 /**
- * What the cluster's own connections authenticate as when auth is on (real members use the keyFile's __system
- * user), with one salted-password cache for the child, as a server's SCRAM client cache: thousands of internal
- * connections derive the key once, not once each.
+ * The cluster's keyFile: a random key per child, known only to its processes (never in SimClusterInfo, never logged).
+ * With auth on, the cluster's own connections authenticate with it as `__system` on `local`, as real members and
+ * routers do (`authenticateInternalUser`, src/mongo/client/authenticate.cpp; the mechanism is negotiated with
+ * `saslSupportedMechs: "local.__system"`, SCRAM-SHA-256 on 4.4+), with one salted-password cache for the child, as a
+ * server's SCRAM client cache: thousands of internal connections derive the key once, not once each.
  */
-const INTERNAL_CREDENTIALS = {...DEFAULT_CREDENTIALS, source: DEFAULT_CREDENTIALS.authSource, saltedPasswordCache: new Map<string, Buffer>()}
+const INTERNAL_KEY = randomBytes(48).toString('base64')
+const INTERNAL_CREDENTIALS = {username: INTERNAL_USER.user, password: INTERNAL_KEY, source: INTERNAL_USER.db, saltedPasswordCache: new Map<string, Buffer>()}
 
 function build(ctx: TopologyContext): BuiltTopology {
   switch (ctx.options.topology) {
@@ -187,6 +191,7 @@ export class SimClusterRuntime {
     if (options.auth) {
       const c = DEFAULT_CREDENTIALS
       await users.create('admin', c.username, c.password, [{role: 'root', db: 'admin'}], ['SCRAM-SHA-1', 'SCRAM-SHA-256'], options)
+      await users.setInternalKey(INTERNAL_KEY, options)
     }
     const started: SimProcess[] = []
     try {
@@ -202,6 +207,8 @@ export class SimClusterRuntime {
       }
       throw e
     }
+    // Ports are known now: internal connections to an advertised name dial where its process listens.
+    for (const p of topology.processes) registerListenAddress(p.hostPort, p.listenAddress)
     const creds = options.auth
       ? `${encodeURIComponent(DEFAULT_CREDENTIALS.username)}:${encodeURIComponent(DEFAULT_CREDENTIALS.password)}@`
       : ''

@@ -21,8 +21,10 @@ export interface SimOptions {
   /**
    * The host name the processes give themselves (hello `hosts`/`me`, serverStatus `host`) instead of
    * the listen address: a name that does not resolve here (`rs.pooltool.invalid`), as a Kubernetes
-   * member seen through a port-forward. Standalone and replica set only; the URI then names the first
-   * process by its listen address with directConnection=true, the way such a member is reached.
+   * member seen through a port-forward. A standalone's or replica set's URI then names the first
+   * process by its listen address with directConnection=true, the way such a member is reached; a
+   * sharded cluster's names its routers' listen addresses. The processes' own connections dial the
+   * listen addresses (sharding/wire-client.ts), never the name.
    */
   advertiseHost?: string
   /** First port; 0 picks free ephemeral ports for every listener. */

@@ -20,6 +20,8 @@ interface RoleDef {
   grants: Set<Requirement['kind']>
 }
 
+const EVERY_REQUIREMENT: Array<Requirement['kind']> = ['read', 'write', 'dbAdmin', 'userAdmin', 'clusterMonitor', 'clusterAdmin']
+
 const ROLES: Record<string, RoleDef> = {
   read: {anyDatabase: false, grants: new Set(['read'])},
   readWrite: {anyDatabase: false, grants: new Set(['read', 'write'])},
@@ -33,10 +35,9 @@ const ROLES: Record<string, RoleDef> = {
   clusterMonitor: {anyDatabase: true, grants: new Set(['clusterMonitor'])},
   clusterManager: {anyDatabase: true, grants: new Set(['clusterMonitor'])},
   clusterAdmin: {anyDatabase: true, grants: new Set(['clusterMonitor', 'clusterAdmin'])},
-  root: {
-    anyDatabase: true,
-    grants: new Set(['read', 'write', 'dbAdmin', 'userAdmin', 'clusterMonitor', 'clusterAdmin']),
-  },
+  root: {anyDatabase: true, grants: new Set(EVERY_REQUIREMENT)},
+  // Any action on any resource (the built-in role of that name); what the keyFile's __system@local may do.
+  __system: {anyDatabase: true, grants: new Set(EVERY_REQUIREMENT)},
 }
 
 /** Roles that only exist on admin. */

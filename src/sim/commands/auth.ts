@@ -103,7 +103,11 @@ function logout(ctx: CommandContext): Document {
 
 function connectionStatus(ctx: CommandContext): Document {
   const users = ctx.conn.users.map((u) => ({user: u.user, db: u.db}))
-  const roles = ctx.conn.users.flatMap((u) => ctx.proc.users.get(u.db, u.user)?.roles ?? [])
+  // __system@local holds its privileges directly, not through roles (authorization_manager_impl.cpp): it reports none.
+  const roles = ctx.conn.users.flatMap((u) => {
+    const record = ctx.proc.users.get(u.db, u.user)
+    return record && !record.internal ? record.roles : []
+  })
   return {authInfo: {authenticatedUsers: users, authenticatedUserRoles: roles.map((r) => ({role: r.role, db: r.db}))}, ok: 1}
 }
 

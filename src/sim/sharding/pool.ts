@@ -6,6 +6,12 @@
  * (§3.3): minSize 1, maxConnecting 2, unlimited maxSize, idle connections refreshed after
  * RefreshRequirementMS (60 s), a host idle for HostTimeoutMS (5 min) loses all its
  * connections; both intervals are multiplied by the cluster's time scale.
+ *
+ * No `global` pool: connPoolStats also appends the DBClient `globalConnPool` (pool name "global", hosts with
+ * inUse / available / created, the rest 0; src/mongo/client/connpool.cpp), but only hosts that created a
+ * connection are listed (`updateStatsForHost`, src/mongo/executor/connection_pool_stats.cpp) and from 4.4 only
+ * mongod code takes a `ScopedDbConnection` (replica-set secondaries' session refresh, the movePrimary cloner):
+ * a router's `pools`, totals and `hosts` hold its NetworkInterfaceTL pools alone, at rest and under use.
  */
 import type {Document} from 'bson'
 import {Long} from 'bson'

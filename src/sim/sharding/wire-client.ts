@@ -15,6 +15,18 @@ import {openAuthenticated, splitHostPort, type ScramCredentials, type WireConnec
 
 export type InternalCredentials = ScramCredentials
 
+/**
+ * Where each process that names itself otherwise (`advertiseHost`: a cluster seen from outside Kubernetes) really
+ * listens, by the name it gives itself. Internal connections are addressed by those names (hosts keys in
+ * connPoolStats, the monitors' targets) but dial the listening address: a name that resolves nowhere here is never
+ * looked up inside the sim.
+ */
+const listenAddresses = new Map<string, string>()
+
+export function registerListenAddress(advertised: string, listenAddress: string): void {
+  if (advertised !== listenAddress) listenAddresses.set(advertised, listenAddress)
+}
+
 let nextConnectionNumber = 1
 
 export class WireConnection {
@@ -33,7 +45,7 @@ export class WireConnection {
    */
   static async open(host: string, client: Document, credentials?: InternalCredentials, timeoutMs = 10_000): Promise<WireConnection> {
     const {conn} = await openAuthenticated({
-      ...splitHostPort(host),
+      ...splitHostPort(listenAddresses.get(host) ?? host),
       timeoutMs,
       requestTimeoutMs: 0,
       appName: '',

@@ -68,7 +68,8 @@ export function buildSharded(ctx: TopologyContext, extra: ShardedBuildOptions = 
   const traffic = shardedTraffic(cluster, o.auth ? extra.internalCredentials : undefined)
   return {
     processes: [...mongos, ...shards, ...configRs.members],
-    uri: (creds) => `mongodb://${creds}${mongos.map((m) => m.hostPort).join(',')}/${o.auth ? '?authSource=admin' : ''}`,
+    // Where the routers listen: with advertiseHost their names resolve only outside (a driver needs no discovery for mongos).
+    uri: (creds) => `mongodb://${creds}${mongos.map((m) => m.listenAddress).join(',')}/${o.auth ? '?authSource=admin' : ''}`,
     started: async (announce) => {
       await cluster.started()
       await traffic.start()
