@@ -274,14 +274,16 @@ function distinct(ctx: CommandContext): Document {
 }
 
 
+// secondaryAllowed as each command declares it: find_cmd.cpp, count_cmd.cpp, distinct.cpp kOptIn;
+// getmore_cmd.cpp, killcursors_common.h kAlways (the default); writes kNever.
 export const crudCommands: CommandSpec[] = [
   {name: 'insert', handler: insert, authz: writeOn, write: true, lock: 'write', opCounter: 'self', currentOpType: 'insert'},
   {name: 'update', handler: update, authz: writeOn, write: true, lock: 'write', opCounter: 'self', currentOpType: 'update'},
   {name: 'delete', handler: del, authz: writeOn, write: true, lock: 'write', opCounter: 'self', currentOpType: 'remove'},
   {name: 'findAndModify', aliases: ['findandmodify'], handler: findAndModify, authz: writeOn, write: true, lock: 'write', currentOpType: 'command'},
-  {name: 'find', handler: find, authz: readOn, lock: 'read', opCounter: 'query', currentOpType: 'query'},
+  {name: 'find', handler: find, authz: readOn, secondaryAllowed: 'optIn', lock: 'read', opCounter: 'query', currentOpType: 'query'},
   {name: 'getMore', handler: getMore, authz: readOn, lock: 'read', opCounter: 'getmore', currentOpType: 'getmore'},
   {name: 'killCursors', handler: killCursors, authz: readOn},
-  {name: 'count', handler: count, authz: readOn, lock: 'read', currentOpType: 'command'},
-  {name: 'distinct', handler: distinct, authz: readOn, lock: 'read', currentOpType: 'command'},
+  {name: 'count', handler: count, authz: readOn, secondaryAllowed: 'optIn', lock: 'read', currentOpType: 'command'},
+  {name: 'distinct', handler: distinct, authz: readOn, secondaryAllowed: 'optIn', lock: 'read', currentOpType: 'command'},
 ]
