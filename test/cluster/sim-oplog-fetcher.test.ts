@@ -61,3 +61,32 @@ describe('oplog fetchers on an idle replica set (7.0, auth)', () => {
     for (const op of after) assert.equal(op.op, 'getmore')
   })
 })
+
+describe('oplog fetchers in a sharded cluster (6.0)', () => {
+  let sim: SimCluster
+  before(async () => {
+    sim = await startSimCluster({topology: 'sharded', versionProfile: '6.0', mongos: 1, shards: 1, shardMembers: 3, configMembers: 3})
+  })
+  after(async () => {
+    await sim?.stop()
+  })
+
+  it('shard and config primaries each hold one oplog getMore per secondary of their set', async () => {
+    const primaries = sim.info.processes.filter((p) => p.memberState === 'primary')
+    assert.equal(primaries.length, 2)
+    for (const p of primaries) {
+      const client = new MongoClient(`mongodb://${p.host}/?directConnection=true`)
+      try {
+        const ops = await waitFor(
+          async () => (await client.db('admin').aggregate([{$currentOp: {allUsers: true}}]).toArray()).filter((o) => o.appName === 'OplogFetcher' && o.op === 'getmore'),
+          (o) => o.length === 2,
+          20_000,
+        )
+        assert.equal(ops.length, 2, `${p.role} primary ${p.host}`)
+        assert.ok(ops.every((o) => o.ns === 'local.oplog.rs'))
+      } finally {
+        await client.close()
+      }
+    }
+  })
+})
