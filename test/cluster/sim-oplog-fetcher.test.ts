@@ -53,11 +53,10 @@ describe('oplog fetchers on an idle replica set (7.0, auth)', () => {
     await app.db('fetch').collection('c').insertOne({n: 1})
     const hello = await primary.db('admin').command({hello: 1})
     const written = hello.lastWrite.opTime.ts as Timestamp
-    const after = await waitFor(
-      fetcherOps,
-      (ops) => ops.length === 2 && ops.every((o) => !opids.has(o.opid) && (o.command.lastKnownCommittedOpTime?.ts as Timestamp | undefined)?.equals(written) === true),
-      20_000,
-    )
+    const fetchedTheWrite = (ops: Document[]) =>
+      ops.length === 2 && ops.every((o) => !opids.has(o.opid) && (o.command.lastKnownCommittedOpTime?.ts as Timestamp | undefined)?.equals(written) === true)
+    const after = await waitFor(fetcherOps, fetchedTheWrite, 20_000)
+    assert.ok(fetchedTheWrite(after), `both fetchers moved past the write at ${written.toString()}: ${JSON.stringify(after.map((o) => o.command))}`)
     for (const op of after) assert.equal(op.op, 'getmore')
   })
 })
