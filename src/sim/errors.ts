@@ -37,6 +37,7 @@ export const ErrorCodes = {
   ClientMetadataCannotBeMutated: 186,
   Interrupted: 11601,
   NotWritablePrimary: 10107,
+  NotPrimaryNoSecondaryOk: 13435,
   NotPrimaryOrSecondary: 13436,
   DuplicateKey: 11000,
   Location51003: 51003,

@@ -112,4 +112,5 @@ function aggregateAuthz(ctx: CommandContext) {
   return readOn(ctx)
 }
 
-export const aggregateCommands: CommandSpec[] = [{name: 'aggregate', handler: aggregate, authz: aggregateAuthz, currentOpType: 'command'}]
+// pipeline_command.cpp: kOptIn for every pipeline, $currentOp included (pooltool's direct reads send primaryPreferred).
+export const aggregateCommands: CommandSpec[] = [{name: 'aggregate', handler: aggregate, authz: aggregateAuthz, secondaryAllowed: 'optIn', currentOpType: 'command'}]

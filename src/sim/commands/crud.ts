@@ -1,7 +1,10 @@
 /** insert / find / getMore / killCursors / update / delete / findAndModify / count / distinct. */
-import {Long, type Document} from 'bson'
+import {Long, type Document, type Timestamp} from 'bson'
 import {CommandError, errorDocument} from '../errors.js'
+import {type Oplog, oplogOf} from '../repl/oplog.js'
 import {runPipeline} from '../storage/aggregate.js'
+import type {TailSource} from '../storage/cursors.js'
+import {yieldLocks} from '../status/op-locks.js'
 import type {Collection} from '../storage/collection.js'
 import {compileFilter} from '../storage/matcher.js'
 import {valuesAtPath} from '../storage/paths.js'
@@ -65,7 +68,28 @@ function find(ctx: CommandContext): Document {
     if (skip > 0 || limit > 0) docs = docs.slice(skip, limit > 0 ? skip + limit : undefined)
   }
   if (projection) docs = docs.map(projection)
+  const oplog = ctx.db === 'local' && name === 'oplog.rs' && truthyFlag(cmd.tailable) && !singleBatch ? oplogOf(proc.data) : undefined
+  if (oplog) return tailOplog(ctx, oplog, docs, batchSize)
   return proc.cursors.open(`${ctx.db}.${name}`, docs, batchSize, singleBatch, ctx.conn.id)
+}
+
+/**
+ * A tailable find on the oplog (what an oplog fetcher sends: `{ts: {$gte: lastFetched}}`, tailable,
+ * awaitData): the first batch, then a cursor that reads the entries appended after the last one
+ * returned. Other capped collections answer tailable finds as plain ones (not modelled).
+ */
+function tailOplog(ctx: CommandContext, oplog: Oplog, docs: Document[], batchSize: number | undefined): Document {
+  const firstBatch = batchSize === undefined || batchSize === 0 ? docs : docs.slice(0, batchSize)
+  let last = (firstBatch.at(-1)?.ts as Timestamp | undefined) ?? oplog.last().opTime.ts
+  const tail: TailSource = {
+    next: (max) => {
+      const batch = oplog.entriesAfter(last, max)
+      if (batch.length > 0) last = batch.at(-1)!.ts as Timestamp
+      return batch
+    },
+    wait: truthyFlag(ctx.cmd.awaitData) ? (ms) => oplog.waitForEntry(ms) : undefined,
+  }
+  return ctx.proc.cursors.openTailable(`${ctx.db}.oplog.rs`, firstBatch, tail, ctx.conn.id)
 }
 
 function cursorId(v: unknown): number {
@@ -73,12 +97,18 @@ function cursorId(v: unknown): number {
   return toNumber(v)
 }
 
-function getMore(ctx: CommandContext): Document {
+function getMore(ctx: CommandContext): Document | Promise<Document> {
   const {cmd} = ctx
   const id = cursorId(cmd.getMore)
   if (typeof cmd.collection !== 'string') throw new CommandError(40414, "BSON field 'getMore.collection' is missing but a required field")
   const batchSize = nonNegative(cmd, 'batchSize')
-  return ctx.proc.cursors.getMore(id, `${ctx.db}.${cmd.collection}`, batchSize)
+  const ns = `${ctx.db}.${cmd.collection}`
+  // An awaitData getMore is held until new entries arrive or its maxTimeMS passes (an active op meanwhile).
+  if (ctx.proc.cursors.isTailable(id)) {
+    if (ctx.conn.op) yieldLocks(ctx.conn.op) // it holds no lock while it waits
+    return ctx.proc.cursors.getMoreTailable(id, ns, batchSize, optionalNumber(cmd, 'maxTimeMS'))
+  }
+  return ctx.proc.cursors.getMore(id, ns, batchSize)
 }
 
 function killCursors(ctx: CommandContext): Document {
@@ -274,14 +304,16 @@ function distinct(ctx: CommandContext): Document {
 }
 
 
+// secondaryAllowed as each command declares it: find_cmd.cpp, count_cmd.cpp, distinct.cpp kOptIn;
+// getmore_cmd.cpp, killcursors_common.h kAlways (the default); writes kNever.
 export const crudCommands: CommandSpec[] = [
   {name: 'insert', handler: insert, authz: writeOn, write: true, lock: 'write', opCounter: 'self', currentOpType: 'insert'},
   {name: 'update', handler: update, authz: writeOn, write: true, lock: 'write', opCounter: 'self', currentOpType: 'update'},
   {name: 'delete', handler: del, authz: writeOn, write: true, lock: 'write', opCounter: 'self', currentOpType: 'remove'},
   {name: 'findAndModify', aliases: ['findandmodify'], handler: findAndModify, authz: writeOn, write: true, lock: 'write', currentOpType: 'command'},
-  {name: 'find', handler: find, authz: readOn, lock: 'read', opCounter: 'query', currentOpType: 'query'},
+  {name: 'find', handler: find, authz: readOn, secondaryAllowed: 'optIn', lock: 'read', opCounter: 'query', currentOpType: 'query'},
   {name: 'getMore', handler: getMore, authz: readOn, lock: 'read', opCounter: 'getmore', currentOpType: 'getmore'},
   {name: 'killCursors', handler: killCursors, authz: readOn},
-  {name: 'count', handler: count, authz: readOn, lock: 'read', currentOpType: 'command'},
-  {name: 'distinct', handler: distinct, authz: readOn, lock: 'read', currentOpType: 'command'},
+  {name: 'count', handler: count, authz: readOn, secondaryAllowed: 'optIn', lock: 'read', currentOpType: 'command'},
+  {name: 'distinct', handler: distinct, authz: readOn, secondaryAllowed: 'optIn', lock: 'read', currentOpType: 'command'},
 ]

@@ -267,6 +267,7 @@ function renameCollection(ctx: CommandContext): Document {
   return {ok: 1}
 }
 
+// list_databases.cpp, list_collections.cpp, list_indexes.cpp, collection/db stats (dbcommands.cpp): kOptIn on a secondary.
 export const ddlCommands: CommandSpec[] = [
   {name: 'create', handler: create, authz: writeOn, write: true, lock: 'dbExclusive'},
   {name: 'drop', handler: drop, authz: writeOn, write: true, lock: 'dbExclusive'},
@@ -274,9 +275,9 @@ export const ddlCommands: CommandSpec[] = [
   {name: 'createIndexes', handler: createIndexes, authz: writeOn, write: true, lock: 'write'},
   {name: 'dropIndexes', aliases: ['deleteIndexes'], handler: dropIndexes, authz: writeOn, write: true, lock: 'write'},
   {name: 'renameCollection', handler: renameCollection, authz: (ctx) => ({kind: 'dbAdmin', db: String(ctx.cmd.renameCollection).split('.')[0]}), write: true, lock: 'dbExclusive'},
-  {name: 'listDatabases', handler: listDatabases, lock: 'global'},
-  {name: 'listCollections', handler: listCollections, authz: readOn, lock: 'read'},
-  {name: 'listIndexes', handler: listIndexes, authz: readOn, lock: 'read'},
-  {name: 'collStats', handler: collStats, authz: readOn, lock: 'read'},
-  {name: 'dbStats', handler: dbStats, authz: readOn, lock: 'read'},
+  {name: 'listDatabases', handler: listDatabases, secondaryAllowed: 'optIn', lock: 'global'},
+  {name: 'listCollections', handler: listCollections, secondaryAllowed: 'optIn', authz: readOn, lock: 'read'},
+  {name: 'listIndexes', handler: listIndexes, secondaryAllowed: 'optIn', authz: readOn, lock: 'read'},
+  {name: 'collStats', handler: collStats, secondaryAllowed: 'optIn', authz: readOn, lock: 'read'},
+  {name: 'dbStats', handler: dbStats, secondaryAllowed: 'optIn', authz: readOn, lock: 'read'},
 ]

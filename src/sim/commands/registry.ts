@@ -10,6 +10,7 @@ import type {Requirement} from '../auth/roles.js'
 import type {ClientConnection} from '../server/connection.js'
 import type {SimProcess} from '../process.js'
 import type {OpCounter} from '../status/counters.js'
+import type {AllowedOnSecondary} from '../repl/secondary-ok.js'
 
 export interface CommandContext {
   proc: SimProcess
@@ -37,6 +38,12 @@ export interface CommandSpec {
   authz?: (ctx: CommandContext) => Requirement | null | undefined
   /** Writes data: fails with NotWritablePrimary on secondaries, queues on the collection lock. */
   write?: boolean
+  /**
+   * Whether a secondary runs it (`Command::secondaryAllowed`, src/mongo/db/commands.h and each
+   * command's override): 'optIn' reads need a read preference other than primary. Absent: 'never'
+   * for a write, else 'always' (hello, serverStatus, getMore, … as mongod declares them).
+   */
+  secondaryAllowed?: AllowedOnSecondary
   /** Lock accounting: 'read' (IS), 'write' (collection queue), 'global', 'dbExclusive', or none. */
   lock?: 'read' | 'write' | 'global' | 'dbExclusive'
   /** opcounters bucket; 'self' = the handler counts (insert/update/delete per statement). */
@@ -103,4 +110,9 @@ export function commandNamespace(ctx: CommandContext): string {
   if (typeof ctx.cmd.collection === 'string') return `${ctx.db}.${ctx.cmd.collection}` // getMore
   if (ctx.name === 'aggregate') return `${ctx.db}.$cmd.aggregate`
   return `${ctx.db}.$cmd`
+}
+
+/** The spec's `secondaryAllowed`, defaulted as its doc says. */
+export function allowedOnSecondary(spec: CommandSpec): AllowedOnSecondary {
+  return spec.secondaryAllowed ?? (spec.write ? 'never' : 'always')
 }

@@ -108,5 +108,5 @@ export const userCommands: CommandSpec[] = [
   {name: 'updateUser', handler: updateUser, authz: userAdminOn, write: true, sensitiveFields: ['pwd']},
   {name: 'dropUser', handler: dropUser, authz: userAdminOn, write: true},
   {name: 'dropAllUsersFromDatabase', handler: dropAllUsers, authz: userAdminOn, write: true},
-  {name: 'usersInfo', handler: usersInfo, authz: usersInfoAuthz},
+  {name: 'usersInfo', handler: usersInfo, authz: usersInfoAuthz, secondaryAllowed: 'optIn'},
 ]

@@ -10,7 +10,10 @@
  *   each peer.
  * - Oplog fetching: each secondary keeps one DBClientConnection (`MongoDB Internal Client`,
  *   application `OplogFetcher`, src/mongo/db/repl/oplog_fetcher.cpp) to its sync source, the
- *   primary at rest. Not pooled: connPoolStats does not list it.
+ *   primary at rest. Not pooled: connPoolStats does not list it. On it the fetcher runs a tailable
+ *   awaitData find on `local.oplog.rs` from its last fetched entry, then one getMore after another,
+ *   each held by the primary until new entries arrive or its `maxTimeMS` (the awaitData timeout)
+ *   passes, so the primary's `$currentOp` shows one active `getmore` per syncing secondary.
  * - Replica set monitoring: a process that monitors a set (routers: every shard and the config
  *   server; shard members: the config server; config members: every shard) runs the streamable
  *   monitor of 4.4+ (src/mongo/client/streamable_replica_set_monitor.cpp,
@@ -21,8 +24,9 @@
  * Every connection says hello with the client metadata of internal/metadata.ts and authenticates
  * with the cluster's internal credentials when auth is on. Intervals are multiplied by the time scale.
  */
-import type {Document} from 'bson'
+import {Long, type Document, type Timestamp} from 'bson'
 import type {SimProcess} from '../process.js'
+import {oplogOf, type OpTime} from '../repl/oplog.js'
 import {heartbeatRequest} from '../repl/heartbeat.js'
 import type {OutboundPools} from '../sharding/pool.js'
 import {type InternalCredentials, WireConnection} from '../sharding/wire-client.js'
@@ -33,6 +37,16 @@ export const REPL_NETWORK_POOL = 'NetworkInterfaceTL-ReplNetwork'
 export const HEARTBEAT_INTERVAL_MS = 2_000
 /** `heartbeatIntervalMS` of the replica set monitor (the server's `kDefaultHeartbeatFrequency`, 10 s). */
 export const MONITOR_INTERVAL_MS = 10_000
+
+/**
+ * The fetcher's awaitData timeout: half the election timeout (`calculateAwaitDataTimeout` in
+ * oplog_fetcher.cpp, 4.4 – 7.0: electionTimeoutMillis 10 s / 2, at most maximumAwaitDataTimeoutMS 30 s).
+ */
+export const OPLOG_AWAIT_DATA_MS = 5_000
+/** The initial find's maxTimeMS (`oplogInitialFindMaxSeconds`, 60). */
+const OPLOG_INITIAL_FIND_MS = 60_000
+/** `bgSyncOplogFetcherBatchSize`: the fetcher's find and getMore batchSize (16 MB / 12 bytes). */
+const OPLOG_FETCHER_BATCH_SIZE = 13_981_010
 
 /** Monitored hosts (two connections each) a start waits for; beyond, they open in the background. */
 const MONITORS_AWAITED_AT_START = 500
@@ -154,7 +168,7 @@ export class InternalTraffic {
   async start(): Promise<void> {
     const monitors = () => Promise.all(this.monitors.map((l) => this.checkMonitor(l)))
     const small = this.monitors.length <= MONITORS_AWAITED_AT_START
-    await Promise.all([this.heartbeatRound(), ...this.fetchers.map((f) => f.ensure()), ...(small ? [monitors()] : [])])
+    await Promise.all([this.heartbeatRound(), ...this.fetchers.map((f) => this.keepFetching(f)), ...(small ? [monitors()] : [])])
     // Opened after the sets' own connections, so they do not queue behind thousands of monitor handshakes.
     if (!small) void monitors()
     const every = (ms: number, f: () => void) => {
@@ -165,7 +179,7 @@ export class InternalTraffic {
     every(HEARTBEAT_INTERVAL_MS, () => {
       this.dropConnectionsOfRestartedProcesses()
       void this.heartbeatRound()
-      for (const f of this.fetchers) void f.ensure()
+      for (const f of this.fetchers) void this.keepFetching(f)
     })
     every(MONITOR_INTERVAL_MS, () => {
       for (const l of this.monitors) void this.checkMonitor(l)
@@ -223,6 +237,60 @@ export class InternalTraffic {
     await Promise.all(sends)
   }
 
+  /** (Re)opens a fetcher's connection and, once open, keeps its tailing loop running (not awaited past the open). */
+  private async keepFetching(f: Held): Promise<void> {
+    if ((await f.ensure()) && !f.busy && !this.stopped) void this.fetch(f)
+  }
+
+  /**
+   * The oplog fetcher (oplog_fetcher.cpp, 4.4+): a tailable awaitData find on the sync source's
+   * `local.oplog.rs` from the last fetched optime, then getMores whose `maxTimeMS` is the awaitData
+   * timeout (scaled), each answered when the primary writes or at that timeout. A real fetcher streams the
+   * getMores as one exhaust cursor; here each is a request of its own (the same operation on the primary).
+   * A failure ends the loop; the next 2 s tick reopens the connection if needed and starts again.
+   */
+  private async fetch(f: Held): Promise<void> {
+    const oplog = oplogOf(f.from.data)
+    const conn = f.conn
+    if (!oplog || !conn) return
+    f.busy = true
+    try {
+      const term = Long.fromNumber(f.from.replSet?.term ?? 1)
+      let last: OpTime = oplog.last().opTime
+      const found = await conn.command('local', {
+        find: 'oplog.rs',
+        filter: {ts: {$gte: last.ts}},
+        tailable: true,
+        awaitData: true,
+        maxTimeMS: OPLOG_INITIAL_FIND_MS,
+        batchSize: OPLOG_FETCHER_BATCH_SIZE,
+        term,
+        readConcern: {level: 'local', afterClusterTime: last.ts},
+      })
+      if (found.ok !== 1) return
+      let cursor = found.cursor as Document
+      last = lastOpTime(cursor.firstBatch as Document[] | undefined) ?? last
+      const maxTimeMS = Math.max(1, Math.round(this.interval(OPLOG_AWAIT_DATA_MS)))
+      while (!this.stopped && f.live && !isZeroId(cursor.id)) {
+        const more = await conn.command('local', {
+          getMore: cursor.id,
+          collection: 'oplog.rs',
+          batchSize: OPLOG_FETCHER_BATCH_SIZE,
+          maxTimeMS,
+          term,
+          lastKnownCommittedOpTime: {ts: last.ts, t: last.t},
+        })
+        if (more.ok !== 1) return
+        cursor = more.cursor as Document
+        last = lastOpTime(cursor.nextBatch as Document[] | undefined) ?? last
+      }
+    } catch {
+      // the connection failed: the next tick reopens it
+    } finally {
+      f.busy = false
+    }
+  }
+
   /** The monitor's 10 s check: (re)opens both connections, pings, and keeps a streaming hello waiting. */
   private async checkMonitor(l: MonitorLink): Promise<void> {
     if (this.stopped) return
@@ -269,4 +337,14 @@ export class InternalTraffic {
       l.ping.close()
     }
   }
+}
+
+/** The optime of a batch's last entry (absent for an empty batch). */
+function lastOpTime(batch: Document[] | undefined): OpTime | undefined {
+  const e = batch?.at(-1)
+  return e ? {ts: e.ts as Timestamp, t: e.t as Long} : undefined
+}
+
+function isZeroId(id: unknown): boolean {
+  return id === 0 || (id instanceof Long && id.isZero())
 }

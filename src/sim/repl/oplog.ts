@@ -27,6 +27,10 @@ export interface OpTime {
 
 export class Oplog implements WriteRecorder {
   private lastEntry!: Document
+  /** The kept entries in `ts` order (the collection's documents), for tailing cursors. */
+  private readonly entries: Document[] = []
+  /** Tailing getMores waiting for the next entry (awaitData). */
+  private readonly waiters = new Set<() => void>()
 
   constructor(
     private readonly store: DataStore,
@@ -47,6 +51,36 @@ export class Oplog implements WriteRecorder {
     const doc: Document = {...entry, ts, t: Long.fromNumber(this.term()), v: Long.fromNumber(2), wall: new Date()}
     this.collection().append(ts.toString(), doc, OPLOG_KEPT_ENTRIES)
     this.lastEntry = doc
+    this.entries.push(doc)
+    if (this.entries.length > OPLOG_KEPT_ENTRIES) this.entries.splice(0, this.entries.length - OPLOG_KEPT_ENTRIES)
+    if (this.waiters.size === 0) return
+    const woken = [...this.waiters]
+    this.waiters.clear()
+    for (const wake of woken) wake()
+  }
+
+  /** Up to `max` entries after `ts` (all when `ts` is undefined), oldest first; costs only the entries returned. */
+  entriesAfter(ts: Timestamp | undefined, max: number): Document[] {
+    let from = this.entries.length
+    while (from > 0 && (ts === undefined || (this.entries[from - 1]!.ts as Timestamp).greaterThan(ts))) from--
+    return this.entries.slice(from, from + max)
+  }
+
+  /**
+   * Resolves at the next entry or after `timeoutMs`, whichever comes first: an awaitData getMore's wait
+   * (the sync source holds the fetcher's getMore until new oplog entries or its maxTimeMS).
+   */
+  waitForEntry(timeoutMs: number): Promise<void> {
+    return new Promise((resolve) => {
+      const wake = () => {
+        clearTimeout(timer)
+        this.waiters.delete(wake)
+        resolve()
+      }
+      const timer = setTimeout(wake, Math.max(0, timeoutMs))
+      timer.unref()
+      this.waiters.add(wake)
+    })
   }
 
   record(op: 'i' | 'u' | 'd', coll: Collection, doc: Document): void {

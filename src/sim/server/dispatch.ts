@@ -18,13 +18,14 @@ import {
   nextRequestId,
 } from '../../wire/codec.js'
 import {grants} from '../auth/roles.js'
-import {commandNamespace, type CommandContext, type CommandSpec} from '../commands/registry.js'
+import {allowedOnSecondary, commandNamespace, type CommandContext, type CommandSpec} from '../commands/registry.js'
 import {nonNegative} from '../commands/util.js'
 import {CommandError, errorDocument} from '../errors.js'
 import {serviceTimeWithin, sleep, waitOutStall} from '../faults.js'
 import {renderValue} from '../storage/collection.js'
 import type {SimProcess} from '../process.js'
 import {withClusterTime} from '../repl/optime.js'
+import {checkCanRunHere, noteHandshake, readPreferenceMode} from '../repl/secondary-ok.js'
 import {EXACT_DECODE, toExactForm} from '../storage/numbers.js'
 import type {Release} from '../storage/locks.js'
 import {beginGlobalWait, endGlobalWait, grantedAll, requestGlobal} from '../status/op-locks.js'
@@ -40,6 +41,8 @@ export async function handleMessage(conn: ClientConnection, message: Buffer): Pr
   let db: unknown
   let flags = 0
   let legacy = false
+  /** The request's read preference mode (decides whether a secondary may answer an opt-in read). */
+  let readPref = 'primary'
   try {
     if (opCode === OP_MSG) {
       // Numbers keep their BSON type end to end (5.0 stays a double, int64 a Long): see storage/numbers.ts.
@@ -47,6 +50,7 @@ export async function handleMessage(conn: ClientConnection, message: Buffer): Pr
       cmd = toExactForm(commandFromOpMsg(msg))
       flags = msg.flags
       db = cmd.$db
+      readPref = readPreferenceMode(cmd.$readPreference)
     } else if (opCode === OP_QUERY) {
       const q = decodeOpQuery(message, EXACT_DECODE)
       if (!q.fullCollectionName.endsWith('.$cmd')) {
@@ -54,7 +58,9 @@ export async function handleMessage(conn: ClientConnection, message: Buffer): Pr
         return
       }
       legacy = true
-      cmd = toExactForm(q.query.$query && typeof q.query.$query === 'object' ? q.query.$query : q.query)
+      const wrapped = q.query.$query && typeof q.query.$query === 'object'
+      cmd = toExactForm(wrapped ? q.query.$query : q.query)
+      readPref = readPreferenceMode(wrapped ? q.query.$readPreference : undefined, q.flags)
       db = q.fullCollectionName.slice(0, -5)
     } else {
       // OP_COMPRESSED is never negotiated; anything else is a protocol error.
@@ -71,7 +77,7 @@ export async function handleMessage(conn: ClientConnection, message: Buffer): Pr
   if (typeof db !== 'string' || db.length === 0) {
     reply = new CommandError(40571, 'OP_MSG requests require a $db argument').toDocument()
   } else {
-    ;({reply, spec} = await execute(conn, cmd, db, flags, legacy))
+    ;({reply, spec} = await execute(conn, cmd, db, flags, legacy, readPref))
   }
   if (conn.closed) return
   if (proc.faults.stallUntil > Date.now()) {
@@ -99,7 +105,7 @@ export async function handleMessage(conn: ClientConnection, message: Buffer): Pr
   conn.exhaust = spec.name === 'hello' ? 'hello' : 'isMaster'
   while (!conn.closed) {
     cmd.topologyVersion = reply.topologyVersion
-    ;({reply} = await execute(conn, cmd, db as string, flags, false))
+    ;({reply} = await execute(conn, cmd, db as string, flags, false, readPref))
     if (conn.closed) return
     if (proc.faults.stallUntil > Date.now()) {
       await waitOutStall(proc.faults)
@@ -157,6 +163,7 @@ export async function execute(
   db: string,
   flags: number,
   legacy: boolean,
+  readPref = 'primary',
 ): Promise<{reply: Document; spec?: CommandSpec}> {
   const proc = conn.proc
   const name = Object.keys(cmd)[0] ?? ''
@@ -198,7 +205,9 @@ export async function execute(
       if (conn.users.length === 0) throw new CommandError(13, `command ${name} requires authentication`)
       if (!isAuthorized(ctx)) throw unauthorized(ctx)
     }
-    if (spec.write && !proc.isWritablePrimary) throw new CommandError(10107, 'not primary')
+    if (spec.monitoring) noteHandshake(conn, name, cmd)
+    // after authorization, before locks and the handler, as mongod's dispatch checks it
+    checkCanRunHere(proc, conn, db, allowedOnSecondary(spec), readPref)
     // currentOp's locks / lockStats of this operation (a mongod's; a router has no lock manager)
     const lockKind = proc.role === 'mongos' ? undefined : spec.lock === 'read' || spec.lock === 'global' || spec.lock === 'dbExclusive' ? spec.lock : spec.write || spec.lock === 'write' ? 'write' : undefined
     const inSet = proc.replSet !== undefined

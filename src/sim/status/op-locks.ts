@@ -115,6 +115,14 @@ export function grantedAll(op: ActiveOp, kind: Kind, profile: VersionProfile, re
   }
 }
 
+/**
+ * The operation yields every lock it holds (an awaitData getMore while it waits for new oplog entries,
+ * getmore_cmd.cpp): currentOp shows `locks: {}`; its lockStats keep what it acquired.
+ */
+export function yieldLocks(op: ActiveOp): void {
+  states.get(op)?.held.clear()
+}
+
 /** currentOp's `waitingForFlowControl` and `flowControlStats` (`acquireCount` int64 once a ticket was taken). */
 export function currentOpFlowControl(op: ActiveOp): Document {
   const n = states.get(op)?.flowControlAcquired ?? 0

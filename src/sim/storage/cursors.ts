@@ -1,4 +1,10 @@
-/** Open cursors of one simulated process (getMore / killCursors), with an idle timeout. */
+/**
+ * Open cursors of one simulated process (getMore / killCursors), with an idle timeout. A tailable
+ * cursor (the oplog fetcher's on `local.oplog.rs`) stays open when it has returned everything and
+ * reads what was appended since on each getMore; with awaitData the getMore waits for new entries
+ * up to its `maxTimeMS` (1 s without one, the server's default awaitData timeout) before answering
+ * an empty batch (src/mongo/db/commands/getmore_cmd.cpp, `waitForInserts`).
+ */
 import {Long, calculateObjectSize, type Document} from 'bson'
 import {CommandError} from '../errors.js'
 
@@ -13,7 +19,19 @@ export interface ServerCursor {
   lastUsed: number
   /** connection that opened it (for currentOp idleCursors and ownership) */
   connectionId: number
+  tail?: TailSource
 }
+
+/** What a tailable cursor reads: the documents after those it returned, and a wait for more. */
+export interface TailSource {
+  /** Up to `max` documents appended after the last one returned (and marks them returned). */
+  next(max: number): Document[]
+  /** awaitData: resolves when more may be there or after `timeoutMs`; absent: not awaitData. */
+  wait?(timeoutMs: number): Promise<void>
+}
+
+/** getMore's awaitData wait when the request has no maxTimeMS (getmore_cmd.cpp: 1 second). */
+export const DEFAULT_AWAIT_DATA_MS = 1000
 
 export interface CursorReply {
   [key: string]: unknown
@@ -65,12 +83,45 @@ export class CursorManager {
     return {cursor: {firstBatch: first, id: Long.fromNumber(id), ns}, ok: 1}
   }
 
-  getMore(id: number, ns: string, batchSize: number | undefined): CursorReply {
+  /** Opens a tailable cursor after its first batch: it stays open however much it returned. */
+  openTailable(ns: string, firstBatch: Document[], tail: TailSource, connectionId: number): CursorReply {
+    const id = this.newId()
+    this.cursors.set(id, {id, ns, docs: [], pos: 0, lastUsed: Date.now(), connectionId, tail})
+    this.ensureSweeper()
+    return {cursor: {firstBatch, id: Long.fromNumber(id), ns}, ok: 1}
+  }
+
+  private owned(id: number, ns: string): ServerCursor {
     const cursor = this.cursors.get(id)
     if (!cursor) throw new CommandError(43, `cursor id ${id} not found`)
     if (cursor.ns !== ns) {
       throw new CommandError(13, `Requested getMore on namespace '${ns}', but cursor belongs to a different namespace ${cursor.ns}`)
     }
+    return cursor
+  }
+
+  /** A tailable cursor's getMore: what was appended since, waiting up to `maxTimeMS` for it with awaitData. */
+  async getMoreTailable(id: number, ns: string, batchSize: number | undefined, maxTimeMS: number | undefined): Promise<CursorReply> {
+    const cursor = this.owned(id, ns)
+    const tail = cursor.tail!
+    const max = batchSize !== undefined && batchSize > 0 ? batchSize : Number.MAX_SAFE_INTEGER
+    let batch = tail.next(max)
+    if (batch.length === 0 && tail.wait) {
+      await tail.wait(maxTimeMS ?? DEFAULT_AWAIT_DATA_MS)
+      batch = tail.next(max)
+    }
+    cursor.lastUsed = Date.now()
+    // killed (killCursors, restart) while it waited: the cursor is gone, as on the server
+    const alive = this.cursors.get(id) === cursor
+    return {cursor: {nextBatch: batch, id: Long.fromNumber(alive ? id : 0), ns}, ok: 1}
+  }
+
+  isTailable(id: number): boolean {
+    return this.cursors.get(id)?.tail !== undefined
+  }
+
+  getMore(id: number, ns: string, batchSize: number | undefined): CursorReply {
+    const cursor = this.owned(id, ns)
     const batch = CursorManager.batch(cursor.docs, cursor.pos, batchSize)
     cursor.pos += batch.length
     cursor.lastUsed = Date.now()
