@@ -15,6 +15,7 @@ import {fileURLToPath} from 'node:url'
 import {Worker} from 'node:worker_threads'
 
 import {fromPortable, type Histogram, mergeHistograms, percentileUs, type PortableHistogram, summarize} from '../metrics/histograms.js'
+import {sum, sumRecords} from '../metrics/counts.js'
 import type {PoolTelemetrySnapshot} from '../mongo/pool-telemetry.js'
 import type {EngineMeasurement, EnginePlan} from './engine.js'
 import type {LoadGenerator, LoadInput, LoadOutcome, LoadRunHooks, WorkerSummary} from './load-generator.js'
@@ -194,13 +195,7 @@ export class WorkerThreadsLoad implements LoadGenerator {
   }
 }
 
-const sum = (values: readonly number[]) => values.reduce((a, b) => a + b, 0)
 
-function sumRecords(records: ReadonlyArray<Record<string, number>>): Record<string, number> {
-  const total: Record<string, number> = {}
-  for (const record of records) for (const [key, n] of Object.entries(record)) total[key] = (total[key] ?? 0) + n
-  return total
-}
 
 const merged = (portable: ReadonlyArray<PortableHistogram | undefined | null>): Histogram => mergeHistograms(portable.filter((p) => p !== undefined && p !== null).map(fromPortable))
 

@@ -35,6 +35,7 @@ import {runLabel} from '../bench/fail-on.js'
 import {achievedRatePerSec, rateShortfallOf} from '../bench/rate-shortfall.js'
 import {usageError} from '../errors.js'
 import {decodeHistogram, encodeHistogram, type LatencySummaryUs, mergeHistograms, summarize} from '../metrics/histograms.js'
+import {sum, sumRecords} from '../metrics/counts.js'
 import type {LoadedResult} from './load.js'
 import {notBenchResult} from './load.js'
 import type {MergedBenchResult, MergedRunResult} from './types.js'
@@ -143,15 +144,9 @@ function checkSameRuns(input: LoadedResult, first: LoadedResult, keys: readonly 
   if (missing !== undefined) throw usageError(`${input.file}: runs has no ${missing} (${first.file} has it)`, MISMATCH_HINT)
 }
 
-const sum = (values: readonly number[]) => values.reduce((a, b) => a + b, 0)
 const unique = <T>(values: readonly T[]) => [...new Set(values)]
 const uniqueBy = <T>(values: readonly T[], key: (value: T) => string) => [...new Map(values.map((value) => [key(value), value])).values()]
 
-function sumRecords(records: ReadonlyArray<Record<string, number> | undefined>): Record<string, number> {
-  const total: Record<string, number> = {}
-  for (const record of records) for (const [key, value] of Object.entries(record ?? {})) total[key] = (total[key] ?? 0) + value
-  return total
-}
 
 /** Each figure's highest value over the segments. */
 function worst<T extends object>(values: readonly T[]): T {

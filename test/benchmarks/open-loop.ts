@@ -11,13 +11,12 @@
  *
  * Flags: --rates 1000,5000,10000 --seconds S per rate (10) --cap N in-flight cap (512)
  */
-import {execFileSync} from 'node:child_process'
-import {availableParallelism} from 'node:os'
 import {parseArgs} from 'node:util'
 
 import {toBenchConfig} from '../../src/bench/config.js'
 import {runBench} from '../../src/bench/run-bench.js'
 import {startSimCluster} from '../../src/sim/host.js'
+import {pinClientAndServer} from './pin.js'
 import {resolveTarget} from '../../src/target.js'
 
 const {values} = parseArgs({
@@ -31,19 +30,11 @@ const rates = values.rates.split(',').map(Number)
 const seconds = Number(values.seconds)
 const cap = Number(values.cap)
 
-function pin(pid: number, core: number): boolean {
-  try {
-    execFileSync('taskset', ['-a', '-p', '-c', String(core), String(pid)], {stdio: 'ignore'})
-    return true
-  } catch {
-    return false
-  }
-}
 
 const ms = (us: number | undefined) => (us === undefined ? '?' : `${(us / 1000).toFixed(2)} ms`)
 
 const sim = await startSimCluster({})
-const pinned = availableParallelism() >= 2 && pin(process.pid, 0) && pin(sim.info.pid, 1)
+const pinned = pinClientAndServer(sim.info.pid)
 const target = await resolveTarget({flagUri: sim.info.uri, connection: {appName: 'pooltool-open-loop', timeoutMs: 10_000}})
 try {
   console.log(`bench:open-loop · ping · ${seconds}s per rate · in-flight cap ${cap} · 1 worker · ${pinned ? 'client on core 0, server on core 1' : 'not pinned (no taskset or one core)'}`)

@@ -20,8 +20,6 @@
  *
  * Flags: --concurrency N (64) --seconds S per trial (5) --rounds R (5) --soak-seconds S (60, 0 skips) --workers N (1)
  */
-import {execFileSync} from 'node:child_process'
-import {availableParallelism} from 'node:os'
 import {parseArgs} from 'node:util'
 
 import {toBenchConfig} from '../../src/bench/config.js'
@@ -29,6 +27,7 @@ import {runBench} from '../../src/bench/run-bench.js'
 import {createRandom} from '../../src/bench/workloads.js'
 import {MongoClient} from '../../src/mongo/driver.js'
 import {startSimCluster} from '../../src/sim/host.js'
+import {pinClientAndServer} from './pin.js'
 import {resolveTarget, type Target} from '../../src/target.js'
 
 const {values} = parseArgs({
@@ -107,19 +106,9 @@ async function engineRun(target: Target, trialSeconds: number, onTick?: (elapsed
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`
 
-/** Pin a process to one core; false when taskset is missing. */
-function pin(pid: number, core: number): boolean {
-  try {
-    execFileSync('taskset', ['-a', '-p', '-c', String(core), String(pid)], {stdio: 'ignore'})
-    return true
-  } catch {
-    return false
-  }
-}
 
 const sim = await startSimCluster({})
-// Ask before pinning: availableParallelism() follows this process's own affinity.
-const pinned = availableParallelism() >= 2 && pin(process.pid, 0) && pin(sim.info.pid, 1)
+const pinned = pinClientAndServer(sim.info.pid)
 const target = await resolveTarget({flagUri: sim.info.uri, connection: {appName: 'pooltool-overhead', timeoutMs: 10_000}})
 try {
   // Seed once; both sides read the same documents.

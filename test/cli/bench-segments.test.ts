@@ -8,27 +8,19 @@ import assert from 'node:assert/strict'
 import {mkdtempSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
-import {after, before, describe, it} from 'node:test'
+import {describe, it} from 'node:test'
 
 import {Job} from 'kubernetes-models/batch/v1/Job'
-import {MongoClient} from 'mongodb'
 import {parse as parseYaml} from 'yaml'
 
 import {parseJson, runCli} from '../helpers/cli.js'
-import {useCluster} from '../helpers/cluster.js'
+import {useClusterClient} from '../helpers/cluster.js'
 
 const SEGMENTS = 3
 const SEED_DOCS = 100
 
 describe('bench --segment: three shares of one run', {timeout: 120_000}, () => {
-  const cluster = useCluster({})
-  let client: MongoClient
-  before(() => {
-    client = new MongoClient(cluster.uri)
-  })
-  after(async () => {
-    await client?.close()
-  })
+  const cluster = useClusterClient({})
   const segmentArgs = (runId: string, index: number, startAt: string, extra: string[] = []) =>
     ['bench', '--uri', cluster.uri, '--db', 'pooltool_segments', '--workload', 'find', '--seed-docs', String(SEED_DOCS), '--concurrency', '8', '--duration', '500ms',
       '--segment', `${index}/${SEGMENTS}`, '--run-id', runId, '--start-at', startAt, '--json', ...extra]
@@ -44,7 +36,7 @@ describe('bench --segment: three shares of one run', {timeout: 120_000}, () => {
       assert.equal(run.code, 0, run.stderr)
       return parseJson(run)
     })
-    const collection = client.db('pooltool_segments').collection('bench_5e65e650')
+    const collection = cluster.client.db('pooltool_segments').collection('bench_5e65e650')
     try {
       assert.equal(await collection.countDocuments({}), SEED_DOCS, 'each seeded id exactly once')
       assert.deepEqual(results.map((r) => r.runs[0].segment), [
@@ -59,7 +51,7 @@ describe('bench --segment: three shares of one run', {timeout: 120_000}, () => {
       }
     } finally {
       await collection.drop()
-      await client.db('pooltool_segments').collection('pooltool_runs').drop()
+      await cluster.client.db('pooltool_segments').collection('pooltool_runs').drop()
     }
     const dir = mkdtempSync(path.join(tmpdir(), 'pooltool-seg-'))
     const files = results.map((r, i) => {
@@ -91,7 +83,7 @@ describe('bench --segment: three shares of one run', {timeout: 120_000}, () => {
       // Either it left before the last one (the others still running), or it left together with it.
       if (r.namespace.reason !== undefined) assert.match(r.namespace.reason, /other segments? of run d00dfeed still running: the last to finish drops the collections/)
     }
-    const names = (await client.db('pooltool_segments').listCollections().toArray()).map((c) => c.name)
+    const names = (await cluster.client.db('pooltool_segments').listCollections().toArray()).map((c) => c.name)
     assert.deepEqual(names, [], 'nothing of the run is left, not even the marker collection')
   })
 

@@ -3,23 +3,15 @@
  * whose counts and histograms add up exactly; a stop request stops every worker and cleans up.
  */
 import assert from 'node:assert/strict'
-import {after, before, describe, it} from 'node:test'
+import {describe, it} from 'node:test'
 
-import {MongoClient} from '../../src/mongo/driver.js'
 import {parseJson, runCli} from '../helpers/cli.js'
-import {useCluster} from '../helpers/cluster.js'
+import {useClusterClient} from '../helpers/cluster.js'
 import {sum} from '../helpers/faults.js'
 import {waitForState} from '../helpers/sim.js'
 
 describe('bench --workers', {timeout: 120_000}, () => {
-  const cluster = useCluster({})
-  let client: MongoClient
-  before(() => {
-    client = new MongoClient(cluster.uri)
-  })
-  after(async () => {
-    await client?.close()
-  })
+  const cluster = useClusterClient({})
   const bench = (...args: string[]) => runCli(['bench', '--uri', cluster.uri, '--workload', 'find', '--seed-docs', '50', ...args, '--json'], {timeoutMs: 60_000})
 
   it('closed loop: the concurrency split over the threads, each with its own pool, merged exactly', async () => {
@@ -51,7 +43,7 @@ describe('bench --workers', {timeout: 120_000}, () => {
   })
 
   it('a stop request stops every worker: partial result, namespace dropped, exit 130', async () => {
-    const queries = async () => Number((await client.db('admin').command({serverStatus: 1})).opcounters.query)
+    const queries = async () => Number((await cluster.client.db('admin').command({serverStatus: 1})).opcounters.query)
     const before = await queries()
     const run = await runCli(['bench', '--uri', cluster.uri, '--workload', 'find', '--seed-docs', '50', '--workers', '2', '--concurrency', '4', '--duration', '60s', '--json'], {
       timeoutMs: 60_000,

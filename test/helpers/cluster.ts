@@ -9,6 +9,7 @@
  */
 import {after, before} from 'node:test'
 
+import {MongoClient} from '../../src/mongo/driver.js'
 import {startSimCluster, type SimCluster} from '../../src/sim/host.js'
 import type {SimOptions} from '../../src/sim/types.js'
 
@@ -37,6 +38,27 @@ export function useCluster(options: Partial<SimOptions> = {}): ClusterHandle {
     },
     get uri() {
       return started().info.uri
+    },
+  }
+}
+
+/** The same, with one driver client on it for the test's own reads (opened lazily, closed after the block). */
+export function useClusterClient(options: Partial<SimOptions> = {}): ClusterHandle & {readonly client: MongoClient} {
+  const cluster = useCluster(options)
+  let client: MongoClient | undefined
+  after(async () => {
+    await client?.close()
+  })
+  return {
+    get sim() {
+      return cluster.sim
+    },
+    get uri() {
+      return cluster.uri
+    },
+    get client() {
+      client ??= new MongoClient(cluster.uri)
+      return client
     },
   }
 }
