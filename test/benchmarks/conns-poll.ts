@@ -1,12 +1,16 @@
 /**
- * Polling cost of `conns watch`: one poll round over 20 hosts must complete
+ * Polling cost of `conns watch`: one poll round over every host must complete
  * within a 1 s interval. Runs the watch engine (the library function the
- * command calls) against an embedded sharded cluster of 4 routers, 15 shards
- * and a config server (20 listeners), with 10 idle pooled client connections
- * per host so $currentOp has something to group, and prints the round times.
- * Exits 1 when the slowest round does not fit the interval.
+ * command calls) against an embedded sharded cluster with 10 idle pooled client
+ * connections per host so $currentOp has something to group, and prints the
+ * round times. Exits 1 when the slowest round does not fit the interval.
  *
- *   npm run bench:conns-poll [-- --rounds 10 --interval 1000 --no-holders]
+ * Shape: by default 4 routers, 15 one-member shards and a one-member config server
+ * (20 hosts); `--hosts N` builds a deployed shape instead: 4 routers, 3-member shards
+ * and a 3-member config server, as many shards as fit N (100: 31 shards). Before any
+ * client connects it prints the cluster's own idle CPU (its internal traffic alone).
+ *
+ *   npm run bench:conns-poll [-- --hosts 100 --rounds 10 --interval 1000 --no-holders]
  */
 import {parseArgs} from 'node:util'
 
@@ -15,6 +19,7 @@ import {MongoClient} from '../../src/mongo/driver.js'
 import {startSimCluster} from '../../src/sim/host.js'
 import {resolveTarget} from '../../src/target.js'
 import {waitForState} from '../helpers/sim.js'
+import {cpuPercentOver} from './proc.js'
 
 const {values} = parseArgs({
   options: {
@@ -22,18 +27,33 @@ const {values} = parseArgs({
     interval: {type: 'string', default: '1000'},
     'no-holders': {type: 'boolean', default: false},
     'idle-per-host': {type: 'string', default: '10'},
+    hosts: {type: 'string'},
+    'idle-seconds': {type: 'string', default: '5'},
   },
 })
 const rounds = Number(values.rounds)
 const intervalMS = Number(values.interval)
 const idlePerHost = Number(values['idle-per-host'])
 
-const sim = await startSimCluster({topology: 'sharded', mongos: 4, shards: 15, shardMembers: 1, configMembers: 1})
+/** The routers, then 3-member shards and config server for `hosts` processes (at least one shard). */
+function deployedShape(hosts: number) {
+  const shards = Math.max(1, Math.floor((hosts - 4 - 3) / 3))
+  return {mongos: 4, shards, shardMembers: 3, configMembers: 3}
+}
+const shape = values.hosts === undefined ? {mongos: 4, shards: 15, shardMembers: 1, configMembers: 1} : deployedShape(Number(values.hosts))
+const sim = await startSimCluster({topology: 'sharded', ...shape})
 const clients: MongoClient[] = []
 /** Connections each idle client has made ready (CMAP connectionReady). */
 const ready: number[] = []
 try {
   const hosts = sim.info.processes.map((p) => p.host)
+  // The cluster alone first: its heartbeats, monitors, oplog fetchers and pings, after 3 s to settle.
+  await new Promise((resolve) => setTimeout(resolve, 3000))
+  const idle = await cpuPercentOver(sim.info.pid, Number(values['idle-seconds']))
+  console.log(
+    `cluster: ${shape.mongos} routers, ${shape.shards} shards x ${shape.shardMembers}, ${shape.configMembers} config members (${hosts.length} processes); ` +
+      `idle CPU ${idle.percent.toFixed(2)} % of one core over ${idle.elapsedS.toFixed(1)} s, before any client`,
+  )
   for (const host of hosts) {
     const client = new MongoClient(`mongodb://${host}/?directConnection=true`, {minPoolSize: idlePerHost, maxPoolSize: idlePerHost, appName: 'idle-app'})
     const index = clients.push(client) - 1

@@ -13,6 +13,7 @@ import {setTimeout as sleep} from 'node:timers/promises'
 import {parseArgs} from 'node:util'
 
 import {startSimCluster} from '../../src/sim/host.js'
+import {cpuPercentOver} from './proc.js'
 import {SIM_VERSION_PROFILES, type SimVersionProfile} from '../../src/sim/types.js'
 
 const {values} = parseArgs({
@@ -31,15 +32,6 @@ const {values} = parseArgs({
 const seconds = (v: string) => Number(v.replace(/s$/, ''))
 const profile = values.profile as SimVersionProfile
 if (!SIM_VERSION_PROFILES.includes(profile)) throw new Error(`--profile must be one of ${SIM_VERSION_PROFILES.join(', ')}`)
-
-const clockTicks = Number(execFileSync('getconf', ['CLK_TCK'], {encoding: 'utf8'}).trim()) || 100
-
-/** utime + stime of a process in seconds (fields 14 and 15 of /proc/<pid>/stat, after the command name). */
-function cpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-  return (Number(fields[11]) + Number(fields[12])) / clockTicks
-}
 
 function rssMB(pid: number): number {
   const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'))
@@ -81,17 +73,13 @@ try {
   const pid = sim.info.pid
   await sleep(seconds(values.settle) * 1000)
   const windowS = seconds(values.window)
-  const before = cpuSeconds(pid)
-  const t0 = performance.now()
-  await sleep(windowS * 1000)
-  const used = cpuSeconds(pid) - before
-  const elapsed = (performance.now() - t0) / 1000
+  const {percent, elapsedS: elapsed} = await cpuPercentOver(pid, windowS)
   const {mongos, shards, shardMembers, configMembers} = options
   console.log(`sim scale (${profile}): ${mongos} routers, ${shards} shards x ${shardMembers} members, ${configMembers} config members`)
   console.log(`  processes:     ${sim.info.processes.length}`)
   console.log(`  listeners:     ${listeners(pid)}`)
   console.log(`  start time:    ${startMS} ms`)
-  console.log(`  idle CPU:      ${((used / elapsed) * 100).toFixed(2)} % of one core over ${elapsed.toFixed(1)} s`)
+  console.log(`  idle CPU:      ${percent.toFixed(2)} % of one core over ${elapsed.toFixed(1)} s`)
   console.log(`  RSS:           ${rssMB(pid).toFixed(0)} MB (child pid ${pid})`)
 } finally {
   await sim.stop()
