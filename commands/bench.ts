@@ -195,7 +195,7 @@ export default class Bench extends TargetCommand<typeof Bench> {
       progress.stop()
     }
     await writeOut(result)
-    this.log(renderBench(result))
+    this.logText(() => renderBench(result))
     // On stderr even under --json: what bench left on a cluster must never go unsaid.
     for (const line of renderNamespaceNotes(result)) process.stderr.write(`${line}\n`)
     if (result.interrupted) process.exitCode = this.interruptedExitCode

@@ -71,7 +71,7 @@ export default class LocksWatch extends TargetCommand<typeof LocksWatch> {
         },
       },
     )
-    this.log(renderLocksWatch(result))
+    this.logText(() => renderLocksWatch(result))
     process.exitCode = watchExitCode(result, durationMs !== undefined, this.interruptedExitCode)
     return result
   }

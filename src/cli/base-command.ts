@@ -78,6 +78,14 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     this.stops.install()
   }
 
+  /**
+   * The text report on stdout, rendered only when it is printed: under --json the result is the output,
+   * and a text layout (a table over 10,000 locks) must not cost anything there.
+   */
+  protected logText(render: () => string): void {
+    if (!this.jsonEnabled()) this.log(render())
+  }
+
   /** One line on stderr for a human (suppressed under --json, where the JSON says it). */
   protected note(line: string): void {
     this.logToStderr(line)
