@@ -16,6 +16,7 @@ import {ConnectionString} from 'mongodb-connection-string-url'
 
 import {CONNECTION_DEFAULTS} from './defaults.js'
 import {PoolToolError, usageError} from './errors.js'
+import {whyUnreadable} from './input.js'
 import {driverChannel} from './mongo/channel.js'
 import {checkDriverAcceptsUri, CLOSE_GRACE_MS, closeWithin, createClient, createHostClient, type ClientSettings, type PoolOptions} from './mongo/client.js'
 import {toPoolToolError} from './mongo/errors.js'
@@ -149,10 +150,7 @@ function unreadableFileProblem(file: string): string | undefined {
     accessSync(file, constants.R_OK)
     return undefined
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code
-    if (code === 'ENOENT') return 'does not exist'
-    if (code === 'EACCES') return 'is not readable'
-    return `cannot be read (${code ?? 'unknown error'})`
+    return whyUnreadable(error)
   }
 }
 

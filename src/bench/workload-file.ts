@@ -22,12 +22,11 @@
  * to commands that change nothing and name no collection. A file that breaks a rule is refused
  * with one line naming the operation and the field at fault.
  */
-import {readFile} from 'node:fs/promises'
-
 import {parse as parseYaml} from 'yaml'
 import {z} from 'zod'
 
 import {usageError} from '../errors.js'
+import {readUserFile} from '../input.js'
 import type {Collection, Document} from '../mongo/driver.js'
 import {compileValue, TemplateError, type TemplateContext} from './templates.js'
 
@@ -104,12 +103,7 @@ export function parseReadNamespace(text: string): {db: string; collection: strin
 }
 
 export async function loadWorkloadFile(path: string, readNamespace: string | undefined): Promise<WorkloadFile> {
-  let text: string
-  try {
-    text = await readFile(path, 'utf8')
-  } catch (error) {
-    throw usageError(`--workload-file ${path} cannot be read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, 'give the path of a JSON or YAML file')
-  }
+  const text = await readUserFile(path, `--workload-file ${path}`, 'give the path of a JSON or YAML file')
   let data: unknown
   try {
     // YAML is a superset of JSON: one parser reads both.

@@ -3,10 +3,10 @@
  * result (or not one pooltool can merge) is refused with one line naming the
  * file and the field at fault (exit 2), before anything is merged or compared.
  */
-import {readFile} from 'node:fs/promises'
 
 import type {BenchResult} from '../bench/types.js'
 import {usageError} from '../errors.js'
+import {readUserFile} from '../input.js'
 
 export interface LoadedResult {
   /** The path as the user gave it, for messages. */
@@ -21,13 +21,7 @@ export function notBenchResult(file: string, field: string, why: string): Error 
 }
 
 export async function loadBenchResult(file: string): Promise<LoadedResult> {
-  let text: string
-  try {
-    text = await readFile(file, 'utf8')
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code
-    throw usageError(`${file}: cannot be read (${code === 'ENOENT' ? 'no such file' : code ?? 'error'})`, HINT)
-  }
+  const text = await readUserFile(file, file, HINT)
   let parsed: unknown
   try {
     parsed = JSON.parse(text)

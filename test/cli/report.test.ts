@@ -84,6 +84,6 @@ describe('report merge and compare', () => {
     assert.match(run.stderr, /other\.json: config is missing: not a pooltool bench result/)
     const missing = await runCli(['report', 'compare', file('seg0.json'), file('nope.json')])
     assert.equal(missing.code, 2)
-    assert.match(missing.stderr, /nope\.json: cannot be read \(no such file\)/)
+    assert.match(missing.stderr, /nope\.json does not exist/)
   })
 })

@@ -106,7 +106,7 @@ describe('loading a file', () => {
     assert.equal(config.workload, 'file')
     await assert.rejects(loadBenchConfig({...base, 'workload-file': jsonFile, workload: 'find'}), /--workload-file and --workload cannot be combined/)
     await assert.rejects(loadBenchConfig({...base, 'read-namespace': 'shop.orders'}), /--read-namespace needs --workload-file/)
-    await assert.rejects(loadBenchConfig({...base, 'workload-file': path.join(dir, 'missing.yaml')}), /--workload-file .*missing\.yaml cannot be read: ENOENT/)
+    await assert.rejects(loadBenchConfig({...base, 'workload-file': path.join(dir, 'missing.yaml')}), /--workload-file .*missing\.yaml does not exist/)
     writeFileSync(path.join(dir, 'bad.yaml'), 'operations: [\n')
     await assert.rejects(loadBenchConfig({...base, 'workload-file': path.join(dir, 'bad.yaml')}), /workload file .*bad\.yaml does not parse/)
     await assert.rejects(loadBenchConfig({...base, 'workload-file': jsonFile, 'read-namespace': 'orders'}), /--read-namespace 'orders' is not db\.collection/)
