@@ -146,6 +146,8 @@ export class WorkerThreadsLoad implements LoadGenerator {
     }
     const stop = () => this.threads.forEach((thread) => thread.send({type: 'stop'}))
     hooks.signal.addEventListener('abort', stop, {once: true})
+    // A stop request that came while the workers were connecting: they start stopped, as one engine would.
+    if (hooks.signal.aborted) stop()
     const ticker = this.threads[0]!
     const onTick = (message: FromWorker) => {
       if (message.type !== 'tick' || !hooks.onTick) return
