@@ -226,7 +226,14 @@ export class OwnedNamespace {
   }
 }
 
+/**
+ * Drops `collection` if it is there; whether it was. 7.0+ answers ok to dropping a collection that
+ * does not exist (older servers NamespaceNotFound), so the report asks first: `dropped` lists only
+ * what was there. Segments finishing together can both find it and both drop it.
+ */
 async function dropIfPresent(db: Db, collection: string): Promise<boolean> {
+  const present = await db.listCollections({name: collection}, {nameOnly: true}).toArray()
+  if (present.length === 0) return false
   try {
     return await db.collection(collection).drop()
   } catch (error) {
