@@ -34,6 +34,12 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       default: false,
       helpGroup: 'GLOBAL',
     }),
+    color: Flags.boolean({
+      summary: 'Color on a terminal; --no-color (or NO_COLOR=1) turns it off everywhere.',
+      default: true,
+      allowNo: true,
+      helpGroup: 'GLOBAL',
+    }),
   }
 
   protected flags!: BaseFlags<T>
@@ -75,6 +81,8 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     })
     this.flags = flags as BaseFlags<T>
     this.args = args as BaseArgs<T>
+    // One switch for the whole process: every part, the spinner and libraries alike, reads NO_COLOR.
+    if ((flags as {color?: boolean}).color === false) process.env.NO_COLOR = '1'
     this.stops.install()
   }
 

@@ -11,6 +11,8 @@
  */
 import ora from 'ora'
 
+import {colorAllowed} from './color.js'
+
 export interface Progress {
   update(text: string): void
   stop(): void
@@ -28,7 +30,7 @@ export function createProgress(options: {json: boolean; stream?: ProgressStream}
   if (!enabled) return {update() {}, stop() {}}
   const view = withUsableWidth(stream)
   // isEnabled: we already know it is a terminal; ora's own guess would print a line per update in CI shells.
-  const spinner = ora({stream: view as NodeJS.WriteStream, isEnabled: true, discardStdin: false, hideCursor: false})
+  const spinner = ora({stream: view as NodeJS.WriteStream, isEnabled: true, discardStdin: false, hideCursor: false, color: colorAllowed() ? 'cyan' : false})
   return {
     update(text) {
       // Room for the spinner and its space.
