@@ -2,7 +2,7 @@
 import Table from 'cli-table3'
 
 import {NO_OPERATIONS_MEASURED, runLabel} from '../bench/fail-on.js'
-import type {BenchResult, RunResult, ServerHostResult} from '../bench/types.js'
+import type {BenchResult, RunResult, ServerHostResult, ThresholdBreach} from '../bench/types.js'
 import {formatCount, formatRecord, formatUs, TABLE_STYLE} from './format.js'
 import {renderLockObservation} from './locks.js'
 import {sparkline} from './sparkline.js'
@@ -185,14 +185,7 @@ export function renderBench(result: BenchResult): string {
         `${formatCount(k.opsPerSec)} ops/s with p99 ${formatUs(k.p99Us)} (SLO ${formatUs(k.sloUs)}, ${k.sloSource})`,
     )
   }
-  if (result.failOn) {
-    lines.push('')
-    if (result.failOn.breaches.length === 0) lines.push(`--fail-on ${result.failOn.expressions.join(',')}: all thresholds held`)
-    for (const breach of result.failOn.breaches) {
-      if (breach.expression === NO_OPERATIONS_MEASURED) lines.push(`threshold breached: ${NO_OPERATIONS_MEASURED} in ${breach.run}: there is nothing to judge`)
-      else lines.push(`threshold breached: ${breach.expression} in ${breach.run} (actual ${formatCount(breach.actual)}${breach.unit === 'us' ? 'µs' : ''})`)
-    }
-  }
+  if (result.failOn) lines.push('', ...thresholdLines(result.failOn))
   lines.push(...notesOf(result))
   if (result.interrupted) lines.push('', 'interrupted: the figures above cover what was measured before Ctrl-C')
   lines.push(result.cleanedUp ? `namespace ${config.db} dropped` : `namespace ${config.db} kept`)
@@ -249,6 +242,20 @@ export function renderSeriesCsv(result: BenchResult): string {
     }
   }
   return `${rows.join('\n')}\n`
+}
+
+/**
+ * One line per --fail-on threshold, as k6 prints them: `✓ errors>100` when no run crossed it, else
+ * `✗ p50>1us` with the runs that did and their values.
+ */
+function thresholdLines(failOn: NonNullable<BenchResult['failOn']>): string[] {
+  // A run that completed no operation fails every threshold: there is nothing to hold them against.
+  const nothingMeasured = failOn.breaches.filter((breach) => breach.expression === NO_OPERATIONS_MEASURED).map((breach) => `${breach.run}: ${NO_OPERATIONS_MEASURED}`)
+  const actual = (breach: ThresholdBreach) => `${breach.run}: ${formatCount(breach.actual)}${breach.unit === 'us' ? 'µs' : ''}`
+  return failOn.expressions.map((expression) => {
+    const failed = [...failOn.breaches.filter((breach) => breach.expression === expression).map(actual), ...nothingMeasured]
+    return failed.length === 0 ? `✓ ${expression}` : `✗ ${expression} (${failed.join('; ')})`
+  })
 }
 
 /** "pool c=8: 2 workers, started within 0.6 ms: #0 c=4 405 ops (405/s, p99 87.2ms, 3 connections created) …". */
