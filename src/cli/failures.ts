@@ -47,14 +47,44 @@ function oneLine(message: string): string {
     .replace(/:\s*:/g, ':')
 }
 
-/** An oclif CLIError (parse failures, `this.error()`, unknown command) as a PoolToolError. */
-export function fromOclifError(error: Errors.CLIError, commandId: string | undefined): PoolToolError {
+/** Edits (insert, delete, replace) between two words. */
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({length: b.length + 1}, (_, j) => j)
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i]
+    for (let j = 1; j <= b.length; j++) current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1))
+    previous = current
+  }
+  return previous[b.length]!
+}
+
+/** The command a mistyped one most likely meant ("bnech" → "bench"), if one is close enough; ids as oclif has them. */
+export function closestCommand(typed: string, commandIds: readonly string[]): string | undefined {
+  const word = typed.replaceAll(':', ' ')
+  let best: {id: string; distance: number} | undefined
+  for (const id of commandIds) {
+    const distance = editDistance(word, id.replaceAll(':', ' '))
+    if (!best || distance < best.distance) best = {id, distance}
+  }
+  // At most a third of the word wrong: "bnech" is bench, "xyz" is nothing.
+  return best && best.distance <= Math.ceil(word.length / 3) ? best.id.replaceAll(':', ' ') : undefined
+}
+
+/**
+ * An oclif CLIError (parse failures, `this.error()`, unknown command) as a PoolToolError. With the
+ * command ids, an unknown command's hint names the closest one ("did you mean").
+ */
+export function fromOclifError(error: Errors.CLIError, commandId: string | undefined, commandIds: readonly string[] = []): PoolToolError {
   const exit = error.oclif?.exit ?? EXIT_CODES.usage
   const code = CODE_OF_EXIT.get(exit) ?? 'INTERNAL'
   const help = commandId ? `pooltool ${commandId.replaceAll(':', ' ')} --help` : 'pooltool --help'
-  const hint = code === 'INTERNAL' ? BUG_HINT : `see '${help}'`
+  let hint = code === 'INTERNAL' ? BUG_HINT : `see '${help}'`
   // oclif names commands by their ids ("command locks:list:extra not found"): say it the way users type it.
-  const message = oneLine(error.message).replace(/^command (\S+) not found/, (_all, id: string) => `command '${id.replaceAll(':', ' ')}' not found`)
+  const message = oneLine(error.message).replace(/^command (\S+) not found/, (_all, id: string) => {
+    const meant = closestCommand(id, commandIds)
+    if (meant) hint = `did you mean 'pooltool ${meant}'? see '${help}'`
+    return `command '${id.replaceAll(':', ' ')}' not found`
+  })
   return new PoolToolError(code, redactText(message), hint, {cause: error})
 }
 

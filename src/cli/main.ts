@@ -8,16 +8,16 @@
  * bin/run.js installs the secret guard (src/cli/secret-guard.ts) before it
  * imports this module, so that nothing below loads first.
  */
-import {Errors, flush, handle, run, settings} from '@oclif/core'
+import {Config, Errors, flush, handle, run, settings} from '@oclif/core'
 
 import {EXIT_CODES, PoolToolError} from '../errors.js'
 import {toPoolToolError} from '../mongo/errors.js'
 import {debugError, debugLine, enableDebug, ignoredDriverLogVariables} from './debug.js'
 import {failureJson, failureLine, fromOclifError, isOclifError, jsonRequested} from './failures.js'
 
-/** One line (or the JSON object), then the exit code of the failure's class. */
-function report(error: unknown, argv: readonly string[]): number {
-  const failure: PoolToolError = isOclifError(error) ? fromOclifError(error, undefined) : toPoolToolError(error, {target: 'the target', secrets: []})
+/** One line (or the JSON object), then the exit code of the failure's class. `commandIds`: for "did you mean". */
+function report(error: unknown, argv: readonly string[], commandIds: readonly string[] = []): number {
+  const failure: PoolToolError = isOclifError(error) ? fromOclifError(error, undefined, commandIds) : toPoolToolError(error, {target: 'the target', secrets: []})
   debugError(error)
   if (jsonRequested(argv)) process.stdout.write(`${JSON.stringify(failureJson(failure), null, 2)}\n`)
   else process.stderr.write(`${failureLine(failure)}\n`)
@@ -36,6 +36,15 @@ function reportUncaught(argv: readonly string[]): void {
   }
   process.on('uncaughtException', onUncaught)
   process.on('unhandledRejection', onUncaught)
+}
+
+/** The commands pooltool has (for "did you mean"); none when the config itself cannot load. */
+async function commandIdsOf(dir: string): Promise<string[]> {
+  try {
+    return (await Config.load(dir)).commandIDs
+  } catch {
+    return []
+  }
 }
 
 export async function runPooltool(dir: string, options: {development?: boolean} = {}): Promise<void> {
@@ -63,6 +72,6 @@ export async function runPooltool(dir: string, options: {development?: boolean} 
       await handle(error)
       return
     }
-    await handle(new Errors.ExitError(report(error, argv)))
+    await handle(new Errors.ExitError(report(error, argv, await commandIdsOf(dir))))
   }
 }

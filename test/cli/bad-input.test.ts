@@ -50,6 +50,8 @@ interface BadInput {
   code: string
   exit: number
   message?: RegExp
+  /** What the hint must say (the text line's `(hint: …)`, the JSON error's `hint`). */
+  hint?: RegExp
 }
 
 const USAGE = {code: 'USAGE', exit: 2}
@@ -75,7 +77,9 @@ const cases: BadInput[] = [
   // Flag parsing (oclif's own errors), for every command.
   ...everyClusterCommand('unknown flag', ['--bogus'], USAGE, /Nonexistent flag: --bogus/),
   {name: 'sim: unknown flag', command: ['sim'], args: ['--bogus'], ...USAGE, message: /Nonexistent flag/},
-  {name: 'unknown command', command: ['nosuch'], args: [], ...USAGE, message: /command 'nosuch' not found/},
+  {name: 'unknown command', command: ['nosuch'], args: [], ...USAGE, message: /command 'nosuch' not found/, hint: /^see 'pooltool --help'$/},
+  {name: 'mistyped command: did you mean', command: ['bnech'], args: [], ...USAGE, message: /command 'bnech' not found/, hint: /^did you mean 'pooltool bench'\?/},
+  {name: 'mistyped topic: did you mean', command: ['lock', 'list'], args: [], ...USAGE, message: /command 'lock list' not found/, hint: /^did you mean 'pooltool locks list'\?/},
   {name: 'unknown subcommand', command: ['locks', 'grab'], args: [], ...USAGE, message: /not found/},
   {name: 'bench: flag without its value', command: ['bench'], args: ['--concurrency'], ...USAGE, message: /--concurrency expects a value/},
   {name: 'conns watch: flag without its value', command: ['conns', 'watch'], args: ['--interval'], ...USAGE, message: /--interval expects a value/},
@@ -170,6 +174,7 @@ function assertOneErrorLine(run: CliRun, expected: BadInput): void {
   assert.ok(match, `the line reads Error [CODE]: message (hint: …)${where}`)
   assert.equal(match[1], expected.code, where)
   if (expected.message) assert.match(lines[0]!, expected.message)
+  if (expected.hint) assert.match(/\(hint: (.+)\)$/.exec(lines[0]!)?.[1] ?? '', expected.hint)
 }
 
 function assertJsonError(run: CliRun, expected: BadInput): void {
@@ -192,6 +197,7 @@ function assertJsonError(run: CliRun, expected: BadInput): void {
   assert.ok((error.hint as string).length > 0)
   assert.ok(!(error.message as string).includes('\n'), 'the message is one line')
   if (expected.message) assert.match(error.message as string, expected.message)
+  if (expected.hint) assert.match(error.hint as string, expected.hint)
 }
 
 describe('bad input: one line, its exit code, its --json error object', {concurrency: 3}, () => {
