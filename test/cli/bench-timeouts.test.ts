@@ -12,12 +12,14 @@ import {parseJson, runCli} from '../helpers/cli.js'
 import {useCluster} from '../helpers/cluster.js'
 
 const CONCURRENCY = 4
+/** A count, not a duration: how many time out must not depend on how fast a loaded machine runs. */
+const OPS = 40
 
 describe('bench --op-timeout: who enforces the limit decides what a timeout costs', {timeout: 120_000}, () => {
   const cluster = useCluster({})
   const args = (side: 'client' | 'server', limit: string, uri = cluster.uri) =>
     ['bench', '--uri', uri, '--workload', 'find', '--seed-docs', '50', '--concurrency', String(CONCURRENCY), '--warmup', '0ms',
-      '--duration', '1500ms', '--op-timeout', limit, '--timeout-side', side, '--json']
+      '--ops', String(OPS), '--op-timeout', limit, '--timeout-side', side, '--json']
 
   /** Both sides under the same slow work (200 ms per find) and the same 20 ms limit. */
   const underLatency = async (side: 'client' | 'server', uri?: string) => {
@@ -27,6 +29,7 @@ describe('bench --op-timeout: who enforces the limit decides what a timeout cost
       const result = parseJson(run)
       assert.deepEqual(result.config.opTimeout, {ms: 20, side})
       const [r] = result.runs
+      assert.equal(r.ops + r.errors, OPS)
       // Not ops === 0 on the client side: a client descheduled for longer than the service time can see
       // the reply before its own timer fires, as any client can.
       assert.ok(r.errors > 2 * CONCURRENCY, `several timeouts per worker: ${r.errors}`)

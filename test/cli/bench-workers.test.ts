@@ -15,7 +15,8 @@ describe('bench --workers', {timeout: 120_000}, () => {
   const bench = (...args: string[]) => runCli(['bench', '--uri', cluster.uri, '--workload', 'find', '--seed-docs', '50', ...args, '--json'], {timeoutMs: 60_000})
 
   it('closed loop: the concurrency split over the threads, each with its own pool, merged exactly', async () => {
-    const run = await bench('--workers', '3', '--concurrency', '8', '--duration', '800ms', '--series-interval', '200ms')
+    // A count, split 100/100/100, not a duration: every worker has its share however loaded the machine.
+    const run = await bench('--workers', '3', '--concurrency', '8', '--ops', '300', '--series-interval', '200ms')
     assert.equal(run.code, 0, run.stderr)
     const result = parseJson(run)
     assert.equal(result.config.workers, 3)
@@ -24,7 +25,9 @@ describe('bench --workers', {timeout: 120_000}, () => {
     assert.equal(r.workers.count, 3)
     assert.deepEqual(r.workers.perWorker.map((w: any) => [w.index, w.concurrency]), [[0, 3], [1, 3], [2, 2]])
     assert.equal(r.ops, sum(Object.fromEntries(r.workers.perWorker.map((w: any) => [w.index, w.ops]))), 'the run is the workers added up')
-    assert.ok(r.workers.perWorker.every((w: any) => w.ops > 0 && w.poolCreated >= 1), 'every worker drove load through its own pool')
+    assert.equal(r.ops + r.errors, 300)
+    assert.deepEqual(r.workers.perWorker.map((w: any) => w.ops + w.errors), [100, 100, 100], 'each worker its share of --ops')
+    assert.ok(r.workers.perWorker.every((w: any) => w.poolCreated >= 1), 'every worker drove load through its own pool')
     assert.equal(r.latencyUs.count, r.ops, 'one latency per completed operation, from the merged histograms')
     assert.equal(sum(Object.fromEntries(r.series.map((s: any, i: number) => [i, s.ops]))), r.ops, 'the merged series adds up to the run')
     assert.equal(r.pool.created, sum(Object.fromEntries(r.workers.perWorker.map((w: any) => [w.index, w.poolCreated]))))

@@ -52,7 +52,8 @@ describe('bench --workload-file', {timeout: 90_000}, () => {
       ].join('\n'),
     )
     const run = await runCli(['bench', '--uri', cluster.uri, '--workload-file', file, '--read-namespace', 'shop.orders', '--key-dist', 'zipfian',
-      '--seed-docs', '50', '--concurrency', '4', '--duration', '600ms', '--json'], {timeoutMs: 60_000})
+      // A count: the seeded draws then name every operation, however slowly a loaded machine runs.
+      '--seed-docs', '50', '--concurrency', '4', '--ops', '200', '--json'], {timeoutMs: 60_000})
     const result = parseJson(run)
     assert.equal(run.code, 0, run.stderr)
     assert.equal(result.config.workload, 'file')
