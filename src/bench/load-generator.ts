@@ -57,9 +57,9 @@ export interface LoadRunHooks {
 export interface LoadGenerator {
   /** Opens the clients (all workers' when there are several): errors here fail the run before any load. */
   open(): Promise<void>
-  /** Runs the engine plan; telemetry restarts when measuring begins. */
-  run(plan: EnginePlan, hooks: LoadRunHooks): Promise<void>
-  /** What the run measured; after run(). */
+  /** Runs the engine plan (telemetry restarts when measuring begins) and resolves with what it measured. */
+  run(plan: EnginePlan, hooks: LoadRunHooks): Promise<EngineMeasurement<SeriesGauges>>
+  /** The measurement with the pool as it is now (snapshot) and the telemetry; after run(). */
   outcome(): LoadOutcome
   /** Closes the load clients; safe twice. */
   close(): Promise<void>
@@ -87,7 +87,7 @@ export class InProcessLoad implements LoadGenerator {
     return this.model.open()
   }
 
-  async run(plan: EnginePlan, hooks: LoadRunHooks): Promise<void> {
+  async run(plan: EnginePlan, hooks: LoadRunHooks): Promise<EngineMeasurement<SeriesGauges>> {
     const telemetry = this.telemetry
     const startMeasuring = (): void => {
       telemetry.resetCounters()
@@ -103,6 +103,7 @@ export class InProcessLoad implements LoadGenerator {
       onMeasureStart: plan.warmupMs > 0 ? startMeasuring : undefined,
       onTick: (tick) => hooks.onTick?.({...tick, inUse: telemetry.inUse}),
     })
+    return this.measurement
   }
 
   outcome(): LoadOutcome {

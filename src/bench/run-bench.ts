@@ -305,7 +305,7 @@ async function runCell({target, settings, config, hooks, topology, budget}: Benc
     // No warm-up: the servers' baseline is read before the load begins.
     if (config.warmupMs <= 0) await (measureStartSample = sampler.markMeasureStart())
     sampler.startPolling(config.sampleIntervalMs)
-    await load.run(
+    const measurement = await load.run(
       {
         concurrency: share.concurrency,
         rate: share.rate,
@@ -324,7 +324,6 @@ async function runCell({target, settings, config, hooks, topology, budget}: Benc
         serverConnections: () => sampler.currentConnections(),
       },
     )
-    const {measurement} = load.outcome()
     // After a stop request every step below shares the stop budget: a stalled server cannot hold the exit.
     await budget.step('reading the servers at the end of the run', async () => {
       await measureStartSample

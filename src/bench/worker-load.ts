@@ -117,7 +117,7 @@ export class WorkerThreadsLoad implements LoadGenerator {
     return thread
   }
 
-  async run(plan: EnginePlan, hooks: LoadRunHooks): Promise<void> {
+  async run(plan: EnginePlan, hooks: LoadRunHooks): Promise<EngineMeasurement<SeriesGauges>> {
     const n = this.count
     const serverConnections: Array<Record<string, number>> = []
     let seriesTimer: NodeJS.Timeout | undefined
@@ -170,6 +170,7 @@ export class WorkerThreadsLoad implements LoadGenerator {
       await Promise.allSettled(measureStarts)
       done.forEach((message, i) => (this.threads[i]!.outcome = message.outcome))
       this.result = mergeOutcomes(this.threads.map((thread) => ({index: thread.job.index, plan: thread.plan!, outcome: thread.outcome!})), serverConnections)
+      return this.result.measurement
     } finally {
       clearInterval(seriesTimer)
       ticker.worker.off('message', onTick)
