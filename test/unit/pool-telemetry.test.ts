@@ -61,6 +61,25 @@ describe('CmapClock: checkout wait', () => {
     assert.equal(clock.unmatched, 0)
   })
 
+  it('a queue of 10,000 waiters (load far past maxPoolSize, 2 connections being created) is served in order, every wait exact', () => {
+    const clock = new CmapClock()
+    const waiters = 10_000
+    for (let i = 0; i < waiters; i++) clock.checkOutStarted(A, i * 0.01)
+    // The pool creates connections 101 and 102 for the two oldest waiters; the rest wait for check-ins.
+    clock.connectionCreated(A, 101, 100)
+    clock.connectionCreated(A, 102, 100)
+    let now = 200
+    // A reused connection frees up first: it goes to the oldest waiter with no connection (the third).
+    close(clock.checkedOut(A, 7, driverMS(0.02, now), now), now - 0.02)
+    close(clock.checkedOut(A, 102, driverMS(0.01, now), now), now - 0.01)
+    close(clock.checkedOut(A, 101, driverMS(0, now), now), now)
+    for (let i = 3; i < waiters; i++) {
+      now += 0.05
+      close(clock.checkedOut(A, 7, driverMS(i * 0.01, now), now), now - i * 0.01)
+    }
+    assert.deepEqual({pending: clock.pendingCheckouts, unmatched: clock.unmatched, disagreed: clock.disagreed}, {pending: 0, unmatched: 0, disagreed: 0})
+  })
+
   it('a waiter the pool creates a connection for gets that connection, even when an older connection frees up for the next waiter first', () => {
     const clock = new CmapClock()
     clock.checkOutStarted(A, 1.0) // waiter 1: the pool starts connection 5 for it
