@@ -67,7 +67,7 @@ export default class Auth extends TargetCommand<typeof Auth> {
     } finally {
       progress.stop()
     }
-    this.logText(() => renderAuth(result))
+    this.logText((layout) => renderAuth(result, layout))
     if (result.interrupted) process.exitCode = this.interruptedExitCode
     else if (result.error) {
       // Stopped early (host gone, credentials refused): the partial figures are printed, the exit code says why.

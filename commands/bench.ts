@@ -195,9 +195,9 @@ export default class Bench extends TargetCommand<typeof Bench> {
       progress.stop()
     }
     await writeOut(result)
-    this.logText(() => renderBench(result))
+    this.logText((layout) => renderBench(result, layout))
     // On stderr even under --json: what bench left on a cluster must never go unsaid.
-    for (const line of renderNamespaceNotes(result)) process.stderr.write(`${line}\n`)
+    for (const line of renderNamespaceNotes(result)) this.stderrText(line)
     if (result.interrupted) process.exitCode = this.interruptedExitCode
     else if (result.failOn && result.failOn.breaches.length > 0) process.exitCode = EXIT_CODES.thresholdBreached
     if (outFailure !== undefined) {

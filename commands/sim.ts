@@ -115,15 +115,15 @@ export default class Sim extends BaseCommand<typeof Sim> {
         const started: SimStartedResult = toSimStartedResult(info)
         if (mode === 'ndjson') this.log(ndjsonStarted(started))
         else if (mode === 'json') this.logJson(started)
-        else this.log(renderSimStarted(started))
+        else this.logText((layout) => renderSimStarted(started, layout))
       },
       // stderr in every mode (--json included: the started document cannot carry later events).
       onScenarioFired: (event) => {
-        process.stderr.write(`${renderScenarioFired(event)}\n`)
+        this.stderrText(renderScenarioFired(event))
         if (mode === 'ndjson') this.log(ndjsonScenarioFired(event))
       },
       onFaultFired: (event) => {
-        process.stderr.write(`${renderFaultFired(event)}\n`)
+        this.stderrText(renderFaultFired(event))
         if (mode === 'ndjson') this.log(ndjsonFaultFired(event))
       },
     })
@@ -139,7 +139,7 @@ export default class Sim extends BaseCommand<typeof Sim> {
       onReady: (info) => {
         const started = toReplayStartedResult(info)
         if (this.jsonEnabled()) this.logJson(started)
-        else this.log(renderReplayStarted(started))
+        else this.logText((layout) => renderReplayStarted(started, layout))
       },
     })
     if (this.interruptSignal.aborted && durationMs !== undefined) process.exitCode = this.interruptedExitCode

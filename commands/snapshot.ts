@@ -1,6 +1,7 @@
 import {Flags} from '@oclif/core'
 
 import {TargetCommand} from '../src/cli/base-command.js'
+import {stdoutLayout} from '../src/cli/terminal.js'
 import {usageError} from '../src/errors.js'
 import {checkOutputPath, writeJsonAtomically} from '../src/output.js'
 import {renderSnapshotSummary} from '../src/reporters/snapshot.js'
@@ -42,7 +43,7 @@ export default class Snapshot extends TargetCommand<typeof Snapshot> {
       // Like `locks`: the embedded cluster is sharded, so a capture of it has every kind of document.
       embedded: {topology: 'sharded'},
       connection: {appName: flags['app-name'], timeoutMs: flags['timeout-ms']},
-      notice: (line) => process.stderr.write(`${line}\n`),
+      notice: (line) => this.stderrText(line),
       recorder: log.record,
     })
     const target = this.target
@@ -56,9 +57,9 @@ export default class Snapshot extends TargetCommand<typeof Snapshot> {
     else process.stdout.write(`${JSON.stringify(document, null, 2)}\n`)
     const summary = summarizeCapture(target, outcome, flags.out)
     if (!this.jsonEnabled()) {
-      const text = renderSnapshotSummary(summary)
-      if (flags.out === undefined) process.stderr.write(`${text}\n`)
-      else this.log(text)
+      // With the document on stdout, the summary goes to stderr, fitted to its width.
+      if (flags.out === undefined) this.stderrText(renderSnapshotSummary(summary, stdoutLayout(process.stderr)))
+      else this.logText((layout) => renderSnapshotSummary(summary, layout))
     }
     if (outcome.interrupted) process.exitCode = this.interruptedExitCode
     return summary

@@ -41,7 +41,7 @@ export default class ConnsList extends TargetCommand<typeof ConnsList> {
     const {flags} = this
     const target = await this.openTarget({topology: flags['sim-topology'] as SimTopology})
     const result = await runConnsList(target, {holders: flags.holders, discover: flags.discover})
-    this.logText(() => renderList(result))
+    this.logText((layout) => renderList(result, layout))
     // Nothing answered: the same class as an entry point that cannot be reached (exit 4), with the figures we have.
     if (noHostAnswered(result)) process.exitCode = EXIT_CODES.unreachable
     return result

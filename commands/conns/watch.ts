@@ -1,6 +1,7 @@
 import {Flags} from '@oclif/core'
 
 import {TargetCommand} from '../../src/cli/base-command.js'
+import {stdoutLayout} from '../../src/cli/terminal.js'
 import {durationFlag} from '../../src/cli/flags.js'
 import {toWatchOptions} from '../../src/conns/options.js'
 import type {ConnsWatchResult} from '../../src/conns/types.js'
@@ -77,7 +78,7 @@ export default class ConnsWatch extends TargetCommand<typeof ConnsWatch> {
 
   /** Alerts and notes go to stderr even under --json: stdout keeps the JSON document. */
   private stderr(line: string): void {
-    process.stderr.write(`${line}\n`)
+    this.stderrText(line)
   }
 
   async run(): Promise<ConnsWatchResult> {
@@ -100,10 +101,10 @@ export default class ConnsWatch extends TargetCommand<typeof ConnsWatch> {
           // The live view shows the round time in its header; a stderr line would break the in-place redraw.
           if (flags.verbose && mode !== 'live') this.stderr(`round ${round.round}: ${round.roundMS} ms for ${round.hosts.length} hosts`)
           if (mode === 'ndjson') for (const line of ndjsonSamples(round)) this.log(line)
-          else if (mode === 'plain') this.log(renderPlainRound(round))
+          else if (mode === 'plain') this.logFitted(renderPlainRound(round))
           else if (view) {
             view.push(round)
-            this.log(view.frame())
+            this.log(view.frame(stdoutLayout()))
           }
         },
         onAlert: (alert) => {
@@ -124,7 +125,7 @@ export default class ConnsWatch extends TargetCommand<typeof ConnsWatch> {
       },
     )
     if (mode === 'ndjson') this.log(JSON.stringify({type: 'summary', ...result}))
-    else if (mode !== 'json') this.log(renderWatchSummary(result))
+    else if (mode !== 'json') this.logFitted(renderWatchSummary(result, stdoutLayout()))
     // Ctrl-C is how an open-ended watch ends; it only counts as an interruption when a bound was asked for.
     if (result.interrupted && (options.durationMS !== undefined || options.count !== undefined)) process.exitCode = this.interruptedExitCode
     return result

@@ -46,7 +46,7 @@ export default class LocksList extends TargetCommand<typeof LocksList> {
     const expiryMS = expiryMsOf(flags)
     const target = await this.openTarget({topology: 'sharded'})
     const result = await runLocksList(target, {filter, expiryMS})
-    this.logText(() => renderLocksList(result))
+    this.logText((layout) => renderLocksList(result, layout))
     return result
   }
 }

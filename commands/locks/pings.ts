@@ -31,7 +31,7 @@ export default class LocksPings extends TargetCommand<typeof LocksPings> {
     const expiryMS = expiryMsOf(flags)
     const target = await this.openTarget({topology: 'sharded'})
     const result = await runLocksPings(target, {expiryMS})
-    this.logText(() => renderLocksPings(result))
+    this.logText((layout) => renderLocksPings(result, layout))
     return result
   }
 }

@@ -60,18 +60,18 @@ export default class LocksWatch extends TargetCommand<typeof LocksWatch> {
         signal: this.interruptSignal,
         onStart: (info) => {
           serverVersion = info.serverVersion
-          if (!json) this.log(`${target.redactedUri}: ${info.message}`)
+          if (!json) this.logFitted(`${target.redactedUri}: ${info.message}`)
         },
         onEvent: (event) => {
-          if (!json) this.log(renderLockEvent(event, serverVersion))
+          if (!json) this.logFitted(renderLockEvent(event, serverVersion))
         },
         // stderr keeps stdout's transitions clean; under --json the failures are in the result.
         onPollFailed: (failure) => {
-          if (!json) process.stderr.write(`${renderLockPollFailure(failure)}\n`)
+          if (!json) this.stderrText(renderLockPollFailure(failure))
         },
       },
     )
-    this.logText(() => renderLocksWatch(result))
+    this.logText((layout) => renderLocksWatch(result, layout))
     process.exitCode = watchExitCode(result, durationMs !== undefined, this.interruptedExitCode)
     return result
   }

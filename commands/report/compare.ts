@@ -43,7 +43,7 @@ export default class ReportCompare extends BaseCommand<typeof ReportCompare> {
     const base = await loadBenchResult(this.args.base)
     const next = await loadBenchResult(this.args.new)
     const result = compareBenchResults(base, next, gates)
-    this.logText(() => renderCompare(result))
+    this.logText((layout) => renderCompare(result, layout))
     if (result.failOn && !result.failOn.passed) process.exitCode = EXIT_CODES.thresholdBreached
     return result
   }

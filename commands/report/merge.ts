@@ -52,7 +52,7 @@ export default class ReportMerge extends BaseCommand<typeof ReportMerge> {
     for (const file of files) inputs.push(await loadBenchResult(file))
     const result = mergeBenchResults(inputs)
     if (this.flags.out !== undefined) await writeJsonAtomically(this.flags.out, result)
-    this.logText(() => renderMerge(result, files, this.flags.out))
+    this.logText((layout) => renderMerge(result, files, this.flags.out, layout))
     return result
   }
 }

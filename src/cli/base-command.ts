@@ -10,12 +10,14 @@ import {Command, Errors, Flags, type Interfaces} from '@oclif/core'
 import {CONNECTION_DEFAULTS} from '../defaults.js'
 import {PoolToolError} from '../errors.js'
 import {toPoolToolError} from '../mongo/errors.js'
+import {fitText, type Layout} from '../reporters/fit.js'
 import type {SimOptions} from '../sim/types.js'
 import {resolveTarget, type Target} from '../target.js'
 import {debugError} from './debug.js'
 import {failureJson, failureLine, fromOclifError, isOclifError} from './failures.js'
 import {FlagValueError} from './flags.js'
 import {StopSignals} from './stop-signals.js'
+import {stdoutLayout} from './terminal.js'
 
 export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<T['baseFlags'] & T['flags']>
 export type BaseArgs<T extends typeof Command> = Interfaces.InferredArgs<T['args']>
@@ -90,13 +92,28 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
    * The text report on stdout, rendered only when it is printed: under --json the result is the output,
    * and a text layout (a table over 10,000 locks) must not cost anything there.
    */
-  protected logText(render: () => string): void {
-    if (!this.jsonEnabled()) this.log(render())
+  protected logText(render: (layout: Layout) => string): void {
+    if (this.jsonEnabled()) return
+    const layout = stdoutLayout()
+    this.log(fitText(render(layout), layout))
+  }
+
+  /** Text already rendered (an event line, a plain round), fitted to stdout's width. Never JSON: that is printed whole. */
+  protected logFitted(text: string): void {
+    this.log(fitText(text, stdoutLayout()))
+  }
+
+  /**
+   * Text for a human on stderr, fitted to stderr's width. A failure's line is not: it stays one
+   * line whatever the width, so a log search finds it whole.
+   */
+  protected stderrText(text: string): void {
+    process.stderr.write(`${fitText(text, stdoutLayout(process.stderr))}\n`)
   }
 
   /** One line on stderr for a human (suppressed under --json, where the JSON says it). */
   protected note(line: string): void {
-    this.logToStderr(line)
+    this.stderrText(line)
   }
 
   protected toPoolToolError(error: unknown): PoolToolError {

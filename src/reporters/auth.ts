@@ -1,60 +1,56 @@
 /** `pooltool auth` result → text. Pure: no I/O. */
-import Table from 'cli-table3'
-
 import type {AuthResult, MeasuredHostSummary, MechanismResult, PercentilesUs} from '../auth/types.js'
-import {formatCount, formatRecord, formatUs, TABLE_STYLE} from './format.js'
+import {fitTable, type Layout, UNLIMITED} from './fit.js'
+import {formatCount, formatRecord, formatUs} from './format.js'
 
 const pair = (p: PercentilesUs | null | undefined): string => (p ? `${formatUs(p.p50)} / ${formatUs(p.p99)}` : '–')
 const times = (k: number | null | undefined): string => (k === null || k === undefined ? '–' : `${formatCount(k)}×`)
 const errorCount = (m: MechanismResult): number => Object.values(m.errors).reduce((a, b) => a + b, 0)
 
-function driverFreeTable(result: AuthResult): string {
-  const table = new Table({
-    head: ['mechanism', 'i=', 'round trips', 'TCP connect p50 / p99', 'handshake p50 / p99', 'auth p50 / p99', 'of which PBKDF2 p50', 'set-up p50 / p99 / max'],
-    style: TABLE_STYLE,
-  })
-  for (const m of result.mechanisms) {
-    table.push([
-      m.mechanism,
-      m.iterationCount === null ? '–' : formatCount(m.iterationCount),
-      m.roundTrips === null ? '–' : `${m.roundTrips}${m.speculative ? ' (speculative)' : ''}`,
-      pair(m.tcpConnectUs),
-      pair(m.handshakeUs),
-      pair(m.authUs),
-      m.keyDerivationUs ? formatUs(m.keyDerivationUs.p50) : '–',
-      m.driverFreeSetupUs ? `${formatUs(m.driverFreeSetupUs.p50)} / ${formatUs(m.driverFreeSetupUs.p99)} / ${formatUs(m.driverFreeSetupUs.max)}` : '–',
-    ])
-  }
-  return table.toString()
+function driverFreeTable(result: AuthResult, layout: Layout): string {
+  const columns = [
+    'mechanism', {head: 'i=', dropOrder: 2}, {head: 'round trips', short: 'trips'}, {head: 'TCP connect p50 / p99', short: 'TCP p50/p99', dropOrder: 3},
+    {head: 'handshake p50 / p99', short: 'hello p50/p99', dropOrder: 4}, {head: 'auth p50 / p99', short: 'auth p50/p99'}, {head: 'of which PBKDF2 p50', short: 'PBKDF2 p50', dropOrder: 1},
+    {head: 'set-up p50 / p99 / max', short: 'set-up p50/p99/max'},
+  ]
+  const rows = result.mechanisms.map((m) => [
+    m.mechanism,
+    m.iterationCount === null ? '–' : formatCount(m.iterationCount),
+    m.roundTrips === null ? '–' : `${m.roundTrips}${m.speculative ? ' (speculative)' : ''}`,
+    pair(m.tcpConnectUs),
+    pair(m.handshakeUs),
+    pair(m.authUs),
+    m.keyDerivationUs ? formatUs(m.keyDerivationUs.p50) : '–',
+    m.driverFreeSetupUs ? `${formatUs(m.driverFreeSetupUs.p50)} / ${formatUs(m.driverFreeSetupUs.p99)} / ${formatUs(m.driverFreeSetupUs.max)}` : '–',
+  ])
+  return fitTable(columns, rows, layout)
 }
 
-function driverTable(result: AuthResult): string {
-  const table = new Table({
-    head: ['mechanism', 'set-up p50', 'p99', 'max', 'first connection', 'in pooled pings', 'fresh process (driver-free)'],
-    style: TABLE_STYLE,
-  })
-  for (const m of result.mechanisms) {
-    table.push([
-      m.mechanism,
-      formatUs(m.setupUs?.p50),
-      formatUs(m.setupUs?.p99),
-      formatUs(m.setupUs?.max),
-      m.mechanism === 'none' ? 'n/a' : formatUs(m.driverFirstSetupUs),
-      times(m.costInPooledOps),
-      times(m.costInPooledOpsDriverFree),
-    ])
-  }
-  return table.toString()
+function driverTable(result: AuthResult, layout: Layout): string {
+  const columns = [
+    'mechanism', 'set-up p50', 'p99', {head: 'max', dropOrder: 2}, {head: 'first connection', short: 'first', dropOrder: 1}, {head: 'in pooled pings', short: 'in pings'},
+    {head: 'fresh process (driver-free)', short: 'fresh process'},
+  ]
+  const rows = result.mechanisms.map((m) => [
+    m.mechanism,
+    formatUs(m.setupUs?.p50),
+    formatUs(m.setupUs?.p99),
+    formatUs(m.setupUs?.max),
+    m.mechanism === 'none' ? 'n/a' : formatUs(m.driverFirstSetupUs),
+    times(m.costInPooledOps),
+    times(m.costInPooledOpsDriverFree),
+  ])
+  return fitTable(columns, rows, layout)
 }
 
-function stormTable(result: AuthResult): string {
-  const table = new Table({
-    head: ['mechanism', 'driver conns/s', 'driver set-up p50 / p99', 'driver-free conns/s', 'driver-free set-up p50 / p99', 'driver-free auth p50 / p99', 'failed'],
-    style: TABLE_STYLE,
-  })
-  for (const m of result.mechanisms) {
+function stormTable(result: AuthResult, layout: Layout): string {
+  const columns = [
+    'mechanism', {head: 'driver conns/s', short: 'driver/s'}, {head: 'driver set-up p50 / p99', short: 'driver set-up', dropOrder: 2}, {head: 'driver-free conns/s', short: 'free/s'},
+    {head: 'driver-free set-up p50 / p99', short: 'free set-up', dropOrder: 3}, {head: 'driver-free auth p50 / p99', short: 'free auth', dropOrder: 1}, 'failed',
+  ]
+  const rows = result.mechanisms.map((m) => {
     const free = m.storm.driverFree
-    table.push([
+    return [
       m.mechanism,
       formatCount(m.storm.driver.connectionsPerSec),
       pair(m.storm.driver.setupUs),
@@ -62,28 +58,28 @@ function stormTable(result: AuthResult): string {
       free ? pair(free.setupUs) : '–',
       free ? pair(free.authUs) : '–',
       errorCount(m) === 0 ? '0' : formatRecord(m.errors),
-    ])
-  }
-  return table.toString()
+    ]
+  })
+  return fitTable(columns, rows, layout)
 }
 
-function serverTable(result: AuthResult): string {
-  const table = new Table({
-    head: ['mechanism', 'connections opened', 'authentications by pooltool', 'received Δ', 'successful Δ', 'of which speculative Δ'],
-    style: TABLE_STYLE,
-  })
-  for (const m of result.mechanisms) {
+function serverTable(result: AuthResult, layout: Layout): string {
+  const columns = [
+    'mechanism', {head: 'connections opened', short: 'opened'}, {head: 'authentications by pooltool', short: 'auths by pooltool'}, 'received Δ', {head: 'successful Δ', short: 'successful Δ'},
+    {head: 'of which speculative Δ', short: 'speculative Δ'},
+  ]
+  const rows = result.mechanisms.map((m) => {
     const c = m.serverAuthCounters
-    table.push([
+    return [
       m.mechanism,
       formatCount(m.connectionsOpened),
       formatCount(m.authenticationsExpected),
       formatCount(c?.received),
       formatCount(c?.successful),
       formatCount(c?.speculativeSuccessful),
-    ])
-  }
-  return table.toString()
+    ]
+  })
+  return fitTable(columns, rows, layout)
 }
 
 function iterationLine(result: AuthResult): string {
@@ -109,7 +105,7 @@ function hostLine(host: MeasuredHostSummary): string {
   return `${host.host}${host.clusterName ? ` (known to the cluster as ${host.clusterName})` : ''} (${role})`
 }
 
-export function renderAuth(result: AuthResult): string {
+export function renderAuth(result: AuthResult, layout: Layout = UNLIMITED): string {
   const {target, config, measuredHost} = result
   const lines = [
     `pooltool auth · ${config.connections} new connections per mechanism, one at a time and in storms of ${config.parallel} · each: handshake, auth, one ping, close`,
@@ -123,14 +119,14 @@ export function renderAuth(result: AuthResult): string {
   }
   if (result.driverFree.available) {
     lines.push('', 'One at a time, driver-free (raw TCP with pooltool\'s wire client; PBKDF2 computed for every connection)')
-    lines.push(driverFreeTable(result))
+    lines.push(driverFreeTable(result, layout))
   }
   lines.push('', 'One at a time, official driver (a new MongoClient per connection; connectionCreated → connectionReady, PBKDF2 cached after the first)')
-  lines.push(driverTable(result))
+  lines.push(driverTable(result, layout))
   lines.push('', `Storms of ${config.parallel} at once (connections per second sustained over the storms)`)
-  lines.push(stormTable(result))
+  lines.push(stormTable(result, layout))
   lines.push('', `Server side on ${measuredHost?.host ?? 'the host'} (serverStatus.security.authentication.mechanisms, delta while each mechanism ran)`)
-  if (result.serverCounters.available) lines.push(serverTable(result))
+  if (result.serverCounters.available) lines.push(serverTable(result, layout))
   else lines.push(`  unavailable: ${result.serverCounters.reason}`)
   lines.push(iterationLine(result))
   const line = headline(result)

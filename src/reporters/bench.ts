@@ -1,89 +1,84 @@
 /** `pooltool bench` result → text. Pure: no I/O. */
-import Table from 'cli-table3'
-
 import {NO_OPERATIONS_MEASURED, runLabel} from '../bench/fail-on.js'
 import type {BenchResult, RunResult, ServerHostResult, ThresholdBreach} from '../bench/types.js'
-import {formatCount, formatRecord, formatUs, TABLE_STYLE} from './format.js'
+import {type Cell, fitTable, type Layout, UNLIMITED} from './fit.js'
+import {formatCount, formatRecord, formatUs} from './format.js'
 import {renderLockObservation} from './locks.js'
 import {sparkline} from './sparkline.js'
 
-function runsTable(result: BenchResult): string {
+function runsTable(result: BenchResult, layout: Layout): string {
   const openLoop = result.runs.some((run) => run.latencyCorrectedUs !== null)
-  const head = ['model', 'conc', 'pool', openLoop ? 'rate' : undefined, 'ops/s', 'p50', 'p90', 'p99', 'p99.9', 'max', openLoop ? 'p99 corr.' : undefined, 'checkout p99', 'errors', openLoop ? 'missed' : undefined]
-  const table = new Table({head: head.filter((h): h is string => h !== undefined), style: TABLE_STYLE})
-  for (const run of result.runs) {
-    const row = [
-      run.model,
-      run.concurrency,
-      run.maxPoolSize ?? 'default',
-      openLoop ? run.rate ?? '–' : undefined,
-      formatCount(run.opsPerSec),
-      formatUs(run.latencyUs.p50),
-      formatUs(run.latencyUs.p90),
-      formatUs(run.latencyUs.p99),
-      formatUs(run.latencyUs.p999),
-      formatUs(run.latencyUs.max),
-      openLoop ? formatUs(run.latencyCorrectedUs?.p99) : undefined,
-      formatUs(run.checkoutWaitUs.p99),
-      formatCount(run.errors),
-      openLoop ? formatCount(run.missed) : undefined,
-    ]
-    table.push(row.filter((cell) => cell !== undefined) as Array<string | number>)
-  }
-  return table.toString()
+  const columns = [
+    'model', 'conc', 'pool', openLoop ? 'rate' : undefined, 'ops/s', 'p50', {head: 'p90', dropOrder: 5}, 'p99', {head: 'p99.9', dropOrder: 4}, {head: 'max', dropOrder: 3},
+    openLoop ? 'p99 corr.' : undefined, {head: 'checkout p99', short: 'chk p99', dropOrder: 2}, 'errors', openLoop ? 'missed' : undefined,
+  ]
+  const rows = result.runs.map((run): Array<Cell | undefined> => [
+    run.model,
+    run.concurrency,
+    run.maxPoolSize ?? 'default',
+    openLoop ? run.rate ?? '–' : undefined,
+    formatCount(run.opsPerSec),
+    formatUs(run.latencyUs.p50),
+    formatUs(run.latencyUs.p90),
+    formatUs(run.latencyUs.p99),
+    formatUs(run.latencyUs.p999),
+    formatUs(run.latencyUs.max),
+    openLoop ? formatUs(run.latencyCorrectedUs?.p99) : undefined,
+    formatUs(run.checkoutWaitUs.p99),
+    formatCount(run.errors),
+    openLoop ? formatCount(run.missed) : undefined,
+  ])
+  return fitTable(columns, rows, layout)
 }
 
 /** --stages: one row per stage, under its run; the run's row above covers the whole run. */
-function stagesTable(runs: readonly RunResult[]): string {
+function stagesTable(runs: readonly RunResult[], layout: Layout): string {
   const openLoop = runs.some((run) => run.latencyCorrectedUs !== null)
-  const head = ['run', 'stage', 'from', 'for', openLoop ? 'rate' : 'conc', 'in flight mean/peak', 'ops/s', 'p50', 'p99', 'max', openLoop ? 'p99 corr.' : undefined, 'errors', openLoop ? 'missed' : undefined]
-  const table = new Table({head: head.filter((h): h is string => h !== undefined), style: TABLE_STYLE})
-  for (const run of runs) {
-    for (const stage of run.stages ?? []) {
-      const row = [
-        runLabel(run),
-        stage.index + 1,
-        formatMs(stage.startMS),
-        formatMs(stage.durationMS),
-        openLoop ? `${formatCount(stage.rate)}/s` : stage.concurrency,
-        // Absent in files written before they existed.
-        stage.inFlightMean === undefined ? '–' : `${formatCount(stage.inFlightMean)} / ${formatCount(stage.inFlightPeak)}`,
-        formatCount(stage.opsPerSec),
-        formatUs(stage.latencyUs.p50),
-        formatUs(stage.latencyUs.p99),
-        formatUs(stage.latencyUs.max),
-        openLoop ? formatUs(stage.latencyCorrectedUs?.p99) : undefined,
-        formatCount(stage.errors),
-        openLoop ? formatCount(stage.missed) : undefined,
-      ]
-      table.push(row.filter((cell) => cell !== undefined) as Array<string | number>)
-    }
-  }
-  return table.toString()
+  const columns = [
+    'run', 'stage', {head: 'from', dropOrder: 2}, 'for', openLoop ? 'rate' : 'conc', {head: 'in flight mean/peak', short: 'in flight'}, 'ops/s', 'p50', 'p99', {head: 'max', dropOrder: 1},
+    openLoop ? 'p99 corr.' : undefined, 'errors', openLoop ? 'missed' : undefined,
+  ]
+  const rows = runs.flatMap((run) =>
+    (run.stages ?? []).map((stage): Array<Cell | undefined> => [
+      runLabel(run),
+      stage.index + 1,
+      formatMs(stage.startMS),
+      formatMs(stage.durationMS),
+      openLoop ? `${formatCount(stage.rate)}/s` : stage.concurrency,
+      // Absent in files written before they existed.
+      stage.inFlightMean === undefined ? '–' : `${formatCount(stage.inFlightMean)} / ${formatCount(stage.inFlightPeak)}`,
+      formatCount(stage.opsPerSec),
+      formatUs(stage.latencyUs.p50),
+      formatUs(stage.latencyUs.p99),
+      formatUs(stage.latencyUs.max),
+      openLoop ? formatUs(stage.latencyCorrectedUs?.p99) : undefined,
+      formatCount(stage.errors),
+      openLoop ? formatCount(stage.missed) : undefined,
+    ]),
+  )
+  return fitTable(columns, rows, layout)
 }
 
 const formatMs = (ms: number): string => (ms >= 1000 ? `${Math.round(ms / 100) / 10}s` : `${ms}ms`)
 
-function poolTable(runs: readonly RunResult[]): string {
-  const table = new Table({
-    head: ['run', 'clients', 'conns created', 'closed (reason)', 'peak total', 'peak in use', 'checkout failed', 'cleared', 'setup p50', 'setup p99'],
-    style: TABLE_STYLE,
-  })
-  for (const run of runs) {
-    table.push([
-      runLabel(run),
-      formatCount(run.pool.clients),
-      formatCount(run.pool.created),
-      formatRecord(run.pool.closed),
-      run.pool.peakTotal,
-      run.pool.peakInUse,
-      formatRecord(run.pool.checkOutFailed),
-      run.pool.cleared,
-      formatUs(run.pool.setupUs.p50),
-      formatUs(run.pool.setupUs.p99),
-    ])
-  }
-  return table.toString()
+function poolTable(runs: readonly RunResult[], layout: Layout): string {
+  const columns = [
+    'run', {head: 'clients', dropOrder: 3}, {head: 'conns created', short: 'created'}, {head: 'closed (reason)', short: 'closed'}, {head: 'peak total', short: 'peak'},
+    {head: 'peak in use', short: 'in use'}, {head: 'checkout failed', short: 'chk failed'}, {head: 'cleared', dropOrder: 2}, {head: 'setup p50', dropOrder: 1}, 'setup p99',
+  ]
+  const rows = runs.map((run): Cell[] => [
+    runLabel(run),
+    formatCount(run.pool.clients),
+    formatCount(run.pool.created),
+    formatRecord(run.pool.closed),
+    run.pool.peakTotal,
+    run.pool.peakInUse,
+    formatRecord(run.pool.checkOutFailed),
+    run.pool.cleared,
+    formatUs(run.pool.setupUs.p50),
+    formatUs(run.pool.setupUs.p99),
+  ])
+  return fitTable(columns, rows, layout)
 }
 
 /** "shard (rs0)", "config (cfg)", "mongos", "primary (rs0)" … */
@@ -96,18 +91,15 @@ function notesOf(result: BenchResult): string[] {
   return result.notes.length === 0 ? [] : ['', 'Notes', ...result.notes.map((note) => `  ${note}`)]
 }
 
-function serverTable(runs: readonly RunResult[]): string {
-  const table = new Table({
-    head: ['run', 'host', 'role', 'conns before', 'peak', 'at end', 'after', 'totalCreated Δ', 'lock waits', 'lock wait time'],
-    style: TABLE_STYLE,
-  })
-  for (const run of runs) {
-    for (const host of run.server) {
-      if (host.unavailable && host.connectionsBefore === undefined) {
-        table.push([runLabel(run), host.host, roleOf(host), {colSpan: 7, content: `unavailable: ${host.unavailable}`}])
-        continue
-      }
-      table.push([
+function serverTable(runs: readonly RunResult[], layout: Layout): string {
+  const columns = [
+    'run', 'host', 'role', {head: 'conns before', short: 'before'}, 'peak', {head: 'at end', dropOrder: 2}, 'after', {head: 'totalCreated Δ', short: 'created Δ'},
+    {head: 'lock waits', dropOrder: 3}, {head: 'lock wait time', short: 'lock wait', dropOrder: 1},
+  ]
+  const rows = runs.flatMap((run) =>
+    run.server.map((host): Cell[] => {
+      if (host.unavailable && host.connectionsBefore === undefined) return [runLabel(run), host.host, roleOf(host), {colSpan: 7, content: `unavailable: ${host.unavailable}`}]
+      return [
         runLabel(run),
         host.host,
         roleOf(host),
@@ -118,13 +110,13 @@ function serverTable(runs: readonly RunResult[]): string {
         formatCount(host.totalCreatedDelta),
         formatCount(host.lockWaits?.acquireWaitCount),
         formatUs(host.lockWaits?.timeAcquiringMicros),
-      ])
-    }
-  }
-  return table.toString()
+      ]
+    }),
+  )
+  return fitTable(columns, rows, layout)
 }
 
-export function renderBench(result: BenchResult): string {
+export function renderBench(result: BenchResult, layout: Layout = UNLIMITED): string {
   const {target, cluster, config} = result
   const stages = config.stages?.map((stage) => `${formatMs(stage.durationMS)}:${stage.rate === undefined ? stage.concurrency : `${stage.rate}/s`}`).join(',')
   const bound = config.ops !== undefined ? `${formatCount(config.ops)} ops` : `${(config.durationMS ?? 0) / 1000}s${stages === undefined ? '' : ` in stages ${stages}`}`
@@ -142,16 +134,16 @@ export function renderBench(result: BenchResult): string {
     return lines.join('\n')
   }
   lines.push('', 'Latency and throughput (closed loop: send → reply; open loop: uncorrected, with the corrected p99 from the schedule)')
-  lines.push(runsTable(result))
+  lines.push(runsTable(result, layout))
   const staged = result.runs.filter((run) => (run.stages ?? []).length > 0)
   if (staged.length > 0) {
     lines.push('', 'Per stage (an operation counts in the stage in which it started; open loop: was scheduled)')
-    lines.push(stagesTable(staged))
+    lines.push(stagesTable(staged, layout))
   }
   lines.push('', 'Client pool (the driver\'s CMAP events; checkout wait and set-up timed on pooltool\'s own clock)')
-  lines.push(poolTable(result.runs))
+  lines.push(poolTable(result.runs, layout))
   lines.push('', 'Server side, per host (serverStatus.connections and .locks; totalCreated Δ and lock waits over the measured interval)')
-  lines.push(serverTable(result.runs))
+  lines.push(serverTable(result.runs, layout))
   const perOp = result.runs.filter((run) => run.model === 'per-op')
   for (const run of perOp) {
     const delta = run.server.reduce((sum, host) => sum + (host.totalCreatedDelta ?? 0), 0)

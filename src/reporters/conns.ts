@@ -4,8 +4,6 @@
  * `current` values for its sparkline and redraws in place (ANSI cursor-up +
  * clear) on a terminal; the plain renderer prints one line per host per round.
  */
-import Table from 'cli-table3'
-
 import type {
   ClusterTopology,
   ConnPoolStatsSummary,
@@ -22,7 +20,8 @@ import type {
   RoundSample,
 } from '../conns/types.js'
 import {CONNECTION_OPTIONAL_FIELDS} from '../probes/server-status.js'
-import {formatCount, TABLE_STYLE} from './format.js'
+import {type Cell, fitTable, fitText, type Layout, UNLIMITED} from './fit.js'
+import {formatCount} from './format.js'
 import {sparkline} from './sparkline.js'
 
 const dash = (n: number | undefined) => (n === undefined ? '–' : formatCount(n))
@@ -121,7 +120,6 @@ export function renderPlainRound(round: RoundSample): string {
 }
 
 /** No rule between rows: one line per host keeps the live frame short. */
-const COMPACT = {mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': ''}
 
 const SPARK_WIDTH = 30
 const ALERTS_SHOWN = 5
@@ -152,32 +150,31 @@ export class ConnsLiveView {
     if (this.alerts.length > ALERTS_SHOWN) this.alerts.shift()
   }
 
-  /** The frame, prefixed with the escape codes that erase the previous one. */
-  frame(): string {
-    const body = this.body()
+  /**
+   * The frame, prefixed with the escape codes that erase the previous one. Fitted to the width,
+   * so no line wraps on the terminal: the count of lines to erase is the count the terminal shows.
+   */
+  frame(layout: Layout = UNLIMITED): string {
+    const body = fitText(this.body(layout), layout)
     const erase = this.lastLines > 0 ? `\u001B[${this.lastLines}F\u001B[0J` : ''
     this.lastLines = body.split('\n').length
     return erase + body
   }
 
-  private body(): string {
+  private body(layout: Layout): string {
     const round = this.last
     const lines = [this.header]
     if (!round) return [...lines, 'waiting for the first poll round…'].join('\n')
     lines.push(`round ${round.round} at ${clock(round.at)} · ${seconds(round.elapsedMS)} elapsed · poll ${round.roundMS} ms · Ctrl-C for the summary`)
-    const table = new Table({
-      head: ['host', 'role', 'current', 'available', '% used', 'active', 'created/s', 'rejected', 'lock queue', 'lock waits/s', `current (last ${SPARK_WIDTH})`],
-      style: TABLE_STYLE,
-      chars: COMPACT,
-    })
-    for (const h of round.hosts) {
+    const columns = [
+      'host', 'role', 'current', {head: 'available', short: 'avail', dropOrder: 4}, '% used', {head: 'active', dropOrder: 3}, 'created/s', {head: 'rejected', short: 'rej'},
+      {head: 'lock queue', short: 'lock q', dropOrder: 2}, {head: 'lock waits/s', short: 'waits/s', dropOrder: 1}, {head: `current (last ${SPARK_WIDTH})`, short: 'current', dropOrder: 5},
+    ]
+    const rows = round.hosts.map((h): Cell[] => {
       const spark = sparkline(this.history.get(h.host) ?? [], SPARK_WIDTH)
-      if (h.state !== 'ok') {
-        // The state alone keeps the column narrow; why (and "not reachable from here") is on a line under the table.
-        table.push([hostLabel(h), roleLabel(h), h.state, ...Array.from({length: 7}, () => '–'), spark])
-        continue
-      }
-      table.push([
+      // The state alone keeps the column narrow; why (and "not reachable from here") is on a line under the table.
+      if (h.state !== 'ok') return [hostLabel(h), roleLabel(h), h.state, ...Array.from({length: 7}, () => '–'), spark]
+      return [
         hostLabel(h),
         roleLabel(h) + (h.neverShrank ? ' ⚠ never shrank' : ''),
         dash(h.current),
@@ -189,9 +186,9 @@ export class ConnsLiveView {
         queue(h.lockQueue),
         rate(h.lockWaitsPerSec),
         spark,
-      ])
-    }
-    lines.push(table.toString(), ...downLines(round.hosts, 100))
+      ]
+    })
+    lines.push(fitTable(columns, rows, layout), ...downLines(round.hosts, 100))
     for (const h of round.hosts) if (h.pools) lines.push(`${h.host} ${poolsLine(h.pools)}`)
     for (const h of round.hosts) {
       if (h.holders && h.holders.length > 0) lines.push(`${h.host} holders: ${h.holders.slice(0, 3).map(holderLabel).join(', ')}`)
@@ -204,19 +201,19 @@ export class ConnsLiveView {
   }
 }
 
-function hostsTable(hosts: readonly ConnsHostSummary[]): string {
-  const table = new Table({
-    head: ['host', 'role', 'samples', 'unreachable', 'current min/max/last', '% used max', 'created/s max/mean', 'created', 'rejected', 'lock queue max', 'lock waits/s max/mean', 'never shrank', 'alerts'],
-    style: TABLE_STYLE,
-    chars: COMPACT,
-  })
-  for (const h of hosts) {
+function hostsTable(hosts: readonly ConnsHostSummary[], layout: Layout): string {
+  const columns = [
+    'host', 'role', {head: 'samples', dropOrder: 5}, {head: 'unreachable', short: 'unreach.'}, {head: 'current min/max/last', short: 'current'}, {head: '% used max', short: '% used'},
+    {head: 'created/s max/mean', short: 'created/s'}, 'created', {head: 'rejected', short: 'rej', dropOrder: 2}, {head: 'lock queue max', short: 'lock q', dropOrder: 4},
+    {head: 'lock waits/s max/mean', short: 'waits/s', dropOrder: 3}, {head: 'never shrank', short: 'shrank?'}, {head: 'alerts', dropOrder: 1},
+  ]
+  const rows = hosts.map((h): Cell[] => {
     const unreachable = !h.reachedFromHere
       ? 'not reachable from here'
       : h.unreachableRounds > 0
         ? `${h.unreachableRounds} round${h.unreachableRounds === 1 ? '' : 's'}${h.state === 'ok' ? '' : ' (now)'}`
         : '–'
-    table.push([
+    return [
       hostLabel(h),
       roleLabel(h),
       h.samples,
@@ -230,9 +227,9 @@ function hostsTable(hosts: readonly ConnsHostSummary[]): string {
       h.lockWaitsPerSec.max === undefined ? '–' : `${rate(h.lockWaitsPerSec.max)} / ${rate(h.lockWaitsPerSec.mean)}`,
       h.neverShrank ? 'YES' : 'no',
       h.alerts,
-    ])
-  }
-  return table.toString()
+    ]
+  })
+  return fitTable(columns, rows, layout)
 }
 
 /** Hosts whose holders could not be read are named once, grouped by reason, in the result's notes. */
@@ -247,11 +244,11 @@ function holdersSection(hosts: ReadonlyArray<{host: string; holders?: Holder[]}>
   return lines.length > 0 ? ['who holds the connections (appName@client (driver) ×count):', ...lines] : []
 }
 
-export function renderWatchSummary(result: ConnsWatchResult): string {
+export function renderWatchSummary(result: ConnsWatchResult, layout: Layout = UNLIMITED): string {
   const lines = [
     `conns watch ${result.target.uri}: ${describeTopology(result.topology, result.hosts.length)}`,
     `${result.rounds} rounds every ${result.intervalMS} ms over ${seconds(result.durationMS)}${result.interrupted ? ' (stopped by Ctrl-C)' : ''}; poll round ${result.roundMS.mean ?? '–'} ms mean, ${result.roundMS.max ?? '–'} ms max`,
-    hostsTable(result.hosts),
+    hostsTable(result.hosts, layout),
   ]
   for (const h of result.hosts) if (h.pools) lines.push(`${h.host} ${poolsLine(h.pools)}`)
   for (const h of result.hosts) if (h.neverShrankDetail) lines.push(renderNeverShrank(h.host, h.neverShrankDetail))
@@ -262,20 +259,21 @@ export function renderWatchSummary(result: ConnsWatchResult): string {
   return lines.join('\n')
 }
 
-export function renderList(result: ConnsListResult): string {
+export function renderList(result: ConnsListResult, layout: Layout = UNLIMITED): string {
   const optional = CONNECTION_OPTIONAL_FIELDS.filter((f) => result.hosts.some((h) => h[f] !== undefined))
   const locks = result.hosts.some((h) => h.lockQueue !== undefined || h.activeClients !== undefined)
   const lockHeads = locks ? ['lock queue / active'] : []
-  const table = new Table({head: ['host', 'role', 'state', 'current', 'available', '% used of max', 'totalCreated', ...optional, ...lockHeads], style: TABLE_STYLE, chars: COMPACT})
-  for (const h of result.hosts) {
-    if (h.state !== 'ok') {
-      table.push([hostLabel(h), roleLabel(h), downState(h), ...Array.from({length: 4 + optional.length + lockHeads.length}, () => '–')])
-      continue
-    }
+  const columns = [
+    // available = the limit − current: the first to go, the share used says as much.
+    'host', 'role', 'state', 'current', {head: 'available', short: 'avail', dropOrder: optional.length + 2}, {head: '% used of max', short: '% used'}, {head: 'totalCreated', short: 'created'},
+    ...optional.map((field, index) => ({head: field, dropOrder: optional.length - index + 1})), ...lockHeads.map((head) => ({head, short: 'lock q/active', dropOrder: 1})),
+  ]
+  const rows = result.hosts.map((h): Cell[] => {
+    if (h.state !== 'ok') return [hostLabel(h), roleLabel(h), downState(h), ...Array.from({length: 4 + optional.length + lockHeads.length}, () => '–')]
     const lockCells = locks ? [`${queue(h.lockQueue)} / ${queue(h.activeClients)}`] : []
-    table.push([hostLabel(h), roleLabel(h), h.state, dash(h.current), dash(h.available), usedOf(h.usedPct, h.maxIncoming), dash(h.totalCreated), ...optional.map((f) => dash(h[f])), ...lockCells])
-  }
-  const lines = [`conns list ${result.target.uri}: ${describeTopology(result.topology, result.hosts.length)} at ${result.at} (poll ${result.roundMS} ms)`, table.toString(), ...downLines(result.hosts, 200)]
+    return [hostLabel(h), roleLabel(h), h.state, dash(h.current), dash(h.available), usedOf(h.usedPct, h.maxIncoming), dash(h.totalCreated), ...optional.map((f) => dash(h[f])), ...lockCells]
+  })
+  const lines = [`conns list ${result.target.uri}: ${describeTopology(result.topology, result.hosts.length)} at ${result.at} (poll ${result.roundMS} ms)`, fitTable(columns, rows, layout), ...downLines(result.hosts, 200)]
   for (const h of result.hosts) if (h.pools) lines.push(`${h.host} ${poolsLine(h.pools)}`)
   lines.push(...holdersSection(result.hosts, 10))
   for (const s of result.topology.staleRouters) lines.push(`stale router ${s.host}${s.mongoVersion ? ` ${s.mongoVersion}` : ''} (last ping ${s.lastPing ?? 'never'}): not polled`)

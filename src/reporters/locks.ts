@@ -1,10 +1,9 @@
 /** What `pooltool locks list | pings | watch` print for humans (pure: results in, text out). */
-import Table from 'cli-table3'
 
 import type {LockObservation} from '../bench/lock-observer.js'
 import {versionAtLeast} from '../locks/parse.js'
 import type {InMemoryView, LockEvent, LockPollFailure, LockRow, LocksListResult, LocksPingsResult, LocksWatchResult, LockVerdict} from '../locks/types.js'
-import {TABLE_STYLE} from './format.js'
+import {fitTable, type Layout, UNLIMITED} from './fit.js'
 
 /** 850 → "850ms", 12_300 → "12.3s", 905_000 → "15m 5s", 7_300_000 → "2h 1m". */
 export function formatAgeMs(ms: number | null | undefined): string {
@@ -80,45 +79,39 @@ function truncate(s: string | null, n: number): string {
   return s.length > n ? `${s.slice(0, n - 1)}…` : s
 }
 
-export function renderInMemory(view: InMemoryView): string {
+export function renderInMemory(view: InMemoryView, layout: Layout = UNLIMITED): string {
   const lines = [view.note]
   if (view.ddlOps.length > 0) {
-    const t = new Table({head: ['shard', 'opid', 'command', 'namespace', 'running', 'waiting for lock'], style: TABLE_STYLE})
-    for (const op of view.ddlOps) t.push([op.shard ?? op.host ?? '–', op.opid, op.command, op.ns ?? '–', formatAgeMs(op.runningMS), op.waitingForLock ? 'yes' : 'no'])
-    lines.push(t.toString())
+    const columns = ['shard', 'opid', 'command', 'namespace', 'running', {head: 'waiting for lock', short: 'waiting'}]
+    lines.push(fitTable(columns, view.ddlOps.map((op) => [op.shard ?? op.host ?? '–', op.opid, op.command, op.ns ?? '–', formatAgeMs(op.runningMS), op.waitingForLock ? 'yes' : 'no']), layout))
   }
   const withLocks = view.serverStatusLocks.filter((s) => Object.keys(s.resources ?? {}).length > 0)
   if (withLocks.length > 0) {
-    const t = new Table({head: ['shard', 'resource', 'acquired', 'waited', 'time waiting'], style: TABLE_STYLE})
-    for (const s of withLocks) {
-      for (const [resource, e] of Object.entries(s.resources ?? {})) t.push([s.shard, resource, e.acquireCount, e.acquireWaitCount, `${Math.round(e.timeAcquiringMicros / 1000)}ms`])
-    }
-    lines.push(t.toString())
+    const rows = withLocks.flatMap((s) => Object.entries(s.resources ?? {}).map(([resource, e]) => [s.shard, resource, e.acquireCount, e.acquireWaitCount, `${Math.round(e.timeAcquiringMicros / 1000)}ms`]))
+    lines.push(fitTable(['shard', 'resource', 'acquired', 'waited', {head: 'time waiting', short: 'waiting'}], rows, layout))
   }
   for (const s of view.serverStatusLocks) if (s.resources === undefined) lines.push(`${s.shard} (${s.host}): DDL lock entries unknown (${s.unavailable ?? 'serverStatus not read'})`)
   return lines.join('\n')
 }
 
-export function renderLocksList(r: LocksListResult): string {
+export function renderLocksList(r: LocksListResult, layout: Layout = UNLIMITED): string {
   const lines = [header(r)]
-  if (r.model === 'in-memory' && r.inMemory) lines.push(renderInMemory(r.inMemory))
+  if (r.model === 'in-memory' && r.inMemory) lines.push(renderInMemory(r.inMemory, layout))
   if (r.model !== 'in-memory' || r.locks.length > 0) {
     if (r.locks.length === 0) lines.push('no locks match')
     else {
-      const t = new Table({head: ['lock', 'state', 'holder', 'who', 'why', 'since', 'holder ping', 'verdict'], style: TABLE_STYLE})
-      for (const l of r.locks) {
-        t.push([
-          l.name,
-          l.state,
-          truncate(l.holder ?? l.process, 40),
-          truncate(l.who, 40),
-          truncate(l.why, 48),
-          sinceText(l),
-          l.holderLastPing ? `${formatAgeMs(l.holderPingAgeMS)} ago` : l.state === 'unlocked' ? '–' : 'none',
-          verdictText(l.verdict, r.serverVersion),
-        ])
-      }
-      lines.push(t.toString())
+      const columns = ['lock', 'state', {head: 'holder', dropOrder: 1}, {head: 'who', dropOrder: 3}, {head: 'why', dropOrder: 4}, 'since', {head: 'holder ping', short: 'ping', dropOrder: 2}, 'verdict']
+      const rows = r.locks.map((l) => [
+        l.name,
+        l.state,
+        truncate(l.holder ?? l.process, 40),
+        truncate(l.who, 40),
+        truncate(l.why, 48),
+        sinceText(l),
+        l.holderLastPing ? `${formatAgeMs(l.holderPingAgeMS)} ago` : l.state === 'unlocked' ? '–' : 'none',
+        verdictText(l.verdict, r.serverVersion),
+      ])
+      lines.push(fitTable(columns, rows, layout))
       lines.push(...configServerLines(r))
       const stale = r.locks.filter((l) => l.verdict === 'stale').length
       if (stale > 0) lines.push(`${stale} stale lock(s): the holder has not pinged for ${formatAgeMs(r.expiryMS)} or more; the next DDL on them overtakes them once the config server has seen the ping stand still that long`)
@@ -128,16 +121,15 @@ export function renderLocksList(r: LocksListResult): string {
   return lines.join('\n')
 }
 
-export function renderLocksPings(r: LocksPingsResult): string {
+export function renderLocksPings(r: LocksPingsResult, layout: Layout = UNLIMITED): string {
   const lines = [header(r)]
   if (r.pings.length === 0) {
     lines.push(r.model === 'in-memory' ? 'no config.lockpings: nothing pings on this version' : 'config.lockpings is empty')
     lines.push(...noteLines(r.notes))
     return lines.join('\n')
   }
-  const t = new Table({head: ['process', 'role', 'last ping', 'alive', 'holds'], style: TABLE_STYLE})
-  for (const p of r.pings) t.push([p.process, p.role, p.ping ? `${formatAgeMs(p.ageMS)} ago` : '–', p.alive ? 'yes' : 'NO', p.holds.join(', ') || '–'])
-  lines.push(t.toString())
+  const rows = r.pings.map((p) => [p.process, p.role, p.ping ? `${formatAgeMs(p.ageMS)} ago` : '–', p.alive ? 'yes' : 'NO', p.holds.join(', ') || '–'])
+  lines.push(fitTable(['process', 'role', 'last ping', 'alive', 'holds'], rows, layout))
   lines.push(`alive = pinged within ${formatAgeMs(3 * r.pingIntervalMS)} (3 ping intervals)`)
   lines.push(...noteLines(r.notes))
   return lines.join('\n')
@@ -193,18 +185,21 @@ function transitionsText(r: LocksWatchResult): string {
   return `${r.events.length - atStart} transition(s)${atStart > 0 ? `, ${atStart} held at start` : ''}`
 }
 
-export function renderLocksWatch(r: LocksWatchResult): string {
+export function renderLocksWatch(r: LocksWatchResult, layout: Layout = UNLIMITED): string {
   const lines = [
     `${r.polls} polls${failedPollsText(r)} every ${formatAgeMs(r.intervalMS)} over ${formatAgeMs(r.durationMS)}: ${transitionsText(r)}${r.interrupted ? ' (interrupted)' : ''}`,
   ]
   if (r.locks.length > 0) {
-    const t = new Table({head: ['lock', 'acquired', 'released', 'overtaken', 'hold p50', 'hold p99', 'hold max', 'between polls'], style: TABLE_STYLE})
-    for (const l of r.locks) {
+    const columns = [
+      'lock', {head: 'acquired', short: 'acq'}, {head: 'released', short: 'rel'}, {head: 'overtaken', short: 'overt'}, {head: 'hold p50', dropOrder: 2}, 'hold p99', {head: 'hold max', dropOrder: 1},
+      {head: 'between polls', short: 'between'},
+    ]
+    const rows = r.locks.map((l) => {
       const h = l.holdMS
       const between = l.betweenPolls.count > 0 ? `${l.betweenPolls.count} × ≤ ${formatAgeMs(l.betweenPolls.maxMS)}` : '–'
-      t.push([l.name, l.acquired, l.released, l.overtaken, h.count ? formatAgeMs(h.p50) : '–', h.count ? formatAgeMs(h.p99) : '–', h.count ? formatAgeMs(h.max) : '–', between])
-    }
-    lines.push(t.toString())
+      return [l.name, l.acquired, l.released, l.overtaken, h.count ? formatAgeMs(h.p50) : '–', h.count ? formatAgeMs(h.p99) : '–', h.count ? formatAgeMs(h.max) : '–', between]
+    })
+    lines.push(fitTable(columns, rows, layout))
   }
   lines.push(...noteLines(r.notes))
   return lines.join('\n')

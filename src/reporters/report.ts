@@ -1,12 +1,13 @@
 /** Text for `pooltool report merge` and `pooltool report compare` (pure: result → text). */
 import type {CompareResult, ComparedMetric, MergedBenchResult, MetricComparison} from '../report/types.js'
 import {renderBench} from './bench.js'
+import {type Layout, UNLIMITED} from './fit.js'
 import {formatCount, formatUs} from './format.js'
 
-export function renderMerge(result: MergedBenchResult, files: readonly string[], out: string | undefined): string {
+export function renderMerge(result: MergedBenchResult, files: readonly string[], out: string | undefined, layout: Layout = UNLIMITED): string {
   const head = `pooltool report merge · ${formatCount(result.segments)} segments from ${files.join(', ')}${out === undefined ? '' : ` → ${out}`}`
   const segments = result.runs.map((run) => `  ${run.model} c=${run.concurrency}: ${run.segments} segments; concurrency, pool size and rate are each segment's`)
-  return [head, ...segments, '', renderBench(result)].join('\n')
+  return [head, ...segments, '', renderBench(result, layout)].join('\n')
 }
 
 const LABELS: Record<ComparedMetric, string> = {
@@ -27,7 +28,7 @@ function cell(metric: ComparedMetric, value: MetricComparison): string {
   return `${LABELS[metric]} ${format(value.base)} → ${format(value.new)}: ${ratio}${noise}`
 }
 
-export function renderCompare(result: CompareResult): string {
+export function renderCompare(result: CompareResult, _layout: Layout = UNLIMITED): string {
   const lines = [`pooltool report compare · base ${result.base} · new ${result.new}`]
   for (const run of result.runs) {
     lines.push('', run.run)

@@ -1,7 +1,6 @@
 /** What `pooltool sim` prints: the URI first (credentials included — it is the user's own test cluster), then each process. */
-import Table from 'cli-table3'
-
 import type {FiredFault, FiredScenario, SimClusterInfo, SimFault, SimProcessInfo} from '../sim/types.js'
+import {fitTable, type Layout, UNLIMITED} from './fit.js'
 
 export interface SimStartedResult {
   uri: string
@@ -33,14 +32,13 @@ function memberStateText(p: SimProcessInfo): string {
   return p.hidden ? `${state} (hidden)` : state
 }
 
-export function renderSimStarted(result: SimStartedResult): string {
-  const table = new Table({head: ['host', 'role', 'set', 'state'], style: {head: [], border: []}})
-  for (const p of result.processes) table.push([p.advertisedAs ? `${p.host} (as ${p.advertisedAs})` : p.host, p.role, p.setName ?? '', memberStateText(p)])
+export function renderSimStarted(result: SimStartedResult, layout: Layout = UNLIMITED): string {
+  const rows = result.processes.map((p) => [p.advertisedAs ? `${p.host} (as ${p.advertisedAs})` : p.host, p.role, p.setName ?? '', memberStateText(p)])
   const lines = [
     result.uri,
     '',
     `embedded ${result.topology} cluster, behaving like MongoDB ${result.serverVersion} (profile ${result.versionProfile}); child pid ${result.pid}`,
-    table.toString(),
+    fitTable(['host', 'role', 'set', 'state'], rows, layout),
   ]
   if (result.credentials) {
     lines.push(`user '${result.credentials.username}' (authSource ${result.credentials.authSource}) can log in with SCRAM-SHA-1 and SCRAM-SHA-256`)
@@ -108,14 +106,12 @@ export function toReplayStartedResult(info: {uri: string; file: string; captured
   return {uri: info.uri, replay: info.file, capturedAt: info.capturedAt.toISOString(), hosts: info.hosts}
 }
 
-export function renderReplayStarted(result: ReplayStartedResult): string {
-  const table = new Table({head: ['captured host', 'served at'], style: {head: [], border: []}})
-  for (const [captured, listener] of Object.entries(result.hosts)) table.push([captured, listener])
+export function renderReplayStarted(result: ReplayStartedResult, layout: Layout = UNLIMITED): string {
   return [
     result.uri,
     '',
     `replaying ${result.replay}, captured ${result.capturedAt}: captured documents only, read only, no authentication`,
-    table.toString(),
+    fitTable(['captured host', 'served at'], Object.entries(result.hosts), layout),
     'Ctrl-C to stop.',
   ].join('\n')
 }

@@ -1,13 +1,11 @@
 /** What `pooltool snapshot` says about a capture: where it went, each host's reads, what could not be read. */
-import Table from 'cli-table3'
-
 import type {SnapshotSummary} from '../snapshot/summary.js'
+import {fitTable, type Layout, UNLIMITED} from './fit.js'
 
-export function renderSnapshotSummary(summary: SnapshotSummary): string {
-  const table = new Table({head: ['host', 'role', 'reads', 'errors'], style: {head: [], border: []}})
-  for (const h of summary.hosts) table.push([h.address === undefined ? h.host : `${h.host} (via ${h.address})`, h.role, h.reads, h.errors])
+export function renderSnapshotSummary(summary: SnapshotSummary, layout: Layout = UNLIMITED): string {
+  const rows = summary.hosts.map((h) => [h.address === undefined ? h.host : `${h.host} (via ${h.address})`, h.role, h.reads, h.errors])
   const where = summary.file === undefined ? 'snapshot written to stdout' : `snapshot written to ${summary.file}`
-  const lines = [`${where}: ${summary.hosts.length} host(s) captured at ${summary.capturedAt}${summary.redactedHosts ? ', host names redacted' : ''}`, table.toString()]
+  const lines = [`${where}: ${summary.hosts.length} host(s) captured at ${summary.capturedAt}${summary.redactedHosts ? ', host names redacted' : ''}`, fitTable(['host', 'role', 'reads', 'errors'], rows, layout)]
   if (summary.views.length > 0) lines.push(`command results kept: ${summary.views.join(', ')}`)
   for (const u of summary.unreachable) lines.push(`not reachable from here: ${u.host}: ${u.error}`)
   for (const note of summary.notes) lines.push(`note: ${note}`)

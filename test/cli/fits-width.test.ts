@@ -1,0 +1,90 @@
+/**
+ * Every command's text output at COLUMNS=80 with NO_COLOR=1, against one embedded sharded cluster
+ * (4.4 with auth: config.locks and config.lockpings have documents, a dead holder among them):
+ * no line wider than 80 columns on stdout or stderr, and no escape sequence on either stream.
+ * A line that is one word (a connection string) is left whole, so that it can be copied whole;
+ * nothing else is excused. Each capture is saved under test-output/columns-80/ for review.
+ */
+import assert from 'node:assert/strict'
+import {mkdirSync, mkdtempSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import path from 'node:path'
+import {describe, it} from 'node:test'
+
+import stringWidth from 'string-width'
+
+import {type CliRun, REPO_ROOT, runCli} from '../helpers/cli.js'
+import {useCluster} from '../helpers/cluster.js'
+
+const WIDTH = 80
+const CAPTURES = path.join(REPO_ROOT, 'test-output', `columns-${WIDTH}`)
+const ENV = {COLUMNS: String(WIDTH), NO_COLOR: '1'}
+
+/** Lines wider than WIDTH, one-word lines excepted. */
+function tooWide(text: string): string[] {
+  return text.split('\n').filter((line) => stringWidth(line) > WIDTH && /\S\s+\S/.test(line.trim()))
+}
+
+function check(name: string, run: CliRun): void {
+  mkdirSync(CAPTURES, {recursive: true})
+  writeFileSync(path.join(CAPTURES, `${name}.txt`), `$ pooltool ${name}\n--- stdout\n${run.stdout}\n--- stderr\n${run.stderr}`)
+  assert.equal(run.code, 0, `${name}: ${run.stderr}`)
+  assert.ok(run.stdout.trim().length > 0 || run.stderr.trim().length > 0, `${name} printed something`)
+  for (const [stream, text] of [['stdout', run.stdout], ['stderr', run.stderr]] as const) {
+    assert.deepEqual(tooWide(text), [], `${name}: ${stream} lines wider than ${WIDTH} columns`)
+    assert.ok(!text.includes('\u001B'), `${name}: an escape sequence on ${stream} under NO_COLOR`)
+  }
+}
+
+const cli = (args: string[]) => runCli(args, {env: ENV, timeoutMs: 90_000})
+
+describe(`text output fits ${WIDTH} columns, without color`, {timeout: 300_000}, () => {
+  const cluster = useCluster({topology: 'sharded', versionProfile: '4.4', auth: true, timeScale: 0.01, scenarios: ['upgraded-from-3.4', 'dead-lock-holder']})
+  const dir = mkdtempSync(path.join(tmpdir(), 'pooltool-width-'))
+
+  it('bench: a model comparison, an open loop in stages, and the reports of its files', async () => {
+    const out = path.join(dir, 'bench.json')
+    check('bench', await cli(['bench', '--uri', cluster.uri, '--model', 'pool,fixed,per-op', '--concurrency', '2', '--ops', '100', '--warmup', '0', '--out', out, '--fail-on', 'errors>0']))
+    check('bench-open-loop', await cli(['bench', '--uri', cluster.uri, '--stages', '500ms:100/s,500ms:200/s', '--concurrency', '16', '--warmup', '0']))
+    check('report-compare', await cli(['report', 'compare', out, out]))
+    const startAt = new Date(Date.now() + 4000).toISOString()
+    const segments = await Promise.all(
+      [0, 1].map(async (index) => {
+        const run = await cli(['bench', '--uri', cluster.uri, '--concurrency', '4', '--duration', '500ms', '--segment', `${index}/2`, '--run-id', '0c0c0c80', '--start-at', startAt, '--json'])
+        assert.equal(run.code, 0, run.stderr)
+        const file = path.join(dir, `segment-${index}.json`)
+        writeFileSync(file, run.stdout)
+        return file
+      }),
+    )
+    check('report-merge', await cli(['report', 'merge', ...segments]))
+  })
+
+  it('auth', async () => {
+    check('auth', await cli(['auth', '--uri', cluster.uri, '--connections', '4', '--parallel', '2', '--pings', '20']))
+  })
+
+  it('conns list and conns watch (one line per host per round off a terminal)', async () => {
+    check('conns-list', await cli(['conns', 'list', '--uri', cluster.uri]))
+    check('conns-watch', await cli(['conns', 'watch', '--uri', cluster.uri, '--count', '2', '--interval', '200ms']))
+  })
+
+  it('locks list, locks pings and locks watch', async () => {
+    check('locks-list', await cli(['locks', 'list', '--uri', cluster.uri]))
+    check('locks-pings', await cli(['locks', 'pings', '--uri', cluster.uri]))
+    check('locks-watch', await cli(['locks', 'watch', '--uri', cluster.uri, '--duration', '600ms', '--interval', '200ms']))
+  })
+
+  it('snapshot, and sim serving it as a replay; sim starting a cluster of its own', async () => {
+    const file = path.join(dir, 'snapshot.json')
+    check('snapshot', await cli(['snapshot', '--uri', cluster.uri, '--out', file]))
+    check('sim-replay', await cli(['sim', '--replay', file, '--duration', '300ms']))
+    check('sim', await cli(['sim', '--topology', 'sharded', '--duration', '300ms']))
+  })
+
+  it('every command\'s help', async () => {
+    for (const command of ['bench', 'auth', 'conns list', 'conns watch', 'locks list', 'locks pings', 'locks watch', 'report merge', 'report compare', 'snapshot', 'sim']) {
+      check(`${command.replace(' ', '-')}-help`, await cli([...command.split(' '), '--help']))
+    }
+  })
+})
