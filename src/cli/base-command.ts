@@ -147,11 +147,29 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     await this.target?.close()
     // A closed stdout ends every command the same way, whatever the command made of its interruption.
     if (this.stops.cause === 'EPIPE') process.exitCode = this.stops.exitCode
-    // Everything is reported by now. A socket left to a server that stalls (a close abandoned at the
-    // stop budget) must not hold the process: exit shortly unless the event loop empties first.
-    setTimeout(() => process.exit(), EXIT_WATCHDOG_MS).unref()
+    // A socket left to a server that stalls (a close abandoned at the stop budget) must not hold the
+    // process: exit shortly unless the event loop empties first, but only once the output is out.
+    setTimeout(exitOnceWritten, EXIT_WATCHDOG_MS).unref()
     return super.finally(error)
   }
+}
+
+/**
+ * process.exit() drops whatever stdout and stderr still hold, and a pipe takes a big result (the
+ * --json of 10,000 locks is megabytes; oclif prints it after finally()) only as fast as its reader
+ * reads: exit once both streams have handed everything over. A reader that never reads keeps the
+ * process waiting, as it would keep `cat`; a reader that goes away closes the stream.
+ */
+function exitOnceWritten(): void {
+  const pending = [process.stdout, process.stderr].find((stream) => stream.writableLength > 0 && !stream.destroyed)
+  if (!pending) process.exit()
+  const next = (): void => {
+    pending.off('drain', next)
+    pending.off('close', next)
+    exitOnceWritten()
+  }
+  pending.once('drain', next)
+  pending.once('close', next)
 }
 
 /** A command that talks to a cluster: adds the connection flags and target resolution. */

@@ -1,0 +1,49 @@
+/**
+ * Big results through a pipe: a sharded cluster (4.4 shapes) with 10,000 lock documents. The
+ * --json of `locks list` is megabytes and oclif prints it after the command's finally(); the
+ * snapshot document on stdout is as big. Both must arrive whole, however fast the reader reads:
+ * pooltool's exit watchdog used to cut them at 64–220 KB.
+ */
+import assert from 'node:assert/strict'
+import {before, describe, it} from 'node:test'
+
+import {ObjectId} from 'bson'
+import {MongoClient} from 'mongodb'
+
+import {parseJson, runCli} from '../helpers/cli.js'
+import {useCluster} from '../helpers/cluster.js'
+
+const LOCKS = 10_000
+
+describe('big results arrive whole through a pipe', {timeout: 120_000}, () => {
+  const cluster = useCluster({topology: 'sharded', versionProfile: '4.4'})
+
+  before(async () => {
+    const configServer = cluster.sim.info.processes.find((p) => p.role === 'config')!
+    const client = new MongoClient(`mongodb://${configServer.host}/?directConnection=true`)
+    try {
+      const when = new Date()
+      await client.db('config').collection('locks').insertMany(
+        Array.from({length: LOCKS}, (_, i) => ({_id: `big${i % 50}.coll${i}`, state: 0, ts: new ObjectId(), who: `10.0.0.1:27018:1700000000:42:conn${i}`, process: '10.0.0.1:27018:1700000000:42', when, why: 'dropCollection'})) as never[],
+      )
+    } finally {
+      await client.close()
+    }
+  })
+
+  it('locks list --json: every lock, parseable', async () => {
+    const run = await runCli(['locks', 'list', '--uri', cluster.uri, '--json', '--db', 'big7'])
+    assert.equal(parseJson(run).locks.length, LOCKS / 50, 'the filtered list')
+    const all = await runCli(['locks', 'list', '--uri', cluster.uri, '--json'])
+    assert.ok(all.stdout.length > 1_000_000, `megabytes of JSON (${all.stdout.length} bytes)`)
+    const names = new Set(parseJson(all).locks.map((lock: {name: string}) => lock.name))
+    for (let i = 0; i < LOCKS; i++) assert.ok(names.has(`big${i % 50}.coll${i}`), `big${i % 50}.coll${i} listed`)
+  })
+
+  it('snapshot to stdout: the whole document', async () => {
+    const run = await runCli(['snapshot', '--uri', cluster.uri])
+    assert.equal(run.code, 0, run.stderr)
+    const document = JSON.parse(run.stdout) as object
+    assert.ok(JSON.stringify(document).includes(`big49.coll${LOCKS - 1}`), 'the last lock document is in it')
+  })
+})
