@@ -1,5 +1,5 @@
 import {TargetCommand} from '../../src/cli/base-command.js'
-import {lockExpiryFlag} from '../../src/cli/locks-flags.js'
+import {listAllFlag, lockExpiryFlag} from '../../src/cli/locks-flags.js'
 import {runLocksPings} from '../../src/locks/list.js'
 import type {LocksPingsResult} from '../../src/locks/types.js'
 import {expiryMsOf} from '../../src/parse/lock-filter.js'
@@ -23,7 +23,7 @@ export default class LocksPings extends TargetCommand<typeof LocksPings> {
     '<%= config.bin %> <%= command.id %> --uri mongodb://mongos1:27017 --json',
   ]
 
-  static override flags = {...lockExpiryFlag}
+  static override flags = {...lockExpiryFlag, ...listAllFlag}
 
   async run(): Promise<LocksPingsResult> {
     const {flags} = this
@@ -31,7 +31,7 @@ export default class LocksPings extends TargetCommand<typeof LocksPings> {
     const expiryMS = expiryMsOf(flags)
     const target = await this.openTarget({topology: 'sharded'})
     const result = await runLocksPings(target, {expiryMS})
-    this.logText((layout) => renderLocksPings(result, layout))
+    this.logText((layout) => renderLocksPings(result, layout, {all: flags.all}))
     return result
   }
 }

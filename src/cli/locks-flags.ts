@@ -5,6 +5,7 @@
 import {Flags} from '@oclif/core'
 
 import {LOCK_STATE_FILTERS} from '../locks/parse.js'
+import {LIST_TOP_ROWS} from '../reporters/locks.js'
 import {durationFlag} from './flags.js'
 
 export const lockFilterFlags = {
@@ -21,4 +22,12 @@ export const lockExpiryFlag = {
 
 export const lockStateFlag = {
   state: Flags.string({options: [...LOCK_STATE_FILTERS], summary: 'Only locks with this verdict (free, held, stale, no-ping, balancer) or state (locked, unlocked).', helpGroup: 'FILTER'}),
+}
+
+export const listAllFlag = {
+  all: Flags.boolean({
+    default: false,
+    summary: `Print every row: a list longer than ${LIST_TOP_ROWS} shows counts and the ${LIST_TOP_ROWS} rows that need a look first (--json always has all).`,
+    helpGroup: 'FILTER',
+  }),
 }

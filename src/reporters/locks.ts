@@ -94,14 +94,40 @@ export function renderInMemory(view: InMemoryView, layout: Layout = UNLIMITED): 
   return lines.join('\n')
 }
 
-export function renderLocksList(r: LocksListResult, layout: Layout = UNLIMITED): string {
+/** How many rows a long list shows before it is summarised (--all shows every one). */
+export const LIST_TOP_ROWS = 25
+
+/** Which locks a summarised list shows first: those that need a look, then the longest held. */
+const VERDICT_ATTENTION: Record<LockVerdict, number> = {stale: 0, 'no-ping': 1, held: 2, balancer: 3, free: 4}
+
+/** "9,950 free, 40 held, 10 stale": every verdict present, in the order of attention. */
+function verdictCounts(locks: readonly LockRow[]): string {
+  const counts = new Map<LockVerdict, number>()
+  for (const lock of locks) counts.set(lock.verdict, (counts.get(lock.verdict) ?? 0) + 1)
+  return [...counts.entries()]
+    .sort(([a], [b]) => VERDICT_ATTENTION[a] - VERDICT_ATTENTION[b])
+    .map(([verdict, n]) => `${n.toLocaleString('en-US')} ${verdict}`)
+    .join(', ')
+}
+
+export interface LocksListTextOptions {
+  /** Every lock, however many (--all); else a long list shows the LIST_TOP_ROWS that need a look first. */
+  all?: boolean
+}
+
+export function renderLocksList(r: LocksListResult, layout: Layout = UNLIMITED, options: LocksListTextOptions = {}): string {
   const lines = [header(r)]
   if (r.model === 'in-memory' && r.inMemory) lines.push(renderInMemory(r.inMemory, layout))
   if (r.model !== 'in-memory' || r.locks.length > 0) {
     if (r.locks.length === 0) lines.push('no locks match')
     else {
+      const summarised = !options.all && r.locks.length > LIST_TOP_ROWS
+      const shown = summarised
+        ? [...r.locks].sort((a, b) => VERDICT_ATTENTION[a.verdict] - VERDICT_ATTENTION[b.verdict] || (b.sinceAgeMS ?? 0) - (a.sinceAgeMS ?? 0)).slice(0, LIST_TOP_ROWS)
+        : r.locks
+      if (summarised) lines.push(`${r.locks.length.toLocaleString('en-US')} locks: ${verdictCounts(r.locks)}; the ${LIST_TOP_ROWS} that need a look first (stale, no ping, held longest):`)
       const columns = ['lock', 'state', {head: 'holder', dropOrder: 1}, {head: 'who', dropOrder: 3}, {head: 'why', dropOrder: 4}, 'since', {head: 'holder ping', short: 'ping', dropOrder: 2}, 'verdict']
-      const rows = r.locks.map((l) => [
+      const rows = shown.map((l) => [
         l.name,
         l.state,
         truncate(l.holder ?? l.process, 40),
@@ -112,6 +138,7 @@ export function renderLocksList(r: LocksListResult, layout: Layout = UNLIMITED):
         verdictText(l.verdict, r.serverVersion),
       ])
       lines.push(fitTable(columns, rows, layout))
+      if (summarised) lines.push(`… and ${(r.locks.length - LIST_TOP_ROWS).toLocaleString('en-US')} more: --all lists every lock, --state and --db narrow the list, --json has every field of every lock`)
       lines.push(...configServerLines(r))
       const stale = r.locks.filter((l) => l.verdict === 'stale').length
       if (stale > 0) lines.push(`${stale} stale lock(s): the holder has not pinged for ${formatAgeMs(r.expiryMS)} or more; the next DDL on them overtakes them once the config server has seen the ping stand still that long`)
@@ -121,15 +148,27 @@ export function renderLocksList(r: LocksListResult, layout: Layout = UNLIMITED):
   return lines.join('\n')
 }
 
-export function renderLocksPings(r: LocksPingsResult, layout: Layout = UNLIMITED): string {
+/** "a, b, c (+17 more)": a process can hold hundreds of locks. */
+function holdsText(holds: readonly string[], shown = 3): string {
+  if (holds.length === 0) return '–'
+  return holds.length <= shown ? holds.join(', ') : `${holds.slice(0, shown).join(', ')} (+${holds.length - shown} more)`
+}
+
+export function renderLocksPings(r: LocksPingsResult, layout: Layout = UNLIMITED, options: LocksListTextOptions = {}): string {
   const lines = [header(r)]
   if (r.pings.length === 0) {
     lines.push(r.model === 'in-memory' ? 'no config.lockpings: nothing pings on this version' : 'config.lockpings is empty')
     lines.push(...noteLines(r.notes))
     return lines.join('\n')
   }
-  const rows = r.pings.map((p) => [p.process, p.role, p.ping ? `${formatAgeMs(p.ageMS)} ago` : '–', p.alive ? 'yes' : 'NO', p.holds.join(', ') || '–'])
+  const summarised = !options.all && r.pings.length > LIST_TOP_ROWS
+  const dead = r.pings.filter((p) => !p.alive).length
+  // Not alive first (a lock they hold goes stale), then those holding the most.
+  const shown = summarised ? [...r.pings].sort((a, b) => Number(a.alive) - Number(b.alive) || b.holds.length - a.holds.length).slice(0, LIST_TOP_ROWS) : r.pings
+  if (summarised) lines.push(`${r.pings.length.toLocaleString('en-US')} processes: ${(r.pings.length - dead).toLocaleString('en-US')} alive, ${dead.toLocaleString('en-US')} not; the ${LIST_TOP_ROWS} to look at first (not alive, holding the most):`)
+  const rows = shown.map((p) => [p.process, p.role, p.ping ? `${formatAgeMs(p.ageMS)} ago` : '–', p.alive ? 'yes' : 'NO', holdsText(p.holds)])
   lines.push(fitTable(['process', 'role', 'last ping', 'alive', 'holds'], rows, layout))
+  if (summarised) lines.push(`… and ${(r.pings.length - LIST_TOP_ROWS).toLocaleString('en-US')} more: --all lists every process, --json has each one's every lock`)
   lines.push(`alive = pinged within ${formatAgeMs(3 * r.pingIntervalMS)} (3 ping intervals)`)
   lines.push(...noteLines(r.notes))
   return lines.join('\n')
