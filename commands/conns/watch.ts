@@ -1,8 +1,8 @@
 import {Flags} from '@oclif/core'
 
 import {TargetCommand} from '../../src/cli/base-command.js'
+import {durationFlag, utcFlag} from '../../src/cli/flags.js'
 import {stdoutLayout} from '../../src/cli/terminal.js'
-import {durationFlag} from '../../src/cli/flags.js'
 import {toWatchOptions} from '../../src/conns/options.js'
 import type {ConnsWatchResult} from '../../src/conns/types.js'
 import {runConnsWatch} from '../../src/conns/watch.js'
@@ -17,6 +17,7 @@ import {
   renderTopology,
   renderWatchSummary,
 } from '../../src/reporters/conns.js'
+import {timeDisplayOf, zoneNote} from '../../src/reporters/clock.js'
 import {targetSummary} from '../../src/result.js'
 import {SIM_TOPOLOGIES, type SimTopology} from '../../src/sim/types.js'
 
@@ -72,6 +73,7 @@ export default class ConnsWatch extends TargetCommand<typeof ConnsWatch> {
     holders: Flags.boolean({default: true, allowNo: true, summary: 'Read who holds the connections ($currentOp with idle connections) every round; --no-holders skips it.', helpGroup: 'WATCH'}),
     ndjson: Flags.boolean({default: false, exclusive: ['json'], summary: 'Stream one JSON sample per host per round (plus alert lines and the summary last), one per line.', helpGroup: 'OUTPUT'}),
     verbose: Flags.boolean({default: false, summary: "Print each poll round's duration on stderr.", helpGroup: 'OUTPUT'}),
+    ...utcFlag,
     discover: Flags.boolean({default: true, allowNo: true, summary: "Find every host of the cluster from the entry point; --no-discover polls the URI's hosts only.", helpGroup: 'CONNECTION'}),
     'sim-topology': Flags.string({options: [...SIM_TOPOLOGIES], default: CONNS_DEFAULTS.simTopology, summary: 'Embedded cluster only (no --uri): its shape.', helpGroup: 'CONNECTION'}),
   }
@@ -87,6 +89,7 @@ export default class ConnsWatch extends TargetCommand<typeof ConnsWatch> {
     const target = await this.openTarget({topology: flags['sim-topology'] as SimTopology})
     const mode = flags.ndjson ? 'ndjson' : this.jsonEnabled() ? 'json' : process.stdout.isTTY ? 'live' : 'plain'
     let view: ConnsLiveView | undefined
+    const display = timeDisplayOf(flags.utc)
     const result = await runConnsWatch(
       target,
       options,
@@ -94,14 +97,14 @@ export default class ConnsWatch extends TargetCommand<typeof ConnsWatch> {
         signal: this.interruptSignal,
         onTopology: (topology) => {
           if (mode === 'ndjson') this.log(JSON.stringify({type: 'topology', target: targetSummary(target), ...topology}))
-          else if (mode === 'plain') this.stderr(renderTopology(topology))
-          else if (mode === 'live') view = new ConnsLiveView(`pooltool conns watch ${target.redactedUri} · ${describeTopology(topology, topology.hosts.length)} · every ${options.intervalMS} ms`)
+          else if (mode === 'plain') this.stderr(`${renderTopology(topology)}\n${zoneNote(display)}`)
+          else if (mode === 'live') view = new ConnsLiveView(`pooltool conns watch ${target.redactedUri} · ${describeTopology(topology, topology.hosts.length)} · every ${options.intervalMS} ms`, display)
         },
         onRound: (round) => {
           // The live view shows the round time in its header; a stderr line would break the in-place redraw.
           if (flags.verbose && mode !== 'live') this.stderr(`round ${round.round}: ${round.roundMS} ms for ${round.hosts.length} hosts`)
           if (mode === 'ndjson') for (const line of ndjsonSamples(round)) this.log(line)
-          else if (mode === 'plain') this.logFitted(renderPlainRound(round))
+          else if (mode === 'plain') this.logFitted(renderPlainRound(round, display))
           else if (view) {
             view.push(round)
             this.log(view.frame(stdoutLayout()))
@@ -109,8 +112,8 @@ export default class ConnsWatch extends TargetCommand<typeof ConnsWatch> {
         },
         onAlert: (alert) => {
           if (mode === 'ndjson') this.log(JSON.stringify({type: 'alert', ...alert}))
-          else if (view) view.note(renderAlert(alert))
-          else this.stderr(renderAlert(alert))
+          else if (view) view.note(renderAlert(alert, display))
+          else this.stderr(renderAlert(alert, display))
         },
         onClockSkew: (host, note) => {
           if (mode === 'ndjson') this.log(JSON.stringify({type: 'note', host, note}))

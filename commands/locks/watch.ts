@@ -1,11 +1,12 @@
 import {TargetCommand} from '../../src/cli/base-command.js'
-import {durationFlag} from '../../src/cli/flags.js'
+import {durationFlag, utcFlag} from '../../src/cli/flags.js'
 import {lockExpiryFlag, lockFilterFlags} from '../../src/cli/locks-flags.js'
 import {LOCKS_DEFAULTS} from '../../src/defaults.js'
 import {EXIT_CODES, usageError} from '../../src/errors.js'
 import type {LockPollFailureReason, LocksWatchResult} from '../../src/locks/types.js'
 import {runLocksWatch} from '../../src/locks/watch.js'
 import {expiryMsOf, toLockFilter} from '../../src/parse/lock-filter.js'
+import {timeDisplayOf, zoneNote} from '../../src/reporters/clock.js'
 import {renderLockEvent, renderLockPollFailure, renderLocksWatch} from '../../src/reporters/locks.js'
 
 export default class LocksWatch extends TargetCommand<typeof LocksWatch> {
@@ -40,6 +41,7 @@ export default class LocksWatch extends TargetCommand<typeof LocksWatch> {
     interval: durationFlag({default: LOCKS_DEFAULTS.intervalMS, summary: `Time between polls (at least ${LOCKS_DEFAULTS.minIntervalMS}ms), e.g. 200ms, 1s.`}),
     ...lockFilterFlags,
     ...lockExpiryFlag,
+    ...utcFlag,
   }
 
   async run(): Promise<LocksWatchResult> {
@@ -53,6 +55,7 @@ export default class LocksWatch extends TargetCommand<typeof LocksWatch> {
     const target = await this.openTarget({topology: 'sharded'})
     const json = this.jsonEnabled()
     let serverVersion = ''
+    const display = timeDisplayOf(flags.utc)
     const result = await runLocksWatch(
       target,
       {durationMS: durationMs, intervalMS: intervalMs, filter, expiryMS},
@@ -60,14 +63,14 @@ export default class LocksWatch extends TargetCommand<typeof LocksWatch> {
         signal: this.interruptSignal,
         onStart: (info) => {
           serverVersion = info.serverVersion
-          if (!json) this.logFitted(`${target.redactedUri}: ${info.message}`)
+          if (!json) this.logFitted(`${target.redactedUri}: ${info.message}\n${zoneNote(display)}`)
         },
         onEvent: (event) => {
-          if (!json) this.logFitted(renderLockEvent(event, serverVersion))
+          if (!json) this.logFitted(renderLockEvent(event, serverVersion, display))
         },
         // stderr keeps stdout's transitions clean; under --json the failures are in the result.
         onPollFailed: (failure) => {
-          if (!json) this.stderrText(renderLockPollFailure(failure))
+          if (!json) this.stderrText(renderLockPollFailure(failure, display))
         },
       },
     )

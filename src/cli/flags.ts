@@ -62,3 +62,8 @@ export function durationFlag(options: DurationFlagOptions & {default?: number}):
   const help = formatDuration(options.default)
   return durationFlagDefinition({summary, description, helpGroup, default: options.default, defaultHelp: async () => help})
 }
+
+/** --utc on the watches: times of day in UTC instead of local time (the text only; JSON is always UTC). */
+export const utcFlag = {
+  utc: Flags.boolean({default: false, summary: 'Print times of day in UTC (default: local time, its zone said once); --json is always UTC.', helpGroup: 'OUTPUT'}),
+}

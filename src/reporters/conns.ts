@@ -20,13 +20,13 @@ import type {
   RoundSample,
 } from '../conns/types.js'
 import {CONNECTION_OPTIONAL_FIELDS} from '../probes/server-status.js'
+import {LOCAL_TIME, type TimeDisplay, timeOfDay, zoneNote} from './clock.js'
 import {type Cell, fitTable, fitText, type Layout, UNLIMITED} from './fit.js'
 import {formatCount} from './format.js'
 import {sparkline} from './sparkline.js'
 
 const dash = (n: number | undefined) => (n === undefined ? '–' : formatCount(n))
 const rate = (n: number | undefined) => (n === undefined ? '–' : `${n.toFixed(1)}/s`)
-const clock = (iso: string) => iso.slice(11, 19)
 const seconds = (ms: number) => (ms < 10_000 ? `${(ms / 1000).toFixed(1)}s` : `${Math.round(ms / 1000)}s`)
 const pct = (n: number | undefined) => (n === undefined ? '–' : `${n < 10 ? n.toFixed(1) : Math.round(n)}%`)
 /** "80% of 100": the share of the connection limit in use, and the limit. */
@@ -87,9 +87,9 @@ function poolsLine(p: ConnPoolStatsSummary): string {
   return `pools in use/available/created/refreshing: total ${t.inUse}/${t.available}/${t.created}/${t.refreshing}${shards ? `; ${shards}` : ''}`
 }
 
-export function renderAlert(alert: ConnsAlert): string {
+export function renderAlert(alert: ConnsAlert, display: TimeDisplay = LOCAL_TIME): string {
   const value = alert.unit === '/s' ? `${alert.value}/s` : alert.unit === '%' ? `${alert.value}%` : String(alert.value)
-  return `ALERT ${clock(alert.at)} ${alert.host}: ${alert.rule} (now ${value})`
+  return `ALERT ${timeOfDay(alert.at, display)} ${alert.host}: ${alert.rule} (now ${value})`
 }
 
 export function renderNeverShrank(host: string, d: NeverShrankDetail): string {
@@ -97,10 +97,10 @@ export function renderNeverShrank(host: string, d: NeverShrankDetail): string {
 }
 
 /** One line per host for logs and pipes: key=value, absent fields left out. */
-export function renderPlainRound(round: RoundSample): string {
+export function renderPlainRound(round: RoundSample, display: TimeDisplay = LOCAL_TIME): string {
   return round.hosts
     .map((h) => {
-      const head = `${clock(round.at)} #${round.round} ${h.host} ${roleLabel(h).replaceAll(' ', '/')}`
+      const head = `${timeOfDay(round.at, display)} #${round.round} ${h.host} ${roleLabel(h).replaceAll(' ', '/')}`
       if (h.state !== 'ok') return `${head} ${h.state.toUpperCase()}${h.reachedFromHere === false ? ' (not reachable from here)' : ''} ${h.error ?? ''}`.trimEnd()
       const fields: string[] = []
       if (h.current !== undefined) fields.push(`current=${h.current}`, `available=${h.available}`, `totalCreated=${h.totalCreated}`)
@@ -132,7 +132,10 @@ export class ConnsLiveView {
   private lastLines = 0
   private last?: RoundSample
 
-  constructor(private readonly header: string) {}
+  constructor(
+    private readonly header: string,
+    private readonly display: TimeDisplay = LOCAL_TIME,
+  ) {}
 
   push(round: RoundSample): void {
     this.last = round
@@ -165,7 +168,7 @@ export class ConnsLiveView {
     const round = this.last
     const lines = [this.header]
     if (!round) return [...lines, 'waiting for the first poll round…'].join('\n')
-    lines.push(`round ${round.round} at ${clock(round.at)} · ${seconds(round.elapsedMS)} elapsed · poll ${round.roundMS} ms · Ctrl-C for the summary`)
+    lines.push(`round ${round.round} at ${timeOfDay(round.at, this.display)} (${zoneNote(this.display, new Date(round.at))}) · ${seconds(round.elapsedMS)} elapsed · poll ${round.roundMS} ms · Ctrl-C for the summary`)
     const columns = [
       'host', 'role', 'current', {head: 'available', short: 'avail', dropOrder: 4}, '% used', {head: 'active', dropOrder: 3}, 'created/s', {head: 'rejected', short: 'rej'},
       {head: 'lock queue', short: 'lock q', dropOrder: 2}, {head: 'lock waits/s', short: 'waits/s', dropOrder: 1}, {head: `current (last ${SPARK_WIDTH})`, short: 'current', dropOrder: 5},

@@ -3,6 +3,7 @@
 import type {LockObservation} from '../bench/lock-observer.js'
 import {versionAtLeast} from '../locks/parse.js'
 import type {InMemoryView, LockEvent, LockPollFailure, LockRow, LocksListResult, LocksPingsResult, LocksWatchResult, LockVerdict} from '../locks/types.js'
+import {dateAndTime, LOCAL_TIME, type TimeDisplay, timeOfDay} from './clock.js'
 import {fitTable, type Layout, UNLIMITED} from './fit.js'
 
 /** 850 → "850ms", 12_300 → "12.3s", 905_000 → "15m 5s", 7_300_000 → "2h 1m". */
@@ -183,12 +184,12 @@ export function holdText(e: Pick<LockEvent, 'holdMS' | 'holdMinMS' | 'holdBetwee
 }
 
 /** One event as it happens; `serverVersion` words the balancer lock's verdict (3.4's own, or a 3.4 leftover). */
-export function renderLockEvent(e: LockEvent, serverVersion = ''): string {
-  const time = e.at.slice(11, 23)
+export function renderLockEvent(e: LockEvent, serverVersion = '', display: TimeDisplay = LOCAL_TIME): string {
+  const time = timeOfDay(e.at, display, true)
   const hold = holdText(e)
   switch (e.kind) {
     case 'held-at-start': {
-      const since = e.since ? ` since ${e.since.slice(0, 19).replace('T', ' ')}Z${e.whenMeans === 'balancer-step-up' ? ' (config primary step-up)' : e.whenMeans === 'config-primary' ? " (config primary's grab or step-up)" : ''}` : ''
+      const since = e.since ? ` since ${dateAndTime(e.since, display)}${e.whenMeans === 'balancer-step-up' ? ' (config primary step-up)' : e.whenMeans === 'config-primary' ? " (config primary's grab or step-up)" : ''}` : ''
       return `${time} held      ${e.name} by ${e.process ?? '?'}${since} (${e.verdict ? verdictText(e.verdict, serverVersion) : 'running'}${e.why ? `; ${e.why}` : ''})`
     }
     case 'stale':
@@ -205,8 +206,8 @@ export function renderLockEvent(e: LockEvent, serverVersion = ''): string {
 }
 
 /** One failed poll, as it happens (stderr): the watch goes on. */
-export function renderLockPollFailure(f: LockPollFailure): string {
-  return `${f.at} poll ${f.poll} failed (${f.reason}): ${f.error}; the watch goes on`
+export function renderLockPollFailure(f: LockPollFailure, display: TimeDisplay = LOCAL_TIME): string {
+  return `${timeOfDay(f.at, display, true)} poll ${f.poll} failed (${f.reason}): ${f.error}; the watch goes on`
 }
 
 /** "3 failed: 2 timeout, 1 unreachable" or "" when every poll answered. */

@@ -32,3 +32,24 @@ describe('CLI conventions', () => {
     assert.match(run.stdout, /pooltool autocomplete/)
   })
 })
+
+describe('watch times: local time with its zone, or --utc', () => {
+  /** HH:MM:SS of `at` in Asia/Kolkata (UTC+05:30, no daylight saving). */
+  const kolkata = (at: number) => new Date(at + 5.5 * 3_600_000).toISOString().slice(11, 19)
+  const utc = (at: number) => new Date(at).toISOString().slice(11, 19)
+  const watch = (extra: string[]) => runCli(['conns', 'watch', '--sim-topology', 'standalone', '--count', '1', ...extra], {env: {TZ: 'Asia/Kolkata'}})
+
+  it('conns watch prints its rounds in local time and says the zone; --utc in UTC', async () => {
+    for (const [flags, clock, zone] of [[[], kolkata, /times are local, UTC\+05:30 \(Asia\/(Kolkata|Calcutta)\); --utc for UTC/], [['--utc'], utc, /times are UTC/]] as const) {
+      const before = Math.floor(Date.now() / 1000) * 1000
+      const run = await watch([...flags])
+      const after = Date.now()
+      assert.equal(run.code, 0, run.stderr)
+      assert.match(run.stderr, zone)
+      const printed = /^(\d\d:\d\d:\d\d) #1 /m.exec(run.stdout)?.[1]
+      // The round happened while the command ran: its time of day is one of the seconds in between.
+      const seconds = Array.from({length: Math.floor((after - before) / 1000) + 1}, (_, i) => clock(before + i * 1000))
+      assert.ok(printed !== undefined && seconds.includes(printed), `${printed} is among ${seconds.join(', ')} (${flags.join(' ') || 'local'})`)
+    }
+  })
+})

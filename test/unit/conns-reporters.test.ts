@@ -7,6 +7,7 @@ import {HostTracker} from '../../src/conns/summary.js'
 import type {RoundSample} from '../../src/conns/types.js'
 import {parseConnections} from '../../src/probes/server-status.js'
 import type {ConnsListResult} from '../../src/conns/types.js'
+import {dateAndTime, timeOfDay, UTC_TIME, zoneNote} from '../../src/reporters/clock.js'
 import {ConnsLiveView, ndjsonSamples, renderList, renderPlainRound, renderTopology} from '../../src/reporters/conns.js'
 import {sparkline} from '../../src/reporters/sparkline.js'
 import {serverStatusByVersion} from '../fixtures/server-status.js'
@@ -35,7 +36,7 @@ describe('sparkline', () => {
 
 describe('renderers', () => {
   test('plain: one line per host, absent fields left out, unreachable named', () => {
-    const lines = renderPlainRound(round(1, 20)).split('\n')
+    const lines = renderPlainRound(round(1, 20), UTC_TIME).split('\n')
     assert.equal(lines.length, 2)
     assert.match(lines[0]!, /^12:00:01 #1 a:1 primary current=20 available=80 totalCreated=11 rate=1\/s active=1$/)
     assert.doesNotMatch(lines[1]!, /rejected|threaded|rate=/)
@@ -149,5 +150,22 @@ describe('real-cluster shapes in text', () => {
     assert.match(text, /shard shardA zones NYC,SF/)
     assert.match(text, /old:27017  mongos 4\.4\.29, stale/)
     assert.match(text, /config\.mongos is empty/)
+  })
+})
+
+describe('watch times: local with the zone, or UTC', () => {
+  const iso = '2026-11-23T23:59:58.250Z'
+  test('a round on the clock asked for; the live view names the zone', () => {
+    const kolkata = {timeZone: 'Asia/Kolkata'}
+    assert.match(renderPlainRound(round(1, 20), kolkata), /^17:30:01 #1 /, '12:00:01Z is 17:30:01 in Kolkata')
+    assert.match(renderPlainRound(round(1, 20), UTC_TIME), /^12:00:01 #1 /)
+    assert.equal(timeOfDay(iso, kolkata, true), '05:29:58.250')
+    assert.equal(dateAndTime(iso, kolkata), '2026-11-24 05:29:58')
+    assert.equal(zoneNote(kolkata), 'times are Asia/Calcutta, UTC+05:30; --utc for UTC')
+    assert.equal(zoneNote(UTC_TIME), 'times are UTC')
+    assert.match(zoneNote({}), /^times are local, UTC[+-]\d\d:\d\d \(.+\); --utc for UTC$/)
+    const view = new ConnsLiveView('header', kolkata)
+    view.push(round(1, 20))
+    assert.match(view.frame(), /round 1 at 17:30:01 \(times are Asia\/Calcutta, UTC\+05:30; --utc for UTC\)/)
   })
 })

@@ -6,6 +6,7 @@ import {ddlLockEntries, ddlOpsFrom} from '../../src/locks/in-memory.js'
 import {modelFor} from '../../src/locks/model.js'
 import {DdlOpTracker, LockTransitionTracker} from '../../src/locks/watch.js'
 import type {LockRow, LocksListResult, LocksWatchResult} from '../../src/locks/types.js'
+import {UTC_TIME} from '../../src/reporters/clock.js'
 import {holdText, renderLockEvent, renderLocksList, renderLocksWatch} from '../../src/reporters/locks.js'
 import {NOW, NOW_UPGRADED, locks34, locks44, locks60, locksUpgraded44, mongos44, pings34, pings44, pings60, pingsUpgraded44, shards} from '../fixtures/locks-documents.js'
 
@@ -209,7 +210,7 @@ describe('watch transitions', () => {
       ['held-at-start', 'db.c', 'held', new Date(1000).toISOString()],
       ['held-at-start', 'db.d', 'stale', new Date(1000).toISOString()],
     ])
-    assert.match(renderLockEvent(start[1]!), /held {6}db\.d by B since 1970-01-01 00:00:01Z \(STALE: can be overtaken; dropCollection\)/)
+    assert.match(renderLockEvent(start[1]!, '', UTC_TIME), /held {6}db\.d by B since 1970-01-01 00:00:01 \(STALE: can be overtaken; dropCollection\)/)
     assert.deepEqual(t.summary(), [], 'nothing acquired or released yet')
   })
 

@@ -7,6 +7,7 @@ import {classifyPollFailure} from '../../src/locks/poll-failure.js'
 import type {LocksWatchResult} from '../../src/locks/types.js'
 import {FAILED_POLLS_NOTE} from '../../src/locks/watch.js'
 import {expiryMsOf, toLockFilter} from '../../src/parse/lock-filter.js'
+import {UTC_TIME} from '../../src/reporters/clock.js'
 import {renderLockPollFailure, renderLocksWatch} from '../../src/reporters/locks.js'
 
 const context = {target: 'mongodb://<credentials>@r1:27017/', secrets: ['s3cret'], timeoutMs: 800, timedOut: false}
@@ -59,7 +60,7 @@ describe('locks watch output with failed polls', () => {
     interrupted: false,
   }
   it('prints one line per failed poll, the counts by reason in the summary, and the notes', () => {
-    assert.equal(renderLockPollFailure(result.pollFailures[0]!), '2026-01-01T00:00:00.000Z poll 4 failed (timeout): no answer within 800 ms (--timeout-ms): Timed out during socket read; the watch goes on')
+    assert.equal(renderLockPollFailure(result.pollFailures[0]!, UTC_TIME), '00:00:00.000 poll 4 failed (timeout): no answer within 800 ms (--timeout-ms): Timed out during socket read; the watch goes on')
     const text = renderLocksWatch(result)
     assert.match(text, /^10 polls \(3 failed: 1 unreachable, 2 timeout\) every 200ms over 2\.0s/)
     assert.match(text, /\nnote: transitions during failed polls show at the next poll that answered/)
