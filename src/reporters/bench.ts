@@ -4,7 +4,7 @@ import type {BenchResult, RunResult, ServerHostResult, ThresholdBreach} from '..
 import {type Cell, fitTable, type Layout, UNLIMITED} from './fit.js'
 import {formatCount, formatRecord, formatUs} from './format.js'
 import {renderLockObservation} from './locks.js'
-import {sparkline} from './sparkline.js'
+import {sparklineWithLevel} from './sparkline.js'
 
 function runsTable(result: BenchResult, layout: Layout): string {
   const openLoop = result.runs.some((run) => run.latencyCorrectedUs !== null)
@@ -192,8 +192,8 @@ function perOperationLines(run: RunResult): string[] {
 }
 
 function seriesLine(run: RunResult): string {
-  const ops = sparkline((run.series ?? []).map((point) => point.opsPerSec), 60)
-  const p99 = sparkline((run.series ?? []).map((point) => point.latencyP99Us), 60)
+  const ops = sparklineWithLevel((run.series ?? []).map((point) => point.opsPerSec), 60, (n) => `${formatCount(Math.round(n))}/s`)
+  const p99 = sparklineWithLevel((run.series ?? []).map((point) => point.latencyP99Us ?? undefined), 60, formatUs)
   return `  ${runLabel(run)}: ops/s ${ops}  p99 ${p99}`
 }
 

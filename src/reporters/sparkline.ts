@@ -2,21 +2,28 @@
 const BARS = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'] as const
 
 /**
- * The last `width` values scaled between their min and max (a flat series is
- * drawn at the bottom). `undefined` (host unreachable) is drawn as a space.
+ * The last `width` values on a scale from zero to their max, so 2 and 42 stay apart (scaled between
+ * min and max, 40 and 42 would look like 2 and 42); a series that is all zeros lies on the bottom.
+ * A negative value stretches the scale down to it. `undefined` (host unreachable) is drawn as a space.
+ * Say the level beside it (`sparklineWithLevel`): the bars alone have no unit.
  */
 export function sparkline(values: ReadonlyArray<number | undefined>, width = values.length): string {
   const shown = values.slice(Math.max(0, values.length - width))
   const numbers = shown.filter((v): v is number => v !== undefined && Number.isFinite(v))
   if (numbers.length === 0) return ' '.repeat(shown.length)
-  const min = Math.min(...numbers)
-  const max = Math.max(...numbers)
-  const span = max - min
+  const low = Math.min(0, ...numbers)
+  const span = Math.max(...numbers) - low
   return shown
     .map((v) => {
       if (v === undefined || !Number.isFinite(v)) return ' '
       if (span === 0) return BARS[0]
-      return BARS[Math.min(BARS.length - 1, Math.floor(((v - min) / span) * BARS.length))]
+      return BARS[Math.min(BARS.length - 1, Math.floor(((v - low) / span) * BARS.length))]
     })
     .join('')
+}
+
+/** "▁▃█▆ max 42": the bars and the top of their scale, in the series' unit. */
+export function sparklineWithLevel(values: ReadonlyArray<number | undefined>, width: number, format: (value: number) => string): string {
+  const shown = values.slice(Math.max(0, values.length - width)).filter((v): v is number => v !== undefined && Number.isFinite(v))
+  return shown.length === 0 ? sparkline(values, width) : `${sparkline(values, width)} max ${format(Math.max(...shown))}`
 }

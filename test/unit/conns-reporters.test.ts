@@ -9,7 +9,7 @@ import {parseConnections} from '../../src/probes/server-status.js'
 import type {ConnsListResult} from '../../src/conns/types.js'
 import {dateAndTime, timeOfDay, UTC_TIME, zoneNote} from '../../src/reporters/clock.js'
 import {ConnsLiveView, ndjsonSamples, renderList, renderPlainRound, renderTopology} from '../../src/reporters/conns.js'
-import {sparkline} from '../../src/reporters/sparkline.js'
+import {sparkline, sparklineWithLevel} from '../../src/reporters/sparkline.js'
 import {serverStatusByVersion} from '../fixtures/server-status.js'
 
 const round = (n: number, current: number | undefined): RoundSample => ({
@@ -26,11 +26,19 @@ const round = (n: number, current: number | undefined): RoundSample => ({
 })
 
 describe('sparkline', () => {
-  test('scaled between min and max, gaps as spaces, last N only', () => {
+  test('scaled from zero to the max, gaps as spaces, last N only', () => {
     assert.equal(sparkline([0, 7, undefined, 14]), '▁▅ █')
-    assert.equal(sparkline([5, 5, 5]), '▁▁▁')
-    assert.equal(sparkline([1, 2, 3, 4], 2), '▁█')
+    assert.equal(sparkline([0, 0, 0]), '▁▁▁')
+    assert.equal(sparkline([5, 5, 5]), '███', 'a level above zero is not drawn as nothing')
+    assert.equal(sparkline([40, 42]), '██', '40 and 42 are close')
+    assert.equal(sparkline([2, 42]), '▁█', '2 and 42 are not')
+    assert.equal(sparkline([1, 2, 3, 4], 2), '▇█')
     assert.equal(sparkline([]), '')
+  })
+
+  test('with the level: the top of its scale in the series unit', () => {
+    assert.equal(sparklineWithLevel([2, 42], 10, (n) => `${n}/s`), '▁█ max 42/s')
+    assert.equal(sparklineWithLevel([undefined], 10, String), ' ')
   })
 })
 
@@ -52,7 +60,7 @@ describe('renderers', () => {
     view.note('ALERT x')
     const second = view.frame()
     assert.ok(second.startsWith(`\u001B[${first.split('\n').length}F\u001B[0J`), 'the second frame starts by erasing the first')
-    assert.match(second, /▁ █/)
+    assert.match(second, /▃ █/, '10, gap, 30 on a scale from zero')
     assert.match(second, /alerts \(1\):/)
   })
   test('ndjson: one JSON object per host', () => {
