@@ -47,6 +47,7 @@ describe(`text output fits ${WIDTH} columns, without color`, {timeout: 300_000},
     check('bench', await cli(['bench', '--uri', cluster.uri, '--model', 'pool,fixed,per-op', '--concurrency', '2', '--ops', '100', '--warmup', '0', '--out', out, '--fail-on', 'errors>0']))
     check('bench-open-loop', await cli(['bench', '--uri', cluster.uri, '--stages', '500ms:100/s,500ms:200/s', '--concurrency', '16', '--warmup', '0']))
     check('report-compare', await cli(['report', 'compare', out, out]))
+    check('report-hgrm', await cli(['report', 'hgrm', out]))
     const startAt = new Date(Date.now() + 4000).toISOString()
     const segments = await Promise.all(
       [0, 1].map(async (index) => {
@@ -83,7 +84,7 @@ describe(`text output fits ${WIDTH} columns, without color`, {timeout: 300_000},
   })
 
   it('every command\'s help', async () => {
-    for (const command of ['bench', 'auth', 'conns list', 'conns watch', 'locks list', 'locks pings', 'locks watch', 'report merge', 'report compare', 'snapshot', 'sim']) {
+    for (const command of ['bench', 'auth', 'conns list', 'conns watch', 'locks list', 'locks pings', 'locks watch', 'report merge', 'report compare', 'report hgrm', 'snapshot', 'sim']) {
       check(`${command.replace(' ', '-')}-help`, await cli([...command.split(' '), '--help']))
     }
   })

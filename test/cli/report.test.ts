@@ -1,5 +1,5 @@
 /**
- * `pooltool report merge` and `report compare` on real bench results: the
+ * `pooltool report merge`, `report compare` and `report hgrm` on real bench results: the
  * built CLI runs bench against the embedded cluster first (short runs), then
  * merges and compares the files it wrote.
  */
@@ -77,6 +77,28 @@ describe('report merge and compare', () => {
     assert.equal(run.code, 8, run.stdout + run.stderr)
     assert.match(run.stdout, /^✗ p50Ratio>1\.10 \(pool c=4: \d+\.\d\d\)$/m)
     assert.match(run.stdout, /^✓ opsPerSecRatio<0\.001$/m)
+  })
+
+  it('report hgrm: the run\'s own histogram as HdrHistogram\'s percentile distribution, in ms; to a file with --out', async () => {
+    const result = await read('seg0.json')
+    const latency = result.runs[0]!.latencyUs
+    const run = await runCli(['report', 'hgrm', file('seg0.json')])
+    assert.equal(run.code, 0, run.stderr)
+    assert.match(run.stdout, /^ +Value +Percentile +TotalCount 1\/\(1-Percentile\)$/m)
+    const rows = [...run.stdout.matchAll(/^ +([\d.]+) +([\d.]+) +(\d+)/gm)].map((m) => ({valueMs: Number(m[1]), percentile: Number(m[2]), count: Number(m[3])}))
+    assert.equal(rows.at(-1)!.count, latency.count, 'every recorded value')
+    assert.equal(rows.at(-1)!.percentile, 1)
+    // The median row: the first at or past 50 %, within HDR's 3 significant digits of latencyUs.p50.
+    const median = rows.find((row) => row.percentile >= 0.5)!
+    assert.ok(Math.abs(median.valueMs * 1000 - latency.p50) <= latency.p50 * 0.002 + 1, `p50 ${median.valueMs} ms vs ${latency.p50} µs`)
+    assert.match(run.stdout, new RegExp(`#\\[Max += +[\\d.]+, Total count += +${latency.count}\\]`))
+
+    const out = await runCli(['report', 'hgrm', file('seg0.json'), '--out', file('seg0.hgrm')])
+    assert.equal(out.code, 0, out.stderr)
+    assert.equal(await readFile(file('seg0.hgrm'), 'utf8'), run.stdout)
+    const closedLoop = await runCli(['report', 'hgrm', file('seg0.json'), '--histogram', 'corrected'])
+    assert.equal(closedLoop.code, 2)
+    assert.match(closedLoop.stderr, /^Error \[USAGE\]: .* has no corrected histogram \(hint: this run has: latency/)
   })
 
   it('refuses a file that is not a bench result: one line naming the file and field, exit 2', async () => {
