@@ -116,6 +116,31 @@ function serverTable(runs: readonly RunResult[], layout: Layout): string {
   return fitTable(columns, rows, layout)
 }
 
+/**
+ * A sweep as grids, one per model: concurrency down, pool size across, each cell "ops/s · p99";
+ * the knee marked ★, a p99 over the SLO marked ›. Only for a model swept over more than one cell.
+ */
+function sweepGrids(result: BenchResult, layout: Layout): string[] {
+  const lines: string[] = []
+  const slo = result.knee?.sloUs
+  for (const model of [...new Set(result.runs.map((run) => run.model))]) {
+    const runs = result.runs.filter((run) => run.model === model && run.rate === null && (run.stages ?? []).length === 0)
+    if (runs.length < 2) continue
+    const pools = [...new Set(runs.map((run) => run.maxPoolSize))].sort((a, b) => (a ?? 0) - (b ?? 0))
+    const concurrencies = [...new Set(runs.map((run) => run.concurrency))].sort((a, b) => a - b)
+    const cell = (run: RunResult | undefined): string => {
+      if (!run) return '–'
+      const knee = result.knee && result.knee.model === model && result.knee.concurrency === run.concurrency && result.knee.maxPoolSize === run.maxPoolSize
+      const over = slo !== undefined && run.latencyUs.p99 > slo
+      return `${knee ? '★ ' : over ? '› ' : ''}${formatCount(Math.round(run.opsPerSec))} · ${formatUs(run.latencyUs.p99)}`
+    }
+    const columns = [model === 'fixed' ? 'conc \\ conns' : 'conc \\ pool', ...pools.map((pool) => String(pool ?? 'default'))]
+    const rows = concurrencies.map((concurrency) => [concurrency, ...pools.map((pool) => cell(runs.find((run) => run.concurrency === concurrency && run.maxPoolSize === pool)))])
+    lines.push('', `Sweep, ${model}: ops/s · p99 per cell (★ the knee${slo === undefined ? '' : `; › p99 over the SLO ${formatUs(slo)}`})`, fitTable(columns, rows, layout))
+  }
+  return lines
+}
+
 export function renderBench(result: BenchResult, layout: Layout = UNLIMITED): string {
   const {target, cluster, config} = result
   const stages = config.stages?.map((stage) => `${formatMs(stage.durationMS)}:${stage.rate === undefined ? stage.concurrency : `${stage.rate}/s`}`).join(',')
@@ -169,6 +194,7 @@ export function renderBench(result: BenchResult, layout: Layout = UNLIMITED): st
   if (errorLines.length > 0) lines.push('', 'Errors by class', ...errorLines)
   const lockLines = result.runs.filter((run) => run.locks).map((run) => `  ${runLabel(run)}: ${renderLockObservation(run.locks!)}`)
   if (lockLines.length > 0) lines.push('', 'DDL locks of the bench database (polled during the run)', ...lockLines)
+  lines.push(...sweepGrids(result, layout))
   if (result.knee) {
     const k = result.knee
     lines.push(

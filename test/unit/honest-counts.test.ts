@@ -273,6 +273,32 @@ describe('rate shortfall', () => {
   })
 })
 
+describe('a sweep as a grid', () => {
+  it('concurrency down, pool size across, ops/s · p99 per cell, the knee ★ and p99 over the SLO ›', () => {
+    const cell = (concurrency: number, maxPoolSize: number, opsPerSec: number, p99: number) =>
+      runFixture({concurrency, maxPoolSize, opsPerSec, ops: opsPerSec, latencyUs: {p50: 1, p90: 1, p99, p999: p99, max: p99, mean: 1, count: opsPerSec}})
+    const runs = [cell(8, 10, 1000, 2000), cell(8, 50, 1100, 2100), cell(64, 10, 3000, 9000), cell(64, 50, 5000, 30_000)]
+    const result: BenchResult = {
+      target: {uri: 'mongodb://127.0.0.1:1', source: 'embedded', simulated: true},
+      cluster: {topology: 'standalone', serverVersion: '7.0.0', hosts: [{host: '127.0.0.1:1', role: 'standalone'}]},
+      config: {workload: 'ping', docSizeBytes: 0, db: 'pooltool_bench', warmupMS: 0, durationMS: 1000, sampleIntervalMS: 250},
+      runs,
+      knee: {model: 'pool', concurrency: 64, maxPoolSize: 10, opsPerSec: 3000, p99Us: 9000, sloUs: 20_000, sloSource: '--slo'},
+      failOn: null,
+      cleanedUp: true,
+      namespace: null,
+      abandoned: [],
+      notes: [],
+      interrupted: false,
+    } as unknown as BenchResult
+    const text = renderBench(result)
+    assert.match(text, /^Sweep, pool: ops\/s · p99 per cell \(★ the knee; › p99 over the SLO 20.0ms\)$/m)
+    assert.match(text, /^│ conc \\ pool │ 10 +│ 50 +│$/m)
+    assert.match(text, /^│ 8 +│ 1,000 · 2.00ms +│ 1,100 · 2.10ms +│$/m)
+    assert.match(text, /^│ 64 +│ ★ 3,000 · 9.00ms +│ › 5,000 · 30.0ms +│$/m)
+  })
+})
+
 describe('durations past the timer limit', () => {
   const usage = (fn: () => unknown, pattern: RegExp) =>
     assert.throws(fn, (error: unknown) => error instanceof PoolToolError && error.exitCode === 2 && pattern.test(error.message))
