@@ -23,6 +23,7 @@ import {HostConnection, type ReaderOpener} from '../probes/host-connection.js'
 import type {ServerReader} from '../probes/reader.js'
 import {type ConnectionsStatus, type GlobalLockStatus, type LockWaitTotals, parseConnections, parseGlobalLock, parseLockWaits, toNumber} from '../probes/server-status.js'
 import {holdersCurrentOp, holdersFromGroups} from './holders.js'
+import {ROUTER_POOL_PARAMETERS} from './never-shrank-advice.js'
 import {parseConnPoolStats} from './pool-stats.js'
 import {processKey} from './same-process.js'
 import type {ClusterHost, ConnPoolStatsSummary, Holder, HostSample} from './types.js'
@@ -167,6 +168,18 @@ export class HostPoller {
   }
 
   /** Bounded: against a stalled host the driver's close waits for the stall (its endSessions and monitor). */
+  /** A router's ShardingTaskExecutorPool* parameters (getParameter), or why they could not be read. */
+  async readPoolParameters(): Promise<{parameters: Record<string, number>} | {unavailable: string}> {
+    try {
+      const reader = await this.connection.reader()
+      const {value} = await reader.getParameter(ROUTER_POOL_PARAMETERS)
+      const parameters = Object.fromEntries(ROUTER_POOL_PARAMETERS.flatMap((name) => (typeof value[name] === 'number' || typeof value[name] === 'bigint' ? [[name, Number(value[name])]] : [])))
+      return {parameters}
+    } catch (error) {
+      return {unavailable: this.describe(error).message}
+    }
+  }
+
   async close(): Promise<void> {
     await this.connection.close()
   }

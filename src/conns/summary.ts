@@ -95,6 +95,8 @@ export class HostTracker {
   private readonly detector: NeverShrankDetector
   private neverShrank = false
   private detail?: NeverShrankDetail
+  /** Who holds the connections of a never-shrank host, found when it was judged (kept while it stays so). */
+  private explanation?: Pick<NeverShrankDetail, 'heldBy' | 'routerPools'>
   private memberState?: HostSample['memberState']
   private clockSkewMS?: number
   private readonly aliases: string[] = []
@@ -123,6 +125,11 @@ export class HostTracker {
   }
 
   /** Record one round's answer; returns the sample and what the alert rules can look at. */
+  /** Says who holds a never-shrank host's connections (see never-shrank-advice.ts). */
+  explainNeverShrank(explanation: Pick<NeverShrankDetail, 'heldBy' | 'routerPools'>): void {
+    this.explanation = explanation
+  }
+
   record(answer: PollAnswer): {sample: HostSample; inputs: AlertInputs; neverShrankStarted: boolean} {
     if (answer.ok && (this.role === 'primary' || this.role === 'secondary') && (answer.memberState === 'primary' || answer.memberState === 'secondary')) {
       this.role = answer.memberState
@@ -198,6 +205,7 @@ export class HostTracker {
       neverShrankStarted = verdict.neverShrank && !this.neverShrank
       this.neverShrank = verdict.neverShrank
       this.detail = verdict.detail
+      if (!verdict.neverShrank) this.explanation = undefined
       sample.neverShrank = verdict.neverShrank
     }
     this.recordLocks(answer, sample)
@@ -265,7 +273,7 @@ export class HostTracker {
     if (this.maxIncoming !== undefined) out.maxIncoming = this.maxIncoming
     if (this.created !== undefined) out.created = this.created
     if (this.rejected !== undefined) out.rejected = this.rejected
-    if (this.detail) out.neverShrankDetail = this.detail
+    if (this.detail) out.neverShrankDetail = {...this.detail, ...this.explanation}
     if (this.lastFields) out.last = this.lastFields
     if (this.pools) out.pools = this.pools
     if (this.holdersUnavailable) out.holdersUnavailable = this.holdersUnavailable

@@ -150,6 +150,13 @@ export interface NeverShrankDetail {
   baseline: number
   /** How long totalCreated has not moved. */
   quietForMS: number
+  /** Who held the host's connections when it was judged (from the holders; absent when they were not read). */
+  heldBy?: {applications: number; cluster: number}
+  /**
+   * Held mostly by the cluster's own pools: a router's ShardingTaskExecutorPool* parameters, read
+   * (getParameter) from the router named, or why they could not be.
+   */
+  routerPools?: {router: string; parameters: Record<string, number>} | {router: string; unavailable: string}
 }
 
 export interface ConnsHostSummary extends HostIdentity {

@@ -22,6 +22,7 @@ import type {Target} from '../target.js'
 import {AlertEvaluator, type AlertRule} from './alerts.js'
 import {CONNS_PURPOSE, connsAppName, resolvedHostReader} from './host-reader.js'
 import {connsNotes, routerVersions} from './notes.js'
+import {heldBy, heldByCluster} from './never-shrank-advice.js'
 import {HostPoller, type PollAnswer} from './poller.js'
 import {SameProcess} from './same-process.js'
 import {HostTracker} from './summary.js'
@@ -125,6 +126,25 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   })
 }
 
+/**
+ * Who holds a host's connections when it is found never to shrink; when the cluster's own pools do,
+ * the pool parameters of the first router polled (one getParameter, once per finding).
+ */
+async function explainNeverShrank(tracker: HostTracker, sample: HostSample, pollers: readonly HostPoller[], rows: Rows): Promise<void> {
+  const held = heldBy(sample.holders)
+  if (!heldByCluster(held)) {
+    tracker.explainNeverShrank(held === undefined ? {} : {heldBy: held})
+    return
+  }
+  const router = [...rows.active].map((i) => pollers[i]!).find((poller) => poller.entry.role === 'mongos')
+  if (!router) {
+    tracker.explainNeverShrank({heldBy: held})
+    return
+  }
+  const read = await router.readPoolParameters()
+  tracker.explainNeverShrank({heldBy: held, routerPools: {router: router.entry.host, ...read}})
+}
+
 export function roundDeadlineMs(intervalMS: number): number {
   return Math.max(intervalMS, 500)
 }
@@ -177,6 +197,7 @@ export async function runConnsWatch(target: Target, options: WatchOptions, hooks
           hooks.onAlert?.(alert)
         }
         if (neverShrankStarted) {
+          await explainNeverShrank(tracker, sample, pollers, rows)
           const detail = tracker.summary().neverShrankDetail
           if (detail) hooks.onNeverShrank?.(sample.host, detail)
         }

@@ -93,7 +93,32 @@ export function renderAlert(alert: ConnsAlert, display: TimeDisplay = LOCAL_TIME
 }
 
 export function renderNeverShrank(host: string, d: NeverShrankDetail): string {
-  return `NEVER-SHRANK ${host}: ${d.levelAtQuiet} connections still open ${seconds(d.quietForMS)} after creation stopped (was ${d.baseline} before the growth); set maxIdleTimeMS on the clients`
+  return `NEVER-SHRANK ${host}: ${d.levelAtQuiet} connections still open ${seconds(d.quietForMS)} after creation stopped (was ${d.baseline} before the growth); ${neverShrankAdvice(d)}`
+}
+
+/** "12 ms" → the parameter's value as the router gave it, or "unknown". */
+function parameterValue(d: NeverShrankDetail, name: string): string {
+  const pools = d.routerPools
+  if (!pools || !('parameters' in pools)) return 'unknown'
+  const value = pools.parameters[name]
+  return value === undefined ? 'unknown' : formatCount(value)
+}
+
+/** The fix by who holds the connections: applications' drivers, or the cluster's own pools. */
+function neverShrankAdvice(d: NeverShrankDetail): string {
+  const held = d.heldBy
+  if (held === undefined) {
+    return 'who holds them was not read (--no-holders, or $currentOp refused): application clients close idle connections after maxIdleTimeMS; a router keeps its pools per ShardingTaskExecutorPool*'
+  }
+  const of = `${formatCount(Math.max(held.applications, held.cluster))} of ${formatCount(held.applications + held.cluster)} held`
+  if (held.cluster <= held.applications) return `${of} by application clients: set maxIdleTimeMS on them so idle connections close`
+  const pools = d.routerPools
+  const where = pools === undefined ? 'no router polled to read them from' : 'unavailable' in pools ? `not read from ${pools.router}: ${pools.unavailable}` : `on ${pools.router}`
+  return (
+    `${of} by the cluster's own pools (routers' and members' NetworkInterfaceTL): a router drops its pool to a host idle for ShardingTaskExecutorPoolHostTimeoutMS ` +
+    `(${parameterValue(d, 'ShardingTaskExecutorPoolHostTimeoutMS')} ms) and keeps ShardingTaskExecutorPoolMinSize (${parameterValue(d, 'ShardingTaskExecutorPoolMinSize')}) per pool while in use ` +
+    `(${where}); lower them with setParameter on the routers, not maxIdleTimeMS in the applications`
+  )
 }
 
 /** One line per host for logs and pipes: key=value, absent fields left out. */

@@ -104,6 +104,10 @@ describe('conns watch under load', () => {
       assert.equal(h.neverShrank, true, JSON.stringify(h))
       assert.ok(h.neverShrankDetail.quietForMS >= 2000, `quiet for ${h.neverShrankDetail.quietForMS} ms`)
       assert.ok(h.holders.some((x: {appName: string; count: number}) => x.appName === 'held-pool' && x.count >= 5), JSON.stringify(h.holders))
+      // Held by an application's driver: the advice is maxIdleTimeMS, and no router parameter was read.
+      assert.ok(h.neverShrankDetail.heldBy.applications > h.neverShrankDetail.heldBy.cluster, JSON.stringify(h.neverShrankDetail))
+      assert.equal(h.neverShrankDetail.routerPools, undefined)
+      assert.match(run.stderr, new RegExp(`NEVER-SHRANK ${held!.replaceAll('.', '\\.')}: .* held by application clients: set maxIdleTimeMS on them`))
       assert.ok(r.current.max >= r.current.min + 5, `reaped pool grew: ${JSON.stringify(r.current)}`)
       assert.ok(r.current.last < r.current.max, `reaped pool shrank: ${JSON.stringify(r.current)}`)
       assert.equal(r.neverShrank, false, JSON.stringify(r))

@@ -119,3 +119,47 @@ describe('conns watch against the embedded sharded cluster', () => {
     for (const h of result.hosts.filter((x: {role: string}) => x.role === 'mongos')) assert.ok(h.pools, `${h.host} has pools`)
   })
 })
+
+describe("a shard member held by the router's pools never shrinks: the advice is the router's pool parameters", {timeout: 120_000}, () => {
+  const cluster = useCluster({topology: 'sharded', mongos: 1, shards: 1})
+
+  it("reads ShardingTaskExecutorPool* from the router and names them, not maxIdleTimeMS", async () => {
+    const {sim} = cluster
+    const router = sim.info.processes.find((p) => p.role === 'mongos')!.host
+    const shardPrimary = sim.info.processes.find((p) => p.role === 'shard' && p.memberState === 'primary')!.host
+    // Each find waits 40 ms on the shard primary: 20 at once through the router need 20 of its pooled connections there.
+    await sim.control({kind: 'latency', ms: 40, hosts: [shardPrimary]})
+    const app = new MongoClient(`mongodb://${router}/`, {maxPoolSize: 20, appName: 'through-router'})
+    try {
+      await app.db('routed').collection('c').insertOne({_id: 1})
+      const out = new CliOutput()
+      const watching = runCli(['conns', 'watch', '--uri', sim.info.uri, '--interval', '300ms', '--idle-window', '2s', '--json', '--verbose'], {timeoutMs: 60_000, onSpawn: out.attach})
+      await out.until(/round 2: /)
+      const until = Date.now() + 1500
+      await Promise.all(Array.from({length: 20}, async () => {
+        while (Date.now() < until) await app.db('routed').collection('c').findOne({_id: 1})
+      }))
+      // The router keeps its pool to the shard primary for ShardingTaskExecutorPoolHostTimeoutMS (5 min): it never shrinks here.
+      await out.until(new RegExp(`NEVER-SHRANK ${shardPrimary.replaceAll('.', '\\.')}: `))
+      out.signal()
+      const run = await watching
+      assert.equal(run.code, 0, run.stderr)
+      const host = parseJson(run).hosts.find((h: {host: string}) => h.host === shardPrimary)
+      assert.ok(host.neverShrankDetail.heldBy.cluster > host.neverShrankDetail.heldBy.applications, JSON.stringify(host.neverShrankDetail))
+      assert.deepEqual(host.neverShrankDetail.routerPools, {
+        router,
+        parameters: {
+          ShardingTaskExecutorPoolMinSize: 1,
+          ShardingTaskExecutorPoolMaxSize: 32767,
+          ShardingTaskExecutorPoolMaxConnecting: 2,
+          ShardingTaskExecutorPoolHostTimeoutMS: 300000,
+          ShardingTaskExecutorPoolRefreshRequirementMS: 60000,
+          ShardingTaskExecutorPoolRefreshTimeoutMS: 20000,
+        },
+      })
+      assert.match(run.stderr, /held by the cluster's own pools .*ShardingTaskExecutorPoolHostTimeoutMS \(300,000 ms\) .*ShardingTaskExecutorPoolMinSize \(1\) .*lower them with setParameter on the routers/)
+    } finally {
+      await app.close()
+    }
+  })
+})

@@ -8,7 +8,8 @@ import type {RoundSample} from '../../src/conns/types.js'
 import {parseConnections} from '../../src/probes/server-status.js'
 import type {ConnsListResult} from '../../src/conns/types.js'
 import {dateAndTime, timeOfDay, UTC_TIME, zoneNote} from '../../src/reporters/clock.js'
-import {ConnsLiveView, ndjsonSamples, renderList, renderPlainRound, renderTopology} from '../../src/reporters/conns.js'
+import {heldBy} from '../../src/conns/never-shrank-advice.js'
+import {ConnsLiveView, ndjsonSamples, renderList, renderNeverShrank, renderPlainRound, renderTopology} from '../../src/reporters/conns.js'
 import {sparkline, sparklineWithLevel} from '../../src/reporters/sparkline.js'
 import {serverStatusByVersion} from '../fixtures/server-status.js'
 
@@ -175,5 +176,30 @@ describe('watch times: local with the zone, or UTC', () => {
     const view = new ConnsLiveView('header', kolkata)
     view.push(round(1, 20))
     assert.match(view.frame(), /round 1 at 17:30:01 \(times are Asia\/Calcutta, UTC\+05:30; --utc for UTC\)/)
+  })
+})
+
+describe('never shrank: the advice follows who holds the connections', () => {
+  const detail = {levelAtQuiet: 40, minSinceQuiet: 40, baseline: 4, quietForMS: 120_000}
+  const holder = (appName: string, driver: string, count: number, own = false) => ({appName, client: '10.0.0.5', driver, count, ...(own ? {own} : {})})
+
+  test('heldBy counts application and cluster connections; pooltool\'s own count for neither', () => {
+    assert.deepEqual(heldBy([holder('shop', 'nodejs', 30), holder('(none)', 'NetworkInterfaceTL', 6), holder('OplogFetcher', 'MongoDB Internal Client', 1), holder('pooltool-conns', 'nodejs', 2, true)]), {applications: 30, cluster: 7})
+    assert.equal(heldBy(undefined), undefined)
+  })
+
+  test('application clients: maxIdleTimeMS', () => {
+    assert.match(renderNeverShrank('s1:27018', {...detail, heldBy: {applications: 36, cluster: 4}}), /; 36 of 40 held by application clients: set maxIdleTimeMS on them/)
+  })
+
+  test("the cluster's pools: the router's ShardingTaskExecutorPool* values, or why they are unknown", () => {
+    const read = renderNeverShrank('s1:27018', {...detail, heldBy: {applications: 2, cluster: 38}, routerPools: {router: 'r1:27017', parameters: {ShardingTaskExecutorPoolHostTimeoutMS: 300_000, ShardingTaskExecutorPoolMinSize: 1}}})
+    assert.match(read, /38 of 40 held by the cluster's own pools .*ShardingTaskExecutorPoolHostTimeoutMS \(300,000 ms\) and keeps ShardingTaskExecutorPoolMinSize \(1\) .*\(on r1:27017\); lower them with setParameter on the routers/)
+    const refused = renderNeverShrank('s1:27018', {...detail, heldBy: {applications: 0, cluster: 38}, routerPools: {router: 'r1:27017', unavailable: 'not authorized on admin to execute command'}})
+    assert.match(refused, /HostTimeoutMS \(unknown ms\).*MinSize \(unknown\).*\(not read from r1:27017: not authorized/)
+  })
+
+  test('holders not read: both fixes, and why', () => {
+    assert.match(renderNeverShrank('s1:27018', detail), /who holds them was not read \(--no-holders, or \$currentOp refused\): application clients .*maxIdleTimeMS; a router keeps its pools per ShardingTaskExecutorPool\*/)
   })
 })

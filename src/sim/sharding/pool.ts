@@ -20,9 +20,32 @@ import {type InternalCredentials, WireConnection} from './wire-client.js'
 export const TASK_EXECUTOR_POOL = 'NetworkInterfaceTL-TaskExecutorPool-0'
 export const SHARD_REGISTRY_POOL = 'NetworkInterfaceTL-ShardRegistry'
 
-const MAX_CONNECTING = 2
-const REFRESH_REQUIREMENT_MS = 60_000
-const HOST_TIMEOUT_MS = 300_000
+/**
+ * The ShardingTaskExecutorPool* parameters (facts §3.3) as this process's pools use them; getParameter
+ * reads and setParameter changes them (4.2+: runtime too). MaxSize: the 4.2+ IDL default (32767; the
+ * docs say 2^64 − 1: no practical limit either way, and this pool never reaches it). MinSize is
+ * reported, not kept warm: a host idle for HostTimeoutMS loses all its connections whatever MinSize says.
+ */
+export interface PoolSettings {
+  minSize: number
+  maxSize: number
+  maxConnecting: number
+  hostTimeoutMS: number
+  refreshRequirementMS: number
+  refreshTimeoutMS: number
+}
+
+export const DEFAULT_POOL_SETTINGS: Readonly<PoolSettings> = {minSize: 1, maxSize: 32_767, maxConnecting: 2, hostTimeoutMS: 300_000, refreshRequirementMS: 60_000, refreshTimeoutMS: 20_000}
+
+/** Parameter name → setting. */
+export const POOL_PARAMETERS: ReadonlyArray<readonly [string, keyof PoolSettings]> = [
+  ['ShardingTaskExecutorPoolMinSize', 'minSize'],
+  ['ShardingTaskExecutorPoolMaxSize', 'maxSize'],
+  ['ShardingTaskExecutorPoolMaxConnecting', 'maxConnecting'],
+  ['ShardingTaskExecutorPoolHostTimeoutMS', 'hostTimeoutMS'],
+  ['ShardingTaskExecutorPoolRefreshRequirementMS', 'refreshRequirementMS'],
+  ['ShardingTaskExecutorPoolRefreshTimeoutMS', 'refreshTimeoutMS'],
+]
 
 /** connPoolStats acquisitionWaitTimes buckets (6.3+): (-inf,0ms), [0,50ms) … [950ms,1000ms), [1000ms, inf). */
 const WAIT_BUCKET_MS = 50
@@ -67,7 +90,7 @@ class HostPool {
       if (!conn.closed) break
     }
     if (!conn) {
-      if (this.connecting < MAX_CONNECTING) conn = await this.connectOne()
+      if (this.connecting < this.owner.settings.maxConnecting) conn = await this.connectOne()
       else conn = await new Promise<WireConnection>((resolve, reject) => this.waiters.push({resolve, reject}))
     }
     this.inUse++
@@ -106,7 +129,7 @@ class HostPool {
 
   /** Refreshes idle connections unused for the refresh requirement; drops everything for an idle host. */
   async maintain(now: number, scale: number): Promise<void> {
-    if (this.inUse === 0 && this.connecting === 0 && now - this.lastActive > HOST_TIMEOUT_MS * scale) {
+    if (this.inUse === 0 && this.connecting === 0 && now - this.lastActive > this.owner.settings.hostTimeoutMS * scale) {
       for (const c of this.idle.splice(0)) c.close()
       return
     }
@@ -115,7 +138,7 @@ class HostPool {
         this.idle.splice(this.idle.indexOf(c), 1)
         continue
       }
-      if (now - c.lastUsed < REFRESH_REQUIREMENT_MS * scale) continue
+      if (now - c.lastUsed < this.owner.settings.refreshRequirementMS * scale) continue
       this.idle.splice(this.idle.indexOf(c), 1)
       this.refreshing++
       try {
@@ -164,6 +187,7 @@ export function connPoolStatsShape(versionArray: readonly number[]): PoolStatsSh
 /** All outbound pools of one process, by pool name then host. */
 export class OutboundPools {
   closed = false
+  readonly settings: PoolSettings = {...DEFAULT_POOL_SETTINGS}
   private readonly pools = new Map<string, Map<string, HostPool>>()
   private timer: NodeJS.Timeout | null = null
 
@@ -191,7 +215,7 @@ export class OutboundPools {
 
   private ensureTimer(): void {
     if (this.timer || this.closed) return
-    const every = Math.max(50, Math.min(REFRESH_REQUIREMENT_MS, HOST_TIMEOUT_MS) * this.scale / 4)
+    const every = Math.max(50, (Math.min(DEFAULT_POOL_SETTINGS.refreshRequirementMS, DEFAULT_POOL_SETTINGS.hostTimeoutMS) * this.scale) / 4)
     this.timer = setInterval(() => {
       const now = Date.now()
       for (const byHost of this.pools.values()) for (const hp of byHost.values()) void hp.maintain(now, this.scale)

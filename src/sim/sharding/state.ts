@@ -13,6 +13,7 @@
  */
 import {Long, ObjectId, Timestamp, UUID, type Document} from 'bson'
 import {CommandError} from '../errors.js'
+import {intParameter} from '../parameters.js'
 import type {SimProcess} from '../process.js'
 import type {VersionProfile} from '../profile.js'
 import type {DataStore} from '../storage/collection.js'
@@ -20,7 +21,7 @@ import type {SimOptions} from '../types.js'
 import {DdlLockManager, ddlLockTimeoutMessage} from './ddl-lock.js'
 import {CONFIG_SERVER_PROCESS_ID, CONFIG_SHARD_ID, DistLockManager, PING_INTERVAL_MS, ensureLockCollections, generateProcessId} from './dist-lock.js'
 import {networkInterfaceMetadata} from '../internal/metadata.js'
-import {connPoolStatsShape, OutboundPools, SHARD_REGISTRY_POOL, TASK_EXECUTOR_POOL} from './pool.js'
+import {connPoolStatsShape, OutboundPools, POOL_PARAMETERS, SHARD_REGISTRY_POOL, TASK_EXECUTOR_POOL} from './pool.js'
 import type {InternalCredentials} from './wire-client.js'
 
 export type LockModel = 'dist-4.4' | 'dist-6.0' | 'ddl-memory'
@@ -129,6 +130,8 @@ export class ShardedCluster {
     }
     this.runtimes.push(rt)
     byProcess.set(proc, {cluster: this, rt})
+    // Every process of a sharded cluster has the sharding task executor's pool parameters (facts §3.3).
+    for (const [name, setting] of POOL_PARAMETERS) proc.parameters.define(name, intParameter(name, () => rt.pools.settings[setting], (n) => (rt.pools.settings[setting] = n), setting === 'maxSize' ? 1 : 0))
     if (kind === 'config') {
       this.configMembers.push(proc)
       if (proc.isPrimaryMember || this.configProc === undefined) this.configProc = proc
