@@ -141,6 +141,40 @@ function sweepGrids(result: BenchResult, layout: Layout): string[] {
   return lines
 }
 
+/**
+ * What the load clients' monitors hold per host: a heartbeat connection; with the streaming protocol
+ * (4.4+; per-op clients run in poll mode, models.ts) also a round-trip-time connection, which the
+ * driver opens one heartbeatFrequencyMS (10 s) after connecting (sdam/monitor.js RTTPinger).
+ */
+function monitoringText(run: RunResult, serverVersion: string, they: string): string {
+  const [major = 0, minor = 0] = serverVersion.split('.').map(Number)
+  const streaming = run.model !== 'per-op' && (major > 4 || (major === 4 && minor >= 4))
+  const heartbeat = `a heartbeat connection to every host ${they}`
+  return streaming ? `${heartbeat}, and from 10 s on (heartbeatFrequencyMS) a round-trip-time connection beside it (the streaming protocol)` : heartbeat
+}
+
+/**
+ * Why the server counts more connections than the client pool made: each run's load clients also
+ * monitor every host they know, pooltool's sampler holds its own, and a router opens its own to the shards.
+ */
+function connectionSources(result: BenchResult): string[] {
+  const runs = result.runs.filter((run) => run.server.some((host) => host.connectionsPeak !== undefined && host.connectionsBefore !== undefined))
+  if (runs.length === 0) return []
+  const lines = ['Connections the server counts beyond the client pool:']
+  for (const run of runs) {
+    const rise = run.server.reduce((sum, host) => sum + Math.max(0, (host.connectionsPeak ?? 0) - (host.connectionsBefore ?? 0)), 0)
+    const one = run.pool.clients === 1
+    lines.push(
+      `  ${runLabel(run)}: the count rose by ${formatCount(rise)} over all hosts (before → peak); the pool's peak was ${formatCount(run.pool.peakTotal)}, ` +
+        `and its ${formatCount(run.pool.clients)} client${one ? '' : 's'} also keep${one ? 's' : ''} ${monitoringText(run, result.cluster.serverVersion, one ? 'it knows' : 'they know')}`,
+    )
+  }
+  lines.push("  pooltool's sampler holds one directly connected client per host (its pooled connection and its monitoring), opened before the run: counted in 'before'")
+  if (result.cluster.topology === 'sharded') lines.push("  on a sharded cluster each router also opens pooled connections of its own to the shards it forwards to (NetworkInterfaceTL): they count on the shards, not in the client pool")
+  lines.push('  the peak is sampled every --sample-interval: a shorter peak can be missed')
+  return ['', ...lines]
+}
+
 export function renderBench(result: BenchResult, layout: Layout = UNLIMITED): string {
   const {target, cluster, config} = result
   const stages = config.stages?.map((stage) => `${formatMs(stage.durationMS)}:${stage.rate === undefined ? stage.concurrency : `${stage.rate}/s`}`).join(',')
@@ -169,6 +203,7 @@ export function renderBench(result: BenchResult, layout: Layout = UNLIMITED): st
   lines.push(poolTable(result.runs, layout))
   lines.push('', 'Server side, per host (serverStatus.connections and .locks; totalCreated Δ and lock waits over the measured interval)')
   lines.push(serverTable(result.runs, layout))
+  lines.push(...connectionSources(result))
   const perOp = result.runs.filter((run) => run.model === 'per-op')
   for (const run of perOp) {
     const delta = run.server.reduce((sum, host) => sum + (host.totalCreatedDelta ?? 0), 0)

@@ -357,3 +357,25 @@ describe('the progress line', () => {
     assert.equal(terminal.written(), 0)
   })
 })
+
+describe('bench says where the connections beyond the client pool come from', () => {
+  const result = (model: 'pool' | 'per-op', clients: number, serverVersion: string, topology = 'standalone') =>
+    ({
+      target: {uri: 'mongodb://127.0.0.1:1', source: 'embedded', simulated: true},
+      cluster: {topology, serverVersion, hosts: [{host: '127.0.0.1:1', role: 'standalone'}]},
+      config: {workload: 'ping', docSizeBytes: 0, db: 'pooltool_bench', warmupMS: 0, durationMS: 1000, sampleIntervalMS: 250},
+      runs: [runFixture({model, concurrency: 4, pool: {...runFixture({}).pool, peakTotal: 4, clients}, server: [{host: '127.0.0.1:1', role: 'standalone', connectionsBefore: 4, connectionsPeak: 9, connectionsAtEnd: 9, connectionsAfter: 4}]})],
+      knee: null, failOn: null, cleanedUp: true, namespace: null, abandoned: [], notes: [], interrupted: false,
+    }) as unknown as BenchResult
+
+  it('the rise, the pool, the load clients\' monitoring (streaming on 4.4+, poll for per-op), the sampler, the routers', () => {
+    const pool = renderBench(result('pool', 1, '7.0.14'))
+    assert.match(pool, /^  pool c=4[^:]*: the count rose by 5 over all hosts \(before → peak\); the pool's peak was 4, and its 1 client also keeps a heartbeat connection to every host it knows, and from 10 s on \(heartbeatFrequencyMS\) a round-trip-time connection beside it/m)
+    assert.match(pool, /pooltool's sampler holds one directly connected client per host .* counted in 'before'/)
+    assert.doesNotMatch(pool, /each router also opens/)
+    const perOp = renderBench(result('per-op', 200, '7.0.14'))
+    assert.match(perOp, /its 200 clients also keep a heartbeat connection to every host they know$/m)
+    assert.match(renderBench(result('pool', 1, '4.2.24')), /keeps a heartbeat connection to every host it knows$/m, 'no streaming protocol before 4.4')
+    assert.match(renderBench(result('pool', 1, '7.0.14', 'sharded')), /each router also opens pooled connections of its own to the shards/)
+  })
+})
