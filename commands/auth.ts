@@ -57,7 +57,7 @@ export default class Auth extends TargetCommand<typeof Auth> {
     const {flags} = this
     const config = toAuthConfig(flags)
     const target = await this.openTarget({auth: true})
-    const progress = createProgress({json: this.jsonEnabled()})
+    const progress = createProgress()
     let result: AuthResult
     try {
       result = await measureAuth(target, config, {

@@ -20,6 +20,7 @@ import {checkOutputPath, writeJsonAtomically, writeTextAtomically} from '../src/
 import {formatDuration} from '../src/parse/durations.js'
 import {renderBench, renderBenchTick, renderSeriesCsv} from '../src/reporters/bench.js'
 import {renderNamespaceNotes} from '../src/reporters/namespace.js'
+import {type MatrixClock, matrixProgress} from '../src/reporters/eta.js'
 import {createProgress} from '../src/reporters/progress.js'
 
 export default class Bench extends TargetCommand<typeof Bench> {
@@ -159,8 +160,10 @@ export default class Bench extends TargetCommand<typeof Bench> {
     if (flags.out !== undefined) await checkOutputPath(flags.out)
     if (flags.csv !== undefined) await checkOutputPath(flags.csv, '--csv')
     const target = await this.openTarget({latencyMs: simLatencyMs})
-    const progress = createProgress({json: this.jsonEnabled()})
+    const progress = createProgress()
     let label = ''
+    const plannedCellMs = config.durationMs === undefined ? undefined : config.warmupMs + config.durationMs
+    let matrix: MatrixClock | undefined
     let outFailure: string | undefined
     // A failed write never loses the measurement: it is printed anyway, and the failure said after it.
     const writeOut = async (value: BenchResult): Promise<void> => {
@@ -184,11 +187,15 @@ export default class Bench extends TargetCommand<typeof Bench> {
         forceSignal: this.forceSignal,
         thresholds,
         onRunStart: (cell, index, total) => {
+          const now = performance.now()
+          matrix = total > 1 ? {startedAt: matrix?.startedAt ?? now, cellStartedAt: now, index, cells: total, ...(plannedCellMs === undefined ? {} : {plannedCellMs})} : undefined
           label = `${total > 1 ? `[${index + 1}/${total}] ` : ''}${cell.model} c=${cell.concurrency}${cell.maxPoolSize === undefined ? '' : ` pool=${cell.maxPoolSize}`}`
           progress.update(`${label} · starting`)
         },
-        onTick: (_cell, tick) =>
-          progress.update(renderBenchTick(label, {...tick, p99Us: percentileUs(tick.latencyUs, 99)})),
+        onTick: (_cell, tick) => {
+          const line = renderBenchTick(label, {...tick, p99Us: percentileUs(tick.latencyUs, 99)})
+          progress.update(matrix ? `${line} · ${matrixProgress(matrix, performance.now())}` : line)
+        },
         onPartialResult: writeOut,
       })
     } finally {

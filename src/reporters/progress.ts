@@ -1,6 +1,7 @@
 /**
- * The live line on stderr (ora). Silent under --json and when stderr is not a
- * terminal, so pipes and CI logs get only the final report.
+ * The live line on stderr (ora), when stderr is a terminal: under --json too,
+ * since stdout keeps the JSON. Silent when stderr is not a terminal, so pipes
+ * and CI logs get only the final report.
  *
  * ora sizes the area it erases as text width ÷ `stream.columns`; a terminal
  * that reports 0 columns (a pty nobody sized) makes that Infinity, and every
@@ -24,9 +25,9 @@ export const FALLBACK_COLUMNS = 80
 /** The stream properties the line needs; process.stderr has them. */
 export type ProgressStream = Pick<NodeJS.WriteStream, 'write' | 'isTTY' | 'columns'>
 
-export function createProgress(options: {json: boolean; stream?: ProgressStream}): Progress {
+export function createProgress(options: {stream?: ProgressStream} = {}): Progress {
   const stream = options.stream ?? process.stderr
-  const enabled = !options.json && stream.isTTY === true
+  const enabled = stream.isTTY === true
   if (!enabled) return {update() {}, stop() {}}
   const view = withUsableWidth(stream)
   // isEnabled: we already know it is a terminal; ora's own guess would print a line per update in CI shells.
