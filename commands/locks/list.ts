@@ -1,5 +1,5 @@
 import {TargetCommand} from '../../src/cli/base-command.js'
-import {listAllFlag, lockExpiryFlag, lockFilterFlags, lockStateFlag} from '../../src/cli/locks-flags.js'
+import {embeddedLocksCluster, embeddedLocksFlags, listAllFlag, lockExpiryFlag, lockFilterFlags, lockStateFlag} from '../../src/cli/locks-flags.js'
 import {runLocksList} from '../../src/locks/list.js'
 import type {LocksListResult} from '../../src/locks/types.js'
 import {expiryMsOf, toLockFilter} from '../../src/parse/lock-filter.js'
@@ -38,13 +38,13 @@ export default class LocksList extends TargetCommand<typeof LocksList> {
     '<%= config.bin %> sim --topology sharded --version-profile 4.4 --time-scale 0.01 --scenario dead-lock-holder   # then: <%= config.bin %> <%= command.id %> --uri <printed uri>',
   ]
 
-  static override flags = {...lockFilterFlags, ...lockStateFlag, ...lockExpiryFlag, ...listAllFlag}
+  static override flags = {...lockFilterFlags, ...lockStateFlag, ...lockExpiryFlag, ...listAllFlag, ...embeddedLocksFlags}
 
   async run(): Promise<LocksListResult> {
     const {flags} = this
     const filter = toLockFilter(flags)
     const expiryMS = expiryMsOf(flags)
-    const target = await this.openTarget({topology: 'sharded'})
+    const target = await this.openTarget(embeddedLocksCluster(flags))
     const result = await runLocksList(target, {filter, expiryMS})
     this.logText((layout) => renderLocksList(result, layout, {all: flags.all}))
     return result

@@ -1,5 +1,5 @@
 import {TargetCommand} from '../../src/cli/base-command.js'
-import {listAllFlag, lockExpiryFlag} from '../../src/cli/locks-flags.js'
+import {embeddedLocksCluster, embeddedLocksFlags, listAllFlag, lockExpiryFlag} from '../../src/cli/locks-flags.js'
 import {runLocksPings} from '../../src/locks/list.js'
 import type {LocksPingsResult} from '../../src/locks/types.js'
 import {expiryMsOf} from '../../src/parse/lock-filter.js'
@@ -23,13 +23,13 @@ export default class LocksPings extends TargetCommand<typeof LocksPings> {
     '<%= config.bin %> <%= command.id %> --uri mongodb://mongos1:27017 --json',
   ]
 
-  static override flags = {...lockExpiryFlag, ...listAllFlag}
+  static override flags = {...lockExpiryFlag, ...listAllFlag, ...embeddedLocksFlags}
 
   async run(): Promise<LocksPingsResult> {
     const {flags} = this
     // Checked before the embedded cluster starts.
     const expiryMS = expiryMsOf(flags)
-    const target = await this.openTarget({topology: 'sharded'})
+    const target = await this.openTarget(embeddedLocksCluster(flags))
     const result = await runLocksPings(target, {expiryMS})
     this.logText((layout) => renderLocksPings(result, layout, {all: flags.all}))
     return result

@@ -1,6 +1,6 @@
 import {TargetCommand} from '../../src/cli/base-command.js'
 import {durationFlag, utcFlag} from '../../src/cli/flags.js'
-import {lockExpiryFlag, lockFilterFlags} from '../../src/cli/locks-flags.js'
+import {embeddedLocksCluster, embeddedLocksFlags, lockExpiryFlag, lockFilterFlags} from '../../src/cli/locks-flags.js'
 import {LOCKS_DEFAULTS} from '../../src/defaults.js'
 import {EXIT_CODES, usageError} from '../../src/errors.js'
 import type {LockPollFailureReason, LocksWatchResult} from '../../src/locks/types.js'
@@ -42,6 +42,7 @@ export default class LocksWatch extends TargetCommand<typeof LocksWatch> {
     ...lockFilterFlags,
     ...lockExpiryFlag,
     ...utcFlag,
+    ...embeddedLocksFlags,
   }
 
   async run(): Promise<LocksWatchResult> {
@@ -52,7 +53,7 @@ export default class LocksWatch extends TargetCommand<typeof LocksWatch> {
     if (durationMs !== undefined && durationMs <= 0) throw usageError('--duration must be above zero', 'e.g. --duration 30s, or leave it out to watch until Ctrl-C')
     const filter = toLockFilter(flags)
     const expiryMS = expiryMsOf(flags)
-    const target = await this.openTarget({topology: 'sharded'})
+    const target = await this.openTarget(embeddedLocksCluster(flags))
     const json = this.jsonEnabled()
     let serverVersion = ''
     const display = timeDisplayOf(flags.utc)

@@ -4,8 +4,11 @@
  */
 import {Flags} from '@oclif/core'
 
+import {usageError} from '../errors.js'
 import {LOCK_STATE_FILTERS} from '../locks/parse.js'
 import {LIST_TOP_ROWS} from '../reporters/locks.js'
+import {SCENARIOS, UPGRADED_FROM_34} from '../sim/sharding/scenario.js'
+import {DEFAULT_SIM_OPTIONS, SIM_VERSION_PROFILES, type SimOptions, type SimVersionProfile} from '../sim/types.js'
 import {durationFlag} from './flags.js'
 
 export const lockFilterFlags = {
@@ -30,4 +33,30 @@ export const listAllFlag = {
     summary: `Print every row: a list longer than ${LIST_TOP_ROWS} shows counts and the ${LIST_TOP_ROWS} rows that need a look first (--json always has all).`,
     helpGroup: 'FILTER',
   }),
+}
+
+/** The embedded cluster the locks commands start when no URI is given (like conns' --sim-topology). */
+export const embeddedLocksFlags = {
+  'sim-profile': Flags.string({
+    options: [...SIM_VERSION_PROFILES],
+    default: DEFAULT_SIM_OPTIONS.versionProfile,
+    summary: 'Embedded cluster only (no --uri): the MongoDB version it behaves like; 4.4 and 6.0 keep locks in config.locks, 7.0 in memory.',
+    helpGroup: 'CONNECTION',
+  }),
+  'sim-scenario': Flags.string({
+    options: [...SCENARIOS],
+    multiple: true,
+    default: [],
+    summary: `Embedded cluster only: a canned situation, e.g. ${SCENARIOS[0]} (a shard died holding a lock); ${UPGRADED_FROM_34} needs --sim-profile 4.4.`,
+    helpGroup: 'CONNECTION',
+  }),
+}
+
+/** The embedded sharded cluster those flags ask for; a scenario the profile cannot hold is a usage error. */
+export function embeddedLocksCluster(flags: {'sim-profile': string; 'sim-scenario': string[]}): Partial<SimOptions> {
+  const versionProfile = flags['sim-profile'] as SimVersionProfile
+  if (flags['sim-scenario'].includes(UPGRADED_FROM_34) && versionProfile !== '4.4') {
+    throw usageError(`--sim-scenario ${UPGRADED_FROM_34} needs --sim-profile 4.4`, 'the 3.4 balancer lock lives in config.locks, which 4.4 still uses: add --sim-profile 4.4')
+  }
+  return {topology: 'sharded', versionProfile, scenarios: flags['sim-scenario']}
 }

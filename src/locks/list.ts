@@ -2,7 +2,7 @@
 import {targetSummary} from '../result.js'
 import type {Target} from '../target.js'
 import {filterLocks, toLockRows, toPingRows, type JoinInput, type LockFilter} from './parse.js'
-import {openLocksSession, readConfigSnapshot, readInMemoryView, sessionNotes, withinTimeout, type LocksSession} from './read.js'
+import {embeddedInMemoryHint, openLocksSession, readConfigSnapshot, readInMemoryView, sessionNotes, withinTimeout, type LocksSession} from './read.js'
 import type {LocksListResult, LocksPingsResult} from './types.js'
 
 export interface LocksListConfig {
@@ -44,7 +44,7 @@ function snapshotHeader(session: LocksSession, now: Date) {
 
 async function listLocks(session: LocksSession, config: LocksListConfig): Promise<LocksListResult> {
   const input = await snapshotInput(session)
-  const notes = sessionNotes(session, config.expiryMS !== undefined)
+  const notes = [...sessionNotes(session, config.expiryMS !== undefined), ...embeddedInMemoryHint(session, 'locks list')]
   let inMemory: LocksListResult['inMemory']
   if (session.model === 'in-memory') {
     const read = await withinTimeout(session.target, (bounds) => readInMemoryView(session, bounds))
@@ -73,7 +73,7 @@ export function runLocksPings(target: Target, config: LocksPingsConfig = {}): Pr
       ...snapshotHeader(session, input.now),
       pingIntervalMS: session.timing.pingIntervalMS,
       pings: toPingRows(input),
-      notes: sessionNotes(session, config.expiryMS !== undefined),
+      notes: [...sessionNotes(session, config.expiryMS !== undefined), ...embeddedInMemoryHint(session, 'locks pings')],
       interrupted: false,
     }
   })

@@ -190,6 +190,15 @@ export function sessionNotes(session: RouterFacts, expiryGiven: boolean): string
   return [...session.entryNotes, ...timingNotes(session, expiryGiven)]
 }
 
+/**
+ * The embedded cluster started for a locks command behaves like 7.0 by default, where nothing is
+ * persisted: the note says which command shows locks in config.locks (`command`: "locks list").
+ */
+export function embeddedInMemoryHint(session: {target: {source: string}; model: string; serverVersion: string}, command: string): string[] {
+  if (session.target.source !== 'embedded' || session.model !== 'in-memory') return []
+  return [`the embedded cluster behaves like MongoDB ${session.serverVersion}, where distributed locks live in memory; to see locks persisted in config.locks and config.lockpings: pooltool ${command} --sim-profile 4.4 --sim-scenario dead-lock-holder`]
+}
+
 /** For a result's notes: the embedded cluster's shrunk intervals, which every age and verdict follows. */
 export function timingNotes(session: RouterFacts, expiryGiven: boolean): string[] {
   if (session.timeScale === 1) return []

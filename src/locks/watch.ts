@@ -9,7 +9,7 @@ import {targetSummary} from '../result.js'
 import type {Target} from '../target.js'
 import {filterLocks, toLockRows, type LockFilter} from './parse.js'
 import {classifyPollFailure} from './poll-failure.js'
-import {openLocksSession, readConfigSnapshot, readDdlOpsAt, sessionNotes, type LocksSession, type ReadBounds} from './read.js'
+import {embeddedInMemoryHint, openLocksSession, readConfigSnapshot, readDdlOpsAt, sessionNotes, type LocksSession, type ReadBounds} from './read.js'
 import {byTime, DdlOpTracker, LockTransitionTracker} from './transitions.js'
 import {LOCK_POLL_FAILURE_REASONS, type LockEvent, type LockPollFailure, type LockPollFailureReason, type LocksWatchResult} from './types.js'
 
@@ -131,7 +131,7 @@ export async function runLocksWatch(target: Target, config: LocksWatchConfig, ho
       // Each poll's events are in time order; after a failed poll, the next one's may reach back past what was printed.
       events: byTime(events),
       locks: session.model === 'in-memory' ? ddl.summary() : locks.summary(),
-      notes: [...sessionNotes(session, config.expiryMS !== undefined), session.model === 'in-memory' ? DDL_HOLD_TIMES_NOTE : HOLD_TIMES_NOTE, ...(pollFailures.length > 0 ? [FAILED_POLLS_NOTE] : [])],
+      notes: [...sessionNotes(session, config.expiryMS !== undefined), ...embeddedInMemoryHint(session, 'locks watch'), session.model === 'in-memory' ? DDL_HOLD_TIMES_NOTE : HOLD_TIMES_NOTE, ...(pollFailures.length > 0 ? [FAILED_POLLS_NOTE] : [])],
       interrupted: hooks.signal.aborted,
     }
   } finally {

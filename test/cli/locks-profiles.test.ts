@@ -133,3 +133,19 @@ describe('locks on a replica set', {timeout: 30_000}, () => {
     assert.equal(json.error.exitCode, 7)
   })
 })
+
+describe('locks with no URI: the embedded cluster it starts', {timeout: 120_000}, () => {
+  it('7.0 by default, with the command that shows persisted locks; --sim-profile and --sim-scenario change it', async () => {
+    const memory = parseJson(await runCli(['locks', 'list', '--json']))
+    assert.equal(memory.model, 'in-memory')
+    assert.ok(memory.notes.some((note: string) => note.endsWith('pooltool locks list --sim-profile 4.4 --sim-scenario dead-lock-holder')), JSON.stringify(memory.notes))
+    const persisted = parseJson(await runCli(['locks', 'list', '--json', '--sim-profile', '4.4', '--sim-scenario', 'dead-lock-holder']))
+    assert.equal(persisted.model, 'config.locks')
+    assert.equal(persisted.serverVersion, '4.4.29')
+    assert.ok(persisted.locks.some((lock: {name: string; state: string}) => lock.name === 'scenario.orders' && lock.state === 'locked'), JSON.stringify(persisted.locks))
+    assert.ok(!persisted.notes.some((note: string) => note.includes('--sim-profile')), 'no hint where locks are persisted')
+    const refused = await runCli(['locks', 'pings', '--sim-scenario', 'upgraded-from-3.4'])
+    assert.equal(refused.code, 2)
+    assert.match(refused.stderr, /^Error \[USAGE\]: --sim-scenario upgraded-from-3\.4 needs --sim-profile 4\.4/)
+  })
+})
