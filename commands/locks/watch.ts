@@ -1,5 +1,8 @@
+import {Flags} from '@oclif/core'
+
 import {TargetCommand} from '../../src/cli/base-command.js'
 import {durationFlag, utcFlag} from '../../src/cli/flags.js'
+import {stdoutLayout} from '../../src/cli/terminal.js'
 import {embeddedLocksCluster, embeddedLocksFlags, lockExpiryFlag, lockFilterFlags} from '../../src/cli/locks-flags.js'
 import {LOCKS_DEFAULTS} from '../../src/defaults.js'
 import {EXIT_CODES, usageError} from '../../src/errors.js'
@@ -7,7 +10,8 @@ import type {LockPollFailureReason, LocksWatchResult} from '../../src/locks/type
 import {runLocksWatch} from '../../src/locks/watch.js'
 import {expiryMsOf, toLockFilter} from '../../src/parse/lock-filter.js'
 import {timeDisplayOf, zoneNote} from '../../src/reporters/clock.js'
-import {renderLockEvent, renderLockPollFailure, renderLocksWatch} from '../../src/reporters/locks.js'
+import {LocksLiveView, renderLockEvent, renderLockPollFailure, renderLocksWatch} from '../../src/reporters/locks.js'
+import {targetSummary} from '../../src/result.js'
 
 export default class LocksWatch extends TargetCommand<typeof LocksWatch> {
   static override summary = 'Poll the locks and print each acquisition, release and overtake with its hold time.'
@@ -23,7 +27,9 @@ export default class LocksWatch extends TargetCommand<typeof LocksWatch> {
     'percentiles. Runs the whole --duration (its last poll at the deadline) or until Ctrl-C, then prints hold-time ' +
     'percentiles per lock. Each poll is bounded by --timeout-ms; a poll that fails (router or config server ' +
     'unreachable, a stall, a lost privilege) is printed on stderr and counted in the summary (failedPolls, by ' +
-    'reason), and the watch goes on. On 6.1+ it follows DDL operations in $currentOp instead. Read only.\n\n' +
+    'reason), and the watch goes on. On 6.1+ it follows DDL operations in $currentOp instead. On a terminal it shows ' +
+    'the locks held now with their verdicts, redrawn in place each poll, and the latest events under them; off a ' +
+    'terminal one line per event; --ndjson streams start, event, pollFailure and summary lines. Read only.\n\n' +
     'JSON: {target, entry, clockSkewMS?, serverVersion, model, message, durationMS, intervalMS, polls, failedPolls, ' +
     'failedPollsByReason, pollFailures: [{at, poll, reason, error}], pollTimeoutMS, events: [{at, kind: held-at-start|' +
     'acquired|released|overtaken|stale|waiting, name, process, who, why, verdict?, since?, whenMeans?, previousProcess?, ' +
@@ -42,6 +48,7 @@ export default class LocksWatch extends TargetCommand<typeof LocksWatch> {
     ...lockFilterFlags,
     ...lockExpiryFlag,
     ...utcFlag,
+    ndjson: Flags.boolean({default: false, exclusive: ['json'], summary: 'Stream JSON lines: {"type":"start"}, one {"type":"event"} per transition, {"type":"pollFailure"}, and {"type":"summary"} last.', helpGroup: 'OUTPUT'}),
     ...embeddedLocksFlags,
   }
 
@@ -54,9 +61,11 @@ export default class LocksWatch extends TargetCommand<typeof LocksWatch> {
     const filter = toLockFilter(flags)
     const expiryMS = expiryMsOf(flags)
     const target = await this.openTarget(embeddedLocksCluster(flags))
-    const json = this.jsonEnabled()
+    // live: a terminal (the held locks redrawn each poll, events under them); plain: event lines; ndjson: a stream.
+    const mode = flags.ndjson ? 'ndjson' : this.jsonEnabled() ? 'json' : process.stdout.isTTY ? 'live' : 'plain'
     let serverVersion = ''
     const display = timeDisplayOf(flags.utc)
+    let view: LocksLiveView | undefined
     const result = await runLocksWatch(
       target,
       {durationMS: durationMs, intervalMS: intervalMs, filter, expiryMS},
@@ -64,18 +73,30 @@ export default class LocksWatch extends TargetCommand<typeof LocksWatch> {
         signal: this.interruptSignal,
         onStart: (info) => {
           serverVersion = info.serverVersion
-          if (!json) this.logFitted(`${target.redactedUri}: ${info.message}\n${zoneNote(display)}`)
+          if (mode === 'ndjson') this.log(JSON.stringify({type: 'start', target: targetSummary(target), ...info}))
+          else if (mode === 'plain') this.logFitted(`${target.redactedUri}: ${info.message}\n${zoneNote(display)}`)
+          else if (mode === 'live') view = new LocksLiveView(`pooltool locks watch ${target.redactedUri} · ${info.message}`, serverVersion, display)
         },
         onEvent: (event) => {
-          if (!json) this.logFitted(renderLockEvent(event, serverVersion, display))
+          if (mode === 'ndjson') this.log(JSON.stringify({type: 'event', ...event}))
+          else if (mode === 'plain') this.logFitted(renderLockEvent(event, serverVersion, display))
+          else view?.event(renderLockEvent(event, serverVersion, display))
         },
-        // stderr keeps stdout's transitions clean; under --json the failures are in the result.
+        onPoll: (poll) => {
+          if (!view) return
+          view.poll(poll)
+          this.log(view.frame(stdoutLayout()))
+        },
+        // stderr keeps stdout's transitions clean (the live view lists them among its events); under --json they are in the result.
         onPollFailed: (failure) => {
-          if (!json) this.stderrText(renderLockPollFailure(failure, display))
+          if (mode === 'ndjson') this.log(JSON.stringify({type: 'pollFailure', ...failure}))
+          else if (mode === 'plain') this.stderrText(renderLockPollFailure(failure, display))
+          else view?.event(renderLockPollFailure(failure, display))
         },
       },
     )
-    this.logText((layout) => renderLocksWatch(result, layout))
+    if (mode === 'ndjson') this.log(JSON.stringify({type: 'summary', ...result}))
+    else if (mode !== 'json') this.logFitted(renderLocksWatch(result, stdoutLayout()))
     process.exitCode = watchExitCode(result, durationMs !== undefined, this.interruptedExitCode)
     return result
   }

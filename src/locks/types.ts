@@ -261,3 +261,14 @@ export type WhyKind =
   | 'setAllowMigrations'
   | 'mapReduce'
   | 'other'
+
+/** One answered poll, for a live view. */
+export interface LocksPoll {
+  poll: number
+  /** The server's clock at the poll (ISO). */
+  at: string
+  /** config.locks model: the locks not free now; absent on 6.1+. */
+  held?: LockRow[]
+  /** 6.1+: DDL operations running now. */
+  ddlRunning?: number
+}

@@ -11,7 +11,7 @@ import {filterLocks, toLockRows, type LockFilter} from './parse.js'
 import {classifyPollFailure} from './poll-failure.js'
 import {embeddedInMemoryHint, openLocksSession, readConfigSnapshot, readDdlOpsAt, sessionNotes, type LocksSession, type ReadBounds} from './read.js'
 import {byTime, DdlOpTracker, LockTransitionTracker} from './transitions.js'
-import {LOCK_POLL_FAILURE_REASONS, type LockEvent, type LockPollFailure, type LockPollFailureReason, type LocksWatchResult} from './types.js'
+import {LOCK_POLL_FAILURE_REASONS, type LockEvent, type LockPollFailure, type LockPollFailureReason, type LocksPoll, type LocksWatchResult} from './types.js'
 
 // Bench's lock observer and older callers import the trackers from here.
 export {DdlOpTracker, LockTransitionTracker}
@@ -31,7 +31,13 @@ export interface WatchHooks {
   onStart?(info: {model: LocksWatchResult['model']; serverVersion: string; message: string; expiryMS: number}): void
   /** A poll got no snapshot; the watch goes on. */
   onPollFailed?(failure: LockPollFailure): void
+  /**
+   * After each answered poll: what is held now. config.locks: the locks not free (held, stale, no
+   * ping, the balancer's); 6.1+: the DDL operations running (no lock documents to show).
+   */
+  onPoll?(poll: LocksPoll): void
 }
+
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
@@ -86,11 +92,12 @@ export async function runLocksWatch(target: Target, config: LocksWatchConfig, ho
       polls++
       const timeout = AbortSignal.timeout(pollTimeoutMS)
       try {
-        const fresh = await pollOnce(session, config.filter, {signal: AbortSignal.any([hooks.signal, timeout])}, {locks, ddl})
+        const {events: fresh, poll} = await pollOnce(session, config.filter, {signal: AbortSignal.any([hooks.signal, timeout])}, {locks, ddl})
         for (const e of fresh) {
           events.push(e)
           hooks.onEvent?.(e)
         }
+        hooks.onPoll?.({poll: polls, ...poll})
       } catch (error) {
         // Ctrl-C cancelled the read: not a failure of the cluster, and not a poll that counts.
         if (hooks.signal.aborted) {
@@ -145,14 +152,15 @@ async function pollOnce(
   filter: LockFilter,
   bounds: ReadBounds,
   trackers: {locks: LockTransitionTracker; ddl: DdlOpTracker},
-): Promise<LockEvent[]> {
+): Promise<{events: LockEvent[]; poll: Omit<LocksPoll, 'poll'>}> {
   if (session.model === 'in-memory') {
     const {now, ops} = await readDdlOpsAt(session.reader, bounds)
-    return trackers.ddl.observe(ops.filter((o) => matches(o.ns, filter)), now.getTime())
+    const matching = ops.filter((o) => matches(o.ns, filter))
+    return {events: trackers.ddl.observe(matching, now.getTime()), poll: {at: now.toISOString(), ddlRunning: matching.length}}
   }
   const snap = await readConfigSnapshot(session.reader, bounds)
   const rows = filterLocks(toLockRows({...snap, nowMs: snap.now.getTime(), timing: session.timing}), {db: filter.db, ns: filter.ns})
-  return trackers.locks.observe(rows, snap.now.getTime())
+  return {events: trackers.locks.observe(rows, snap.now.getTime()), poll: {at: snap.now.toISOString(), held: rows.filter((row) => row.verdict !== 'free')}}
 }
 
 function matches(ns: string | null, filter: LockFilter): boolean {

@@ -21,8 +21,9 @@ import type {
 } from '../conns/types.js'
 import {CONNECTION_OPTIONAL_FIELDS} from '../probes/server-status.js'
 import {LOCAL_TIME, type TimeDisplay, timeOfDay, zoneNote} from './clock.js'
-import {type Cell, fitTable, fitText, type Layout, UNLIMITED} from './fit.js'
+import {type Cell, fitTable, type Layout, UNLIMITED} from './fit.js'
 import {formatCount} from './format.js'
+import {Redraw} from './redraw.js'
 import {sparkline} from './sparkline.js'
 
 const dash = (n: number | undefined) => (n === undefined ? '–' : formatCount(n))
@@ -154,7 +155,7 @@ export class ConnsLiveView {
   private readonly history = new Map<string, Array<number | undefined>>()
   private readonly alerts: string[] = []
   private alertCount = 0
-  private lastLines = 0
+  private readonly redraw = new Redraw()
   private last?: RoundSample
 
   constructor(
@@ -183,11 +184,9 @@ export class ConnsLiveView {
    * so no line wraps on the terminal: the count of lines to erase is the count the terminal shows.
    */
   frame(layout: Layout = UNLIMITED): string {
-    const body = fitText(this.body(layout), layout)
-    const erase = this.lastLines > 0 ? `\u001B[${this.lastLines}F\u001B[0J` : ''
-    this.lastLines = body.split('\n').length
-    return erase + body
+    return this.redraw.frame(this.body(layout), layout)
   }
+
 
   private body(layout: Layout): string {
     const round = this.last

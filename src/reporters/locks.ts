@@ -2,9 +2,10 @@
 
 import type {LockObservation} from '../bench/lock-observer.js'
 import {versionAtLeast} from '../locks/parse.js'
-import type {InMemoryView, LockEvent, LockPollFailure, LockRow, LocksListResult, LocksPingsResult, LocksWatchResult, LockVerdict} from '../locks/types.js'
-import {dateAndTime, LOCAL_TIME, type TimeDisplay, timeOfDay} from './clock.js'
+import type {InMemoryView, LockEvent, LockPollFailure, LockRow, LocksListResult, LocksPingsResult, LocksPoll, LocksWatchResult, LockVerdict} from '../locks/types.js'
+import {dateAndTime, LOCAL_TIME, type TimeDisplay, timeOfDay, zoneNote} from './clock.js'
 import {fitTable, type Layout, UNLIMITED} from './fit.js'
+import {Redraw} from './redraw.js'
 
 /** 850 → "850ms", 12_300 → "12.3s", 905_000 → "15m 5s", 7_300_000 → "2h 1m". */
 export function formatAgeMs(ms: number | null | undefined): string {
@@ -250,4 +251,62 @@ export function renderLockObservation(o: LockObservation): string {
   const h = o.holdMS
   const holds = h.count > 0 ? `hold p50 ${formatAgeMs(h.p50)}, p99 ${formatAgeMs(h.p99)}, max ${formatAgeMs(h.max)} over ${h.count} release(s)` : 'no release seen'
   return `LockBusy ${o.lockBusy}, ConflictingOperationInProgress ${o.conflictingOperationInProgress}; ${o.acquisitions} acquisition(s) seen in ${o.model} (${o.polls} polls): ${holds}`
+}
+
+/** Events kept under a live view's table. */
+const LIVE_EVENTS_SHOWN = 8
+
+/**
+ * `locks watch` on a terminal: the locks held now with their verdicts, redrawn in place each poll,
+ * the latest events under them (failed polls among them). Off a terminal the events are lines.
+ */
+export class LocksLiveView {
+  private readonly redraw = new Redraw()
+  private readonly recent: string[] = []
+  private eventCount = 0
+  private last?: LocksPoll
+
+  constructor(
+    private readonly header: string,
+    private readonly serverVersion: string,
+    private readonly display: TimeDisplay = LOCAL_TIME,
+  ) {}
+
+  poll(poll: LocksPoll): void {
+    this.last = poll
+  }
+
+  event(line: string): void {
+    this.eventCount += 1
+    this.recent.push(line)
+    if (this.recent.length > LIVE_EVENTS_SHOWN) this.recent.shift()
+  }
+
+  frame(layout: Layout = UNLIMITED): string {
+    return this.redraw.frame(this.body(layout), layout)
+  }
+
+  private body(layout: Layout): string {
+    const lines = [this.header]
+    const poll = this.last
+    if (!poll) return [...lines, 'waiting for the first poll…'].join('\n')
+    lines.push(`poll ${poll.poll} at ${timeOfDay(poll.at, this.display)} (${zoneNote(this.display, new Date(poll.at))}) · Ctrl-C for the summary`)
+    if (poll.held === undefined) lines.push(`${poll.ddlRunning ?? 0} DDL operation(s) running`)
+    else if (poll.held.length === 0) lines.push('no lock held')
+    else {
+      const shown = [...poll.held].sort((a, b) => VERDICT_ATTENTION[a.verdict] - VERDICT_ATTENTION[b.verdict] || (b.sinceAgeMS ?? 0) - (a.sinceAgeMS ?? 0)).slice(0, LIST_TOP_ROWS)
+      const columns = ['lock', {head: 'holder', dropOrder: 2}, {head: 'why', dropOrder: 3}, 'since', {head: 'holder ping', short: 'ping', dropOrder: 1}, 'verdict']
+      const rows = shown.map((l) => [
+        l.name,
+        truncate(l.holder ?? l.process, 40),
+        truncate(l.why, 40),
+        sinceText(l),
+        l.holderLastPing ? `${formatAgeMs(l.holderPingAgeMS)} ago` : 'none',
+        verdictText(l.verdict, this.serverVersion),
+      ])
+      lines.push(`${poll.held.length} held${poll.held.length > shown.length ? ` (the ${shown.length} to look at first)` : ''}:`, fitTable(columns, rows, layout))
+    }
+    if (this.recent.length > 0) lines.push(`events (${this.eventCount}${this.eventCount > this.recent.length ? `, latest ${this.recent.length}` : ''}):`, ...this.recent.map((line) => `  ${line}`))
+    return lines.join('\n')
+  }
 }

@@ -149,3 +149,21 @@ describe('locks with no URI: the embedded cluster it starts', {timeout: 120_000}
     assert.match(refused.stderr, /^Error \[USAGE\]: --sim-scenario upgraded-from-3\.4 needs --sim-profile 4\.4/)
   })
 })
+
+describe('locks watch --ndjson', {timeout: 120_000}, () => {
+  const cluster = useCluster({topology: 'sharded', versionProfile: '4.4', timeScale: 0.01, scenarios: ['dead-lock-holder']})
+
+  it('streams a start line, an event line per transition, and the summary last', async () => {
+    const run = await runCli(['locks', 'watch', '--uri', cluster.uri, '--ndjson', '--duration', '600ms', '--interval', '200ms'])
+    assert.equal(run.code, 0, run.stderr)
+    const lines = run.stdout.trim().split('\n').map((line) => JSON.parse(line) as {type: string; [key: string]: unknown})
+    assert.equal(lines[0]!.type, 'start')
+    assert.equal(lines[0]!.serverVersion, '4.4.29')
+    assert.equal(lines.at(-1)!.type, 'summary')
+    const summary = lines.at(-1)! as unknown as {events: unknown[]; polls: number}
+    const events = lines.filter((line) => line.type === 'event')
+    assert.deepEqual(events.map(({type: _, ...event}) => event), summary.events, 'the streamed events are the summary\'s')
+    assert.ok(events.some((event) => event.kind === 'held-at-start' && event.name === 'scenario.orders'), JSON.stringify(events))
+    assert.deepEqual([...new Set(lines.map((line) => line.type))].filter((type) => !['start', 'event', 'pollFailure', 'summary'].includes(type)), [])
+  })
+})
