@@ -18,9 +18,12 @@ import {EXIT_CODES, PoolToolError} from '../src/errors.js'
 import {percentileUs} from '../src/metrics/histograms.js'
 import {checkOutputPath, writeJsonAtomically, writeTextAtomically} from '../src/output.js'
 import {formatDuration} from '../src/parse/durations.js'
+import {loadChartLibrary} from '../src/report/html-assets.js'
+import {reportData} from '../src/report/html-data.js'
 import {renderBench, renderBenchTick, renderSeriesCsv} from '../src/reporters/bench.js'
-import {renderNamespaceNotes} from '../src/reporters/namespace.js'
 import {type MatrixClock, matrixProgress} from '../src/reporters/eta.js'
+import {renderBenchHtml} from '../src/reporters/html.js'
+import {renderNamespaceNotes} from '../src/reporters/namespace.js'
 import {createProgress} from '../src/reporters/progress.js'
 
 export default class Bench extends TargetCommand<typeof Bench> {
@@ -140,6 +143,7 @@ export default class Bench extends TargetCommand<typeof Bench> {
     'sample-interval': durationFlag({default: BENCH_DEFAULTS.sampleIntervalMS, summary: 'How often serverStatus is polled on each host, e.g. 250ms, 1s.', helpGroup: 'REPORT'}),
     'series-interval': durationFlag({default: DEFAULT_SERIES_INTERVAL_MS, summary: 'Length of one interval of the time series (runs[].series, --csv), e.g. 1s, 250ms; at least 10ms.', helpGroup: 'REPORT'}),
     csv: Flags.string({summary: 'Also write the time series as CSV to this file: absent or a regular file (checked before the load starts); written atomically after every run.', helpGroup: 'REPORT'}),
+    html: Flags.string({summary: 'Also write an HTML report (latency spectrum, series, sweep grid; self-contained) to this file: absent or a regular file (checked before the load starts); written atomically at the end.', helpGroup: 'REPORT'}),
     'sim-latency': durationFlag({summary: 'Embedded cluster only: per-operation service time, e.g. 2ms.', helpGroup: 'CONNECTION'}),
     segment: Flags.string({summary: 'Drive the INDEX-th of COUNT shares of this run, e.g. 0/3 (INDEX from 0); needs --run-id. One cell, no matrix.', helpGroup: 'DISTRIBUTED'}),
     'run-id': Flags.string({summary: "The id every segment of one run shares (8 hex digits): their one namespace, bench_<id>.", helpGroup: 'DISTRIBUTED'}),
@@ -159,6 +163,7 @@ export default class Bench extends TargetCommand<typeof Bench> {
     // Refuse a file we must not write before any load starts (and before the embedded cluster starts).
     if (flags.out !== undefined) await checkOutputPath(flags.out)
     if (flags.csv !== undefined) await checkOutputPath(flags.csv, '--csv')
+    if (flags.html !== undefined) await checkOutputPath(flags.html, '--html')
     const target = await this.openTarget({latencyMs: simLatencyMs})
     const progress = createProgress()
     let label = ''
@@ -166,7 +171,7 @@ export default class Bench extends TargetCommand<typeof Bench> {
     let matrix: MatrixClock | undefined
     let outFailure: string | undefined
     // A failed write never loses the measurement: it is printed anyway, and the failure said after it.
-    const writeOut = async (value: BenchResult): Promise<void> => {
+    const writeOut = async (value: BenchResult, final = false): Promise<void> => {
       const failures: string[] = []
       const write = async (flag: string, file: string | undefined, writeFile: (file: string) => Promise<void>): Promise<void> => {
         if (file === undefined) return
@@ -178,6 +183,8 @@ export default class Bench extends TargetCommand<typeof Bench> {
       }
       await write('--out', flags.out, (file) => writeJsonAtomically(file, value))
       await write('--csv', flags.csv, (file) => writeTextAtomically(file, renderSeriesCsv(value), '--csv'))
+      // The HTML report is drawn once, from the whole result: every run is in by then.
+      if (final) await write('--html', flags.html, async (file) => writeTextAtomically(file, renderBenchHtml(reportData([{file: 'this run', result: value}]), await loadChartLibrary()), '--html'))
       outFailure = failures.length === 0 ? undefined : failures.join('; ')
     }
     let result: BenchResult
@@ -201,7 +208,7 @@ export default class Bench extends TargetCommand<typeof Bench> {
     } finally {
       progress.stop()
     }
-    await writeOut(result)
+    await writeOut(result, true)
     this.logText((layout) => renderBench(result, layout))
     // On stderr even under --json: what bench left on a cluster must never go unsaid.
     for (const line of renderNamespaceNotes(result)) this.stderrText(line)

@@ -46,6 +46,8 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
 
   protected flags!: BaseFlags<T>
   protected args!: BaseArgs<T>
+  /** Every positional argument, in order (a command with `strict = false` takes more than its args name). */
+  protected positional: string[] = []
   /** Set by commands that talk to a cluster, so errors can name it (redacted). */
   protected target?: Target
 
@@ -74,7 +76,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   override async init(): Promise<void> {
     await super.init()
     const ctor = this.ctor as typeof BaseCommand
-    const {args, flags} = await this.parse({
+    const {args, flags, argv} = await this.parse({
       args: ctor.args,
       baseFlags: ctor.baseFlags,
       enableJsonFlag: ctor.enableJsonFlag,
@@ -83,6 +85,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     })
     this.flags = flags as BaseFlags<T>
     this.args = args as BaseArgs<T>
+    this.positional = argv as string[]
     // One switch for the whole process: every part, the spinner and libraries alike, reads NO_COLOR.
     if ((flags as {color?: boolean}).color === false) process.env.NO_COLOR = '1'
     this.stops.install()

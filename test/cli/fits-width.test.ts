@@ -48,6 +48,7 @@ describe(`text output fits ${WIDTH} columns, without color`, {timeout: 300_000},
     check('bench-open-loop', await cli(['bench', '--uri', cluster.uri, '--stages', '500ms:100/s,500ms:200/s', '--concurrency', '16', '--warmup', '0']))
     check('report-compare', await cli(['report', 'compare', out, out]))
     check('report-hgrm', await cli(['report', 'hgrm', out]))
+    check('report-html', await cli(['report', 'html', out, '--out', path.join(dir, 'report.html')]))
     const startAt = new Date(Date.now() + 4000).toISOString()
     const segments = await Promise.all(
       [0, 1].map(async (index) => {
@@ -84,7 +85,7 @@ describe(`text output fits ${WIDTH} columns, without color`, {timeout: 300_000},
   })
 
   it('every command\'s help', async () => {
-    for (const command of ['bench', 'auth', 'conns list', 'conns watch', 'locks list', 'locks pings', 'locks watch', 'report merge', 'report compare', 'report hgrm', 'snapshot', 'sim']) {
+    for (const command of ['bench', 'auth', 'conns list', 'conns watch', 'locks list', 'locks pings', 'locks watch', 'report merge', 'report compare', 'report hgrm', 'report html', 'snapshot', 'sim']) {
       check(`${command.replace(' ', '-')}-help`, await cli([...command.split(' '), '--help']))
     }
   })

@@ -1,0 +1,54 @@
+import {Args, Flags} from '@oclif/core'
+
+import {BaseCommand} from '../../src/cli/base-command.js'
+import {checkOutputPath, writeTextAtomically} from '../../src/output.js'
+import {loadChartLibrary} from '../../src/report/html-assets.js'
+import {reportData} from '../../src/report/html-data.js'
+import {loadBenchResult} from '../../src/report/load.js'
+import {renderBenchHtml} from '../../src/reporters/html.js'
+
+export interface HtmlReportResult {
+  out: string
+  files: string[]
+  runs: number
+  charts: string[]
+}
+
+export default class ReportHtml extends BaseCommand<typeof ReportHtml> {
+  static override summary = 'Write an HTML report of bench results: latency spectrum, throughput and connections over time, the sweep.'
+
+  static override description =
+    'One self-contained file (the chart library and the data inside it: nothing is fetched when it is opened): each ' +
+    "run's latency by percentile from its own HDR histogram (HdrHistogram's plot: 1/(1−p) on a log axis; in open loop " +
+    'the corrected latency beside the measured), ops/s and p99 over time, errors per interval, the client pool (in use, ' +
+    'total) and each host\'s server connections over time, a sweep as a concurrency × pool-size grid with the knee and ' +
+    'the SLO, and the runs side by side. Several files: their runs together, labelled by file.\n\n' +
+    'JSON (--json): {out, files, runs, charts}.'
+
+  static override examples = [
+    '<%= config.bin %> <%= command.id %> result.json --out report.html',
+    '<%= config.bin %> <%= command.id %> base.json new.json --out compare.html',
+  ]
+
+  static override strict = false
+
+  static override args = {
+    file: Args.string({required: true, description: 'Bench results (bench --json or --out, or report merge); more than one may follow.'}),
+  }
+
+  static override flags = {
+    out: Flags.string({required: true, summary: 'The HTML file to write (absent or a regular file; written atomically).'}),
+  }
+
+  async run(): Promise<HtmlReportResult> {
+    const {flags} = this
+    const files = this.positional
+    await checkOutputPath(flags.out)
+    const results = await Promise.all(files.map((file) => loadBenchResult(file)))
+    const data = reportData(results)
+    await writeTextAtomically(flags.out, renderBenchHtml(data, await loadChartLibrary()))
+    const charts = ['spectrum', ...(data.series.length > 0 ? ['throughput', 'errors', 'connections'] : [])]
+    this.logText(() => `wrote ${flags.out}: ${data.runs.length} run(s) from ${files.join(', ')}; charts: ${charts.join(', ')}${data.sweeps.length > 0 ? ', sweep grid' : ''}`)
+    return {out: flags.out, files, runs: data.runs.length, charts}
+  }
+}

@@ -1,0 +1,12 @@
+/** The chart library the HTML report inlines (uPlot's browser build and CSS), read from its installed package. */
+import {readFile} from 'node:fs/promises'
+import {createRequire} from 'node:module'
+import path from 'node:path'
+
+import type {ChartLibrary} from '../reporters/html.js'
+
+export async function loadChartLibrary(): Promise<ChartLibrary> {
+  const dist = path.dirname(createRequire(import.meta.url).resolve('uplot/dist/uPlot.iife.min.js'))
+  const [script, css] = await Promise.all([readFile(path.join(dist, 'uPlot.iife.min.js'), 'utf8'), readFile(path.join(dist, 'uPlot.min.css'), 'utf8')])
+  return {script, css}
+}

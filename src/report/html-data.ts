@@ -1,0 +1,160 @@
+/**
+ * What the HTML report draws, computed from bench results (pure): each run's latency spectrum
+ * from its own HDR histogram (HdrHistogram's percentile plot: x is 1/(1−p) on a log axis), its
+ * time series (ops/s, p99, errors, the client pool, each host's server connections), the sweep
+ * as a concurrency × pool-size grid with the knee, and the runs side by side.
+ */
+import path from 'node:path'
+
+import {runLabel} from '../bench/fail-on.js'
+import type {BenchResult, RunResult} from '../bench/types.js'
+import {decodeHistogram, type Histogram} from '../metrics/histograms.js'
+
+/** Spectrum points per decade of 1/(1−p): HdrHistogram's plots use a comparable density. */
+const SPECTRUM_POINTS_PER_DECADE = 20
+
+export interface SpectrumSeries {
+  label: string
+  /** Latency in ms at each x of the spectrum's grid; null past what the run's count can resolve. */
+  valuesMs: Array<number | null>
+}
+
+export interface Spectrum {
+  /** 1/(1−p), log-spaced: 1 is p0, 2 is p50, 10 is p90, 100 is p99, 1000 is p99.9. */
+  x: number[]
+  series: SpectrumSeries[]
+}
+
+export interface RunSeries {
+  label: string
+  /** Seconds from the start of the measured interval, one per --series-interval. */
+  tS: number[]
+  opsPerSec: number[]
+  p99Ms: Array<number | null>
+  errors: number[]
+  poolInUse: number[]
+  poolTotal: number[]
+  /** Per host: server connections at each interval's end (null where unknown). */
+  serverConnections: Record<string, Array<number | null>>
+}
+
+export interface SweepCell {
+  concurrency: number
+  maxPoolSize: number | null
+  opsPerSec: number
+  p99Ms: number
+  knee: boolean
+  overSlo: boolean
+}
+
+export interface Sweep {
+  model: string
+  concurrencies: number[]
+  poolSizes: Array<number | null>
+  cells: SweepCell[]
+  sloMs: number | null
+}
+
+export interface RunSummary {
+  label: string
+  opsPerSec: number
+  p50Ms: number
+  p99Ms: number
+  p999Ms: number
+  errors: number
+  connectionsCreated: number
+}
+
+export interface ReportData {
+  title: string
+  sources: string[]
+  spectrum: Spectrum
+  series: RunSeries[]
+  sweeps: Sweep[]
+  runs: RunSummary[]
+}
+
+const ms = (us: number) => Math.round(us) / 1000
+
+/** The value at each 1/(1−p) of the grid, up to the resolution of the histogram's count. */
+function spectrumValues(histogram: Histogram, x: readonly number[]): Array<number | null> {
+  const count = histogram.totalCount
+  return x.map((reciprocal) => {
+    // 1/(1−p) above the count: a percentile finer than one value in `count`, which the data cannot tell.
+    if (count === 0 || reciprocal > count) return null
+    return ms(histogram.getValueAtPercentile(100 * (1 - 1 / reciprocal)))
+  })
+}
+
+function spectrumOf(runs: ReadonlyArray<{label: string; run: RunResult}>): Spectrum {
+  const histograms = runs.flatMap(({label, run}) => [
+    {label, histogram: decodeHistogram(run.histograms.latencyUs)},
+    ...(run.histograms.latencyCorrectedUs ? [{label: `${label} (corrected)`, histogram: decodeHistogram(run.histograms.latencyCorrectedUs)}] : []),
+  ])
+  const maxCount = Math.max(1, ...histograms.map(({histogram}) => histogram.totalCount))
+  const steps = Math.ceil(Math.log10(maxCount) * SPECTRUM_POINTS_PER_DECADE)
+  const x = Array.from({length: steps + 1}, (_, k) => 10 ** (k / SPECTRUM_POINTS_PER_DECADE))
+  return {x, series: histograms.map(({label, histogram}) => ({label, valuesMs: spectrumValues(histogram, x)}))}
+}
+
+function seriesOf(label: string, run: RunResult): RunSeries | undefined {
+  const points = run.series ?? []
+  if (points.length === 0) return undefined
+  const hosts = [...new Set(points.flatMap((point) => Object.keys(point.serverConnections)))]
+  return {
+    label,
+    tS: points.map((point) => point.tMS / 1000),
+    opsPerSec: points.map((point) => point.opsPerSec),
+    p99Ms: points.map((point) => (point.latencyP99Us === undefined ? null : ms(point.latencyP99Us))),
+    errors: points.map((point) => point.errors),
+    poolInUse: points.map((point) => point.poolInUse),
+    poolTotal: points.map((point) => point.poolTotal),
+    serverConnections: Object.fromEntries(hosts.map((host) => [host, points.map((point) => point.serverConnections[host] ?? null)])),
+  }
+}
+
+function sweepsOf(result: BenchResult): Sweep[] {
+  const sloUs = result.knee?.sloUs
+  return [...new Set(result.runs.map((run) => run.model))].flatMap((model) => {
+    const runs = result.runs.filter((run) => run.model === model && run.rate === null && (run.stages ?? []).length === 0)
+    if (runs.length < 2) return []
+    const cells = runs.map((run) => ({
+      concurrency: run.concurrency,
+      maxPoolSize: run.maxPoolSize,
+      opsPerSec: run.opsPerSec,
+      p99Ms: ms(run.latencyUs.p99),
+      knee: result.knee?.model === model && result.knee.concurrency === run.concurrency && result.knee.maxPoolSize === run.maxPoolSize,
+      overSlo: sloUs !== undefined && run.latencyUs.p99 > sloUs,
+    }))
+    return [{
+      model,
+      concurrencies: [...new Set(runs.map((run) => run.concurrency))].sort((a, b) => a - b),
+      poolSizes: [...new Set(runs.map((run) => run.maxPoolSize))].sort((a, b) => (a ?? 0) - (b ?? 0)),
+      cells,
+      sloMs: sloUs === undefined ? null : ms(sloUs),
+    }]
+  })
+}
+
+/** The report of one or more bench results (several files: their runs side by side, labelled by file). */
+export function reportData(results: ReadonlyArray<{file: string; result: BenchResult}>): ReportData {
+  // Several files: each run is named by its file's name (the directory adds nothing to tell them apart).
+  const labelled = results.flatMap(({file, result}) => result.runs.map((run) => ({label: results.length > 1 ? `${path.basename(file)}: ${runLabel(run)}` : runLabel(run), run})))
+  const first = results[0]!.result
+  return {
+    title: `pooltool bench · ${first.config.workload} · ${first.target.uri}${results.length > 1 ? ` and ${results.length - 1} more` : ''}`,
+    sources: results.map(({file, result}) => `${file}: ${result.target.uri} (${result.cluster?.topology ?? 'topology unknown'}, MongoDB ${result.cluster?.serverVersion ?? 'unknown'}), ${result.runs.length} run(s)`),
+    spectrum: spectrumOf(labelled),
+    series: labelled.flatMap(({label, run}) => seriesOf(label, run) ?? []),
+    sweeps: results.flatMap(({result}) => sweepsOf(result)),
+    runs: labelled.map(({label, run}) => ({
+      label,
+      opsPerSec: run.opsPerSec,
+      p50Ms: ms(run.latencyUs.p50),
+      p99Ms: ms(run.latencyUs.p99),
+      p999Ms: ms(run.latencyUs.p999),
+      errors: run.errors,
+      connectionsCreated: run.pool.created,
+    })),
+  }
+}

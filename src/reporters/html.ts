@@ -1,0 +1,147 @@
+/**
+ * The HTML report: one self-contained file (uPlot and its CSS inlined, the data as JSON inside;
+ * nothing is fetched when it is viewed). Pure: the data and the chart library's text come in.
+ *
+ * Charts (uPlot, https://github.com/leeoniya/uPlot, MIT: small, no dependencies, fast on long
+ * series, log axes): the latency spectrum, ops/s and p99 over time, the client pool and server
+ * connections over time. The sweep grid and the run comparison are tables, coloured by value.
+ * Every chart registers itself in `window.pooltoolCharts` ({id, title, series, points}) from the
+ * data uPlot holds, so a browser test can check that each one drew its points.
+ */
+import type {ReportData} from '../report/html-data.js'
+
+export interface ChartLibrary {
+  /** uPlot's IIFE build (defines window.uPlot). */
+  script: string
+  css: string
+}
+
+const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c) => ({'&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;'})[c]!)
+
+/** JSON inside a <script>: no "</script>" or "<!--" can close or open anything. */
+const scriptJson = (value: unknown): string => JSON.stringify(value).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029')
+
+/** Keeps a library's text from closing the <script> or <style> it is inlined in. */
+const inlineSafe = (text: string, tag: 'script' | 'style'): string => text.replace(new RegExp(`</${tag}`, 'gi'), `<\\/${tag}`)
+
+function sweepTables(data: ReportData): string {
+  return data.sweeps
+    .map((sweep) => {
+      const best = Math.max(...sweep.cells.map((cell) => cell.opsPerSec))
+      const cellOf = (concurrency: number, pool: number | null) => sweep.cells.find((cell) => cell.concurrency === concurrency && cell.maxPoolSize === pool)
+      const rows = sweep.concurrencies.map((concurrency) => {
+        const tds = sweep.poolSizes.map((pool) => {
+          const cell = cellOf(concurrency, pool)
+          if (!cell) return '<td class="empty">–</td>'
+          // Green by throughput; a p99 over the SLO is struck through.
+          const share = best > 0 ? cell.opsPerSec / best : 0
+          const mark = cell.knee ? '★ ' : cell.overSlo ? '› ' : ''
+          return `<td class="cell${cell.overSlo ? ' over' : ''}${cell.knee ? ' knee' : ''}" style="background: rgba(46, 160, 67, ${(0.1 + 0.6 * share).toFixed(2)})" data-ops="${cell.opsPerSec}">${mark}${Math.round(cell.opsPerSec).toLocaleString('en-US')} ops/s<br>p99 ${cell.p99Ms} ms</td>`
+        })
+        return `<tr><th>${concurrency}</th>${tds.join('')}</tr>`
+      })
+      const slo = sweep.sloMs === null ? '' : `; › p99 over the SLO ${sweep.sloMs} ms`
+      return (
+        `<h3>Sweep, ${escapeHtml(sweep.model)}: ops/s and p99 per cell (★ the knee${slo})</h3>` +
+        `<table class="sweep" data-model="${escapeHtml(sweep.model)}"><tr><th>concurrency \\ ${sweep.model === 'fixed' ? 'connections' : 'pool size'}</th>${sweep.poolSizes.map((pool) => `<th>${pool ?? 'default'}</th>`).join('')}</tr>${rows.join('')}</table>`
+      )
+    })
+    .join('')
+}
+
+function comparisonTable(data: ReportData): string {
+  const best = Math.max(1, ...data.runs.map((run) => run.opsPerSec))
+  const rows = data.runs.map(
+    (run) =>
+      `<tr class="run"><td>${escapeHtml(run.label)}</td><td class="bar"><div style="width: ${((100 * run.opsPerSec) / best).toFixed(1)}%"></div><span>${Math.round(run.opsPerSec).toLocaleString('en-US')}</span></td>` +
+      `<td>${run.p50Ms}</td><td>${run.p99Ms}</td><td>${run.p999Ms}</td><td>${run.errors}</td><td>${run.connectionsCreated}</td></tr>`,
+  )
+  return `<table class="compare"><tr><th>run</th><th>ops/s</th><th>p50 ms</th><th>p99 ms</th><th>p99.9 ms</th><th>errors</th><th>connections created</th></tr>${rows.join('')}</table>`
+}
+
+/** The page's own script: builds the charts from the data and registers each in window.pooltoolCharts. */
+const PAGE_SCRIPT = String.raw`
+const data = JSON.parse(document.getElementById('report-data').textContent);
+const palette = ['#1f77b4', '#d62728', '#2ca02c', '#9467bd', '#ff7f0e', '#17becf', '#8c564b', '#e377c2', '#7f7f7f', '#bcbd22'];
+const color = (i) => palette[i % palette.length];
+window.pooltoolCharts = [];
+const width = () => Math.min(1100, document.body.clientWidth - 40);
+function chart(id, title, opts, chartData) {
+  const holder = document.getElementById(id);
+  const u = new uPlot(Object.assign({title, width: width(), height: 320}, opts), chartData, holder);
+  const ys = u.data.slice(1);
+  const points = ys.reduce((sum, ys1) => sum + ys1.filter((v) => v !== null && v !== undefined && Number.isFinite(v)).length, 0);
+  window.pooltoolCharts.push({id, title, series: ys.length, points});
+  return u;
+}
+// Latency spectrum: x = 1/(1-p) on a log axis, labelled as percentiles.
+// Ticks at p0, p50, p90, p99, p99.9 …: 1/(1-p) = 1, 2, 10, 100, 1000 …
+const pct = (x) => { const p = 100 * (1 - 1 / x); return 'p' + (p <= 0 ? '0' : String(Math.round(p * 1000) / 1000)); };
+const spectrumTicks = (u, axis, min, max) => [1, 2, ...Array.from({length: 12}, (_, k) => 10 ** (k + 1))].filter((x) => x >= min && x <= max);
+chart('spectrum', 'Latency by percentile (ms; corrected for coordinated omission beside the measured, in open loop)', {
+  scales: {x: {distr: 3, time: false}, y: {distr: 3}},
+  // Labels from our own ticks: uPlot rounds the ticks it passes on a log axis to powers of ten (2 would read p0).
+  axes: [{splits: spectrumTicks, values: (u) => spectrumTicks(u, 0, u.scales.x.min, u.scales.x.max).map(pct), label: 'percentile'}, {label: 'ms'}],
+  series: [{label: '1/(1-p)'}, ...data.spectrum.series.map((s, i) => ({label: s.label, stroke: color(i), width: 2, dash: s.label.endsWith('(corrected)') ? [6, 4] : undefined}))],
+}, [data.spectrum.x, ...data.spectrum.series.map((s) => s.valuesMs)]);
+// Over time: one x grid (the longest run's), each run's values where it has them.
+const longest = data.series.reduce((a, s) => (s.tS.length > a.length ? s.tS : a), []);
+const on = (values) => longest.map((_, i) => (i < values.length ? values[i] : null));
+if (data.series.length > 0) {
+  chart('throughput', 'Operations per second and p99 over time', {
+    scales: {x: {time: false}, ms: {}},
+    axes: [{label: 's'}, {label: 'ops/s'}, {scale: 'ms', side: 1, label: 'p99 ms', grid: {show: false}}],
+    series: [{label: 's'}, ...data.series.flatMap((s, i) => [{label: s.label + ' ops/s', stroke: color(i), width: 2}, {label: s.label + ' p99', stroke: color(i), dash: [4, 4], scale: 'ms'}])],
+  }, [longest, ...data.series.flatMap((s) => [on(s.opsPerSec), on(s.p99Ms)])]);
+  chart('errors', 'Errors per interval', {
+    scales: {x: {time: false}},
+    axes: [{label: 's'}, {label: 'errors'}],
+    series: [{label: 's'}, ...data.series.map((s, i) => ({label: s.label, stroke: color(i), width: 2}))],
+  }, [longest, ...data.series.map((s) => on(s.errors))]);
+  const hosts = [...new Set(data.series.flatMap((s) => Object.keys(s.serverConnections)))];
+  chart('connections', 'Client pool (in use, total) and server connections per host', {
+    scales: {x: {time: false}},
+    axes: [{label: 's'}, {label: 'connections'}],
+    series: [{label: 's'}, ...data.series.flatMap((s, i) => [{label: s.label + ' pool in use', stroke: color(i), width: 2}, {label: s.label + ' pool total', stroke: color(i), dash: [4, 4]}]),
+      ...data.series.flatMap((s, i) => hosts.filter((h) => h in s.serverConnections).map((h, j) => ({label: s.label + ' server ' + h, stroke: color(data.series.length + i * hosts.length + j), width: 1})))],
+  }, [longest, ...data.series.flatMap((s) => [on(s.poolInUse), on(s.poolTotal)]), ...data.series.flatMap((s) => hosts.filter((h) => h in s.serverConnections).map((h) => on(s.serverConnections[h])))]);
+}
+`
+
+export function renderBenchHtml(data: ReportData, library: ChartLibrary): string {
+  const timeCharts = data.series.length > 0
+    ? '<h2>Over time</h2><div id="throughput"></div><div id="errors"></div><div id="connections"></div>'
+    : '<p>These results carry no time series (an older file).</p>'
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(data.title)}</title>
+<style>${inlineSafe(library.css, 'style')}</style>
+<style>
+body { font: 14px/1.4 system-ui, sans-serif; margin: 20px; color: #222; }
+h1 { font-size: 18px; } h2 { font-size: 16px; margin-top: 28px; } h3 { font-size: 14px; }
+table { border-collapse: collapse; margin: 8px 0; } th, td { border: 1px solid #ccc; padding: 4px 8px; text-align: right; }
+th:first-child, td:first-child { text-align: left; }
+td.bar { position: relative; min-width: 220px; } td.bar div { position: absolute; left: 0; top: 0; bottom: 0; background: rgba(31, 119, 180, 0.25); } td.bar span { position: relative; }
+td.over { text-decoration: line-through; } td.knee { outline: 2px solid #d62728; }
+.sources { color: #555; }
+</style>
+</head>
+<body>
+<h1>${escapeHtml(data.title)}</h1>
+<ul class="sources">${data.sources.map((source) => `<li>${escapeHtml(source)}</li>`).join('')}</ul>
+<h2>Runs</h2>
+${comparisonTable(data)}
+${sweepTables(data)}
+<h2>Latency</h2>
+<div id="spectrum"></div>
+${timeCharts}
+<script id="report-data" type="application/json">${scriptJson(data)}</script>
+<script>${inlineSafe(library.script, 'script')}</script>
+<script>${PAGE_SCRIPT}</script>
+</body>
+</html>
+`
+}
