@@ -2,7 +2,7 @@
  * Every way a run is stopped ends cleanly: partial results printed and
  * written, pools closed, the namespace dropped, and the exit code of the
  * signal (SIGTERM 143, SIGHUP 129, SIGINT 130). A signal to the whole process
- * group (`timeout`) leaves the embedded cluster up until bench has cleaned up.
+ * group (as `timeout` sends it) leaves the embedded cluster up until bench has cleaned up.
  * On a stalled server the stop does not wait for it, and a second signal
  * skips cleanup but still reports, saying what was left behind.
  */
@@ -46,19 +46,34 @@ describe('bench stopped by a signal', () => {
     await client?.close()
   })
 
-  it('`timeout 3 pooltool bench` on the embedded cluster: the group signal leaves a complete partial result, cleaned up, exit 143', async () => {
-    const out = path.join(dir, 'timeout.json')
-    // timeout signals its whole process group, the embedded cluster's child included.
-    const child = spawn('timeout', ['--preserve-status', '3', process.execPath, BIN, 'bench', '--duration', '60s', '--concurrency', '4', '--out', out], {
+  it('a signal to the whole process group (as `timeout` sends it) once bench measures on its embedded cluster: a complete partial result, cleaned up, exit 143', async () => {
+    const out = path.join(dir, 'group.json')
+    // Its own process group, as `timeout` gives the command it runs: the signal reaches the embedded cluster's child too.
+    const child = spawn(process.execPath, [BIN, 'bench', '--duration', '60s', '--concurrency', '4', '--out', out], {
       cwd: REPO_ROOT,
       env: {...process.env, POOLTOOL_URI: '', MONGODB_URI: '', FORCE_COLOR: '0'},
       stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
     })
     let stdout = ''
     let stderr = ''
     child.stdout.on('data', (chunk) => (stdout += chunk))
     child.stderr.on('data', (chunk) => (stderr += chunk))
-    const code = await new Promise<number | null>((resolve) => child.on('close', resolve))
+    const closed = new Promise<number | null>((resolve) => child.on('close', resolve))
+    // The embedded cluster bench started says its URI on stderr; the group is signalled once bench measures there
+    // (a fixed `timeout 3` could fire before a loaded machine had even seeded).
+    const uri = await waitForState('bench named its embedded cluster', async () => /using the embedded simulated standalone \((mongodb:\/\/[^)]+)\)/.exec(stderr)?.[1], (found) => found !== undefined)
+    const own = new MongoClient(uri!)
+    try {
+      await waitForState('bench seeded its collection', async () => (await own.db('pooltool_bench').listCollections({}, {nameOnly: true}).toArray()).filter((c) => c.name.startsWith('bench_')).length, (n) => n === 1)
+      const finds = async () => Number((await own.db('admin').command({serverStatus: 1})).opcounters.query)
+      const before = await finds()
+      await waitForState('bench measuring (its finds reach the server)', finds, (n) => n >= before + 50)
+    } finally {
+      await own.close()
+    }
+    process.kill(-child.pid!, 'SIGTERM')
+    const code = await closed
     assert.equal(code, 143, stderr)
     assert.match(stderr, /SIGTERM received: stopping/)
     assert.match(stdout, /interrupted/)
