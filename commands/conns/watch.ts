@@ -4,7 +4,7 @@ import {TargetCommand} from '../../src/cli/base-command.js'
 import {durationFlag, utcFlag} from '../../src/cli/flags.js'
 import {stdoutLayout} from '../../src/cli/terminal.js'
 import {toWatchOptions} from '../../src/conns/options.js'
-import type {ConnsWatchResult} from '../../src/conns/types.js'
+import type {ConnsWatchResult, RoundSample} from '../../src/conns/types.js'
 import {runConnsWatch} from '../../src/conns/watch.js'
 import {CONNS_DEFAULTS} from '../../src/defaults.js'
 import {
@@ -17,7 +17,11 @@ import {
   renderTopology,
   renderWatchSummary,
 } from '../../src/reporters/conns.js'
+import {checkOutputPath, writeTextAtomically} from '../../src/output.js'
+import {loadChartLibrary} from '../../src/report/html-assets.js'
+import {connsReportData} from '../../src/report/watch-html-data.js'
 import {timeDisplayOf, zoneNote} from '../../src/reporters/clock.js'
+import {renderConnsHtml} from '../../src/reporters/html.js'
 import {targetSummary} from '../../src/result.js'
 import {SIM_TOPOLOGIES, type SimTopology} from '../../src/sim/types.js'
 
@@ -74,6 +78,7 @@ export default class ConnsWatch extends TargetCommand<typeof ConnsWatch> {
     ndjson: Flags.boolean({default: false, exclusive: ['json'], summary: 'Stream one JSON sample per host per round (plus alert lines and the summary last), one per line.', helpGroup: 'OUTPUT'}),
     verbose: Flags.boolean({default: false, summary: "Print each poll round's duration on stderr.", helpGroup: 'OUTPUT'}),
     ...utcFlag,
+    html: Flags.string({summary: 'Also write an HTML report of the watch to this file when it ends: absent or a regular file (checked before the watch starts); written atomically.', helpGroup: 'OUTPUT'}),
     discover: Flags.boolean({default: true, allowNo: true, summary: "Find every host of the cluster from the entry point; --no-discover polls the URI's hosts only.", helpGroup: 'CONNECTION'}),
     'sim-topology': Flags.string({options: [...SIM_TOPOLOGIES], default: CONNS_DEFAULTS.simTopology, summary: 'Embedded cluster only (no --uri): its shape.', helpGroup: 'CONNECTION'}),
   }
@@ -86,7 +91,10 @@ export default class ConnsWatch extends TargetCommand<typeof ConnsWatch> {
   async run(): Promise<ConnsWatchResult> {
     const {flags} = this
     const options = toWatchOptions(flags)
+    if (flags.html !== undefined) await checkOutputPath(flags.html, '--html')
     const target = await this.openTarget({topology: flags['sim-topology'] as SimTopology})
+    /** Every round, for the HTML report (hosts × rounds of small samples). */
+    const rounds: RoundSample[] = []
     const mode = flags.ndjson ? 'ndjson' : this.jsonEnabled() ? 'json' : process.stdout.isTTY ? 'live' : 'plain'
     let view: ConnsLiveView | undefined
     const display = timeDisplayOf(flags.utc)
@@ -101,6 +109,7 @@ export default class ConnsWatch extends TargetCommand<typeof ConnsWatch> {
           else if (mode === 'live') view = new ConnsLiveView(`pooltool conns watch ${target.redactedUri} · ${describeTopology(topology, topology.hosts.length)} · every ${options.intervalMS} ms`, display)
         },
         onRound: (round) => {
+          if (flags.html !== undefined) rounds.push(round)
           // The live view shows the round time in its header; a stderr line would break the in-place redraw.
           if (flags.verbose && mode !== 'live') this.stderr(`round ${round.round}: ${round.roundMS} ms for ${round.hosts.length} hosts`)
           if (mode === 'ndjson') for (const line of ndjsonSamples(round)) this.log(line)
@@ -127,6 +136,7 @@ export default class ConnsWatch extends TargetCommand<typeof ConnsWatch> {
         },
       },
     )
+    if (flags.html !== undefined) await writeTextAtomically(flags.html, renderConnsHtml(connsReportData(result, rounds), await loadChartLibrary()), '--html')
     if (mode === 'ndjson') this.log(JSON.stringify({type: 'summary', ...result}))
     else if (mode !== 'json') this.logFitted(renderWatchSummary(result, stdoutLayout()))
     // Ctrl-C is how an open-ended watch ends; it only counts as an interruption when a bound was asked for.

@@ -9,7 +9,11 @@ import {EXIT_CODES, usageError} from '../../src/errors.js'
 import type {LockPollFailureReason, LocksWatchResult} from '../../src/locks/types.js'
 import {runLocksWatch} from '../../src/locks/watch.js'
 import {expiryMsOf, toLockFilter} from '../../src/parse/lock-filter.js'
+import {checkOutputPath, writeTextAtomically} from '../../src/output.js'
+import {loadChartLibrary} from '../../src/report/html-assets.js'
+import {locksReportData} from '../../src/report/watch-html-data.js'
 import {timeDisplayOf, zoneNote} from '../../src/reporters/clock.js'
+import {renderLocksHtml} from '../../src/reporters/html.js'
 import {LocksLiveView, renderLockEvent, renderLockPollFailure, renderLocksWatch} from '../../src/reporters/locks.js'
 import {targetSummary} from '../../src/result.js'
 
@@ -48,6 +52,7 @@ export default class LocksWatch extends TargetCommand<typeof LocksWatch> {
     ...lockFilterFlags,
     ...lockExpiryFlag,
     ...utcFlag,
+    html: Flags.string({summary: 'Also write an HTML report of the watch to this file when it ends: absent or a regular file (checked before the watch starts); written atomically.', helpGroup: 'OUTPUT'}),
     ndjson: Flags.boolean({default: false, exclusive: ['json'], summary: 'Stream JSON lines: {"type":"start"}, one {"type":"event"} per transition, {"type":"pollFailure"}, and {"type":"summary"} last.', helpGroup: 'OUTPUT'}),
     ...embeddedLocksFlags,
   }
@@ -60,6 +65,7 @@ export default class LocksWatch extends TargetCommand<typeof LocksWatch> {
     if (durationMs !== undefined && durationMs <= 0) throw usageError('--duration must be above zero', 'e.g. --duration 30s, or leave it out to watch until Ctrl-C')
     const filter = toLockFilter(flags)
     const expiryMS = expiryMsOf(flags)
+    if (flags.html !== undefined) await checkOutputPath(flags.html, '--html')
     const target = await this.openTarget(embeddedLocksCluster(flags))
     // live: a terminal (the held locks redrawn each poll, events under them); plain: event lines; ndjson: a stream.
     const mode = flags.ndjson ? 'ndjson' : this.jsonEnabled() ? 'json' : process.stdout.isTTY ? 'live' : 'plain'
@@ -95,6 +101,7 @@ export default class LocksWatch extends TargetCommand<typeof LocksWatch> {
         },
       },
     )
+    if (flags.html !== undefined) await writeTextAtomically(flags.html, renderLocksHtml(locksReportData(result), await loadChartLibrary()), '--html')
     if (mode === 'ndjson') this.log(JSON.stringify({type: 'summary', ...result}))
     else if (mode !== 'json') this.logFitted(renderLocksWatch(result, stdoutLayout()))
     process.exitCode = watchExitCode(result, durationMs !== undefined, this.interruptedExitCode)

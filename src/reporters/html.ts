@@ -9,6 +9,7 @@
  * data uPlot holds, so a browser test can check that each one drew its points.
  */
 import type {ReportData} from '../report/html-data.js'
+import type {ConnsReportData, LocksReportData} from '../report/watch-html-data.js'
 
 export interface ChartLibrary {
   /** uPlot's IIFE build (defines window.uPlot). */
@@ -59,8 +60,11 @@ function comparisonTable(data: ReportData): string {
   return `<table class="compare"><tr><th>run</th><th>ops/s</th><th>p50 ms</th><th>p99 ms</th><th>p99.9 ms</th><th>errors</th><th>connections created</th></tr>${rows.join('')}</table>`
 }
 
-/** The page's own script: builds the charts from the data and registers each in window.pooltoolCharts. */
-const PAGE_SCRIPT = String.raw`
+/**
+ * What every report's page script starts with: the data, a palette, and chart(), which draws one
+ * uPlot chart and registers it in window.pooltoolCharts with the points its data holds.
+ */
+const CHART_PRELUDE = String.raw`
 const data = JSON.parse(document.getElementById('report-data').textContent);
 const palette = ['#1f77b4', '#d62728', '#2ca02c', '#9467bd', '#ff7f0e', '#17becf', '#8c564b', '#e377c2', '#7f7f7f', '#bcbd22'];
 const color = (i) => palette[i % palette.length];
@@ -74,6 +78,10 @@ function chart(id, title, opts, chartData) {
   window.pooltoolCharts.push({id, title, series: ys.length, points});
   return u;
 }
+`
+
+/** The bench report's charts. */
+const BENCH_SCRIPT = String.raw`
 // Latency spectrum: x = 1/(1-p) on a log axis, labelled as percentiles.
 // Ticks at p0, p50, p90, p99, p99.9 …: 1/(1-p) = 1, 2, 10, 100, 1000 …
 const pct = (x) => { const p = 100 * (1 - 1 / x); return 'p' + (p <= 0 ? '0' : String(Math.round(p * 1000) / 1000)); };
@@ -108,18 +116,7 @@ if (data.series.length > 0) {
 }
 `
 
-export function renderBenchHtml(data: ReportData, library: ChartLibrary): string {
-  const timeCharts = data.series.length > 0
-    ? '<h2>Over time</h2><div id="throughput"></div><div id="errors"></div><div id="connections"></div>'
-    : '<p>These results carry no time series (an older file).</p>'
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(data.title)}</title>
-<style>${inlineSafe(library.css, 'style')}</style>
-<style>
+const PAGE_STYLE = `
 body { font: 14px/1.4 system-ui, sans-serif; margin: 20px; color: #222; }
 h1 { font-size: 18px; } h2 { font-size: 16px; margin-top: 28px; } h3 { font-size: 14px; }
 table { border-collapse: collapse; margin: 8px 0; } th, td { border: 1px solid #ccc; padding: 4px 8px; text-align: right; }
@@ -127,21 +124,104 @@ th:first-child, td:first-child { text-align: left; }
 td.bar { position: relative; min-width: 220px; } td.bar div { position: absolute; left: 0; top: 0; bottom: 0; background: rgba(31, 119, 180, 0.25); } td.bar span { position: relative; }
 td.over { text-decoration: line-through; } td.knee { outline: 2px solid #d62728; }
 .sources { color: #555; }
-</style>
+.timeline { position: relative; border-left: 1px solid #999; border-bottom: 1px solid #999; margin: 8px 0 8px 260px; }
+.timeline .lane { position: relative; height: 22px; border-top: 1px dotted #ddd; }
+.timeline .lane .name { position: absolute; right: 100%; width: 250px; margin-right: 8px; text-align: right; overflow: hidden; white-space: nowrap; text-overflow: ellipsis; font-size: 12px; }
+.timeline .hold { position: absolute; top: 4px; height: 14px; background: #1f77b4; min-width: 2px; }
+.timeline .hold.open { background: repeating-linear-gradient(45deg, #1f77b4, #1f77b4 4px, #6baed6 4px, #6baed6 8px); }
+.timeline .hold.between { background: #ff7f0e; }
+`
+
+/** One self-contained page: the library and its CSS inlined, the data as JSON, the prelude and the report's script. */
+function htmlPage(title: string, body: string, data: unknown, script: string, library: ChartLibrary): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(title)}</title>
+<style>${inlineSafe(library.css, 'style')}</style>
+<style>${PAGE_STYLE}</style>
 </head>
 <body>
-<h1>${escapeHtml(data.title)}</h1>
-<ul class="sources">${data.sources.map((source) => `<li>${escapeHtml(source)}</li>`).join('')}</ul>
+<h1>${escapeHtml(title)}</h1>
+${body}
+<script id="report-data" type="application/json">${scriptJson(data)}</script>
+<script>${inlineSafe(library.script, 'script')}</script>
+<script>${CHART_PRELUDE}${script}</script>
+</body>
+</html>
+`
+}
+
+export function renderBenchHtml(data: ReportData, library: ChartLibrary): string {
+  const timeCharts = data.series.length > 0
+    ? '<h2>Over time</h2><div id="throughput"></div><div id="errors"></div><div id="connections"></div>'
+    : '<p>These results carry no time series (an older file).</p>'
+  const body = `<ul class="sources">${data.sources.map((source) => `<li>${escapeHtml(source)}</li>`).join('')}</ul>
 <h2>Runs</h2>
 ${comparisonTable(data)}
 ${sweepTables(data)}
 <h2>Latency</h2>
 <div id="spectrum"></div>
-${timeCharts}
-<script id="report-data" type="application/json">${scriptJson(data)}</script>
-<script>${inlineSafe(library.script, 'script')}</script>
-<script>${PAGE_SCRIPT}</script>
-</body>
-</html>
+${timeCharts}`
+  return htmlPage(data.title, body, data, BENCH_SCRIPT, library)
+}
+
+/** conns watch: current and created/s per host over time, alerts as points where they fired. */
+const CONNS_SCRIPT = String.raw`
+const label = (h) => h.host + ' (' + h.role + ')' + (h.neverShrank ? ' · never shrank' : '');
+const alertsOn = (metric) => data.tS.map((t, i) => {
+  const fired = data.alerts.filter((a) => Math.abs(a.tS - t) < 1e-6);
+  if (fired.length === 0) return null;
+  const values = fired.map((a) => { const h = data.hosts.find((x) => x.host === a.host); return h ? h[metric][i] : null; }).filter((v) => v !== null);
+  return values.length > 0 ? Math.max(...values) : null;
+});
+const alertSeries = {label: 'alerts', stroke: '#d62728', width: 0, paths: () => null, points: {show: true, size: 12, stroke: '#d62728', fill: '#fff', width: 3}};
+chart('current', 'Server connections (current) per host', {
+  scales: {x: {time: false}}, axes: [{label: 's'}, {label: 'connections'}],
+  series: [{label: 's'}, ...data.hosts.map((h, i) => ({label: label(h), stroke: color(i), width: h.neverShrank ? 3 : 1.5})), alertSeries],
+}, [data.tS, ...data.hosts.map((h) => h.current), alertsOn('current')]);
+chart('created', 'Connections created per second per host', {
+  scales: {x: {time: false}}, axes: [{label: 's'}, {label: 'created/s'}],
+  series: [{label: 's'}, ...data.hosts.map((h, i) => ({label: label(h), stroke: color(i), width: 1.5})), alertSeries],
+}, [data.tS, ...data.hosts.map((h) => h.createdPerSec), alertsOn('createdPerSec')]);
 `
+
+export function renderConnsHtml(data: ConnsReportData, library: ChartLibrary): string {
+  const shrank = data.hosts.filter((h) => h.neverShrank)
+  const alerts = data.alerts.length === 0
+    ? '<p>No alert fired.</p>'
+    : `<table class="alerts"><tr><th>at (s)</th><th>host</th><th>rule</th><th>value</th></tr>${data.alerts.map((a) => `<tr class="alert"><td>${a.tS.toFixed(1)}</td><td>${escapeHtml(a.host)}</td><td>${escapeHtml(a.rule)}</td><td>${a.value}</td></tr>`).join('')}</table>`
+  const body = `<ul class="sources">${data.sources.map((source) => `<li>${escapeHtml(source)}</li>`).join('')}</ul>
+<div id="current"></div>
+<div id="created"></div>
+<h2>Alerts</h2>
+${alerts}
+<h2>Never shrank</h2>
+${shrank.length === 0 ? '<p>No host.</p>' : `<ul class="never-shrank">${shrank.map((h) => `<li>${escapeHtml(h.host)} (${escapeHtml(h.role)})</li>`).join('')}</ul>`}`
+  return htmlPage(data.title, body, data, CONNS_SCRIPT, library)
+}
+
+/** locks watch: each lock's holds as bars on one time axis (drawn as HTML, registered like a chart). */
+const LOCKS_SCRIPT = String.raw`
+const holds = document.querySelectorAll('.timeline .hold').length;
+window.pooltoolCharts.push({id: 'timeline', title: 'Hold times per lock', series: data.locks.length, points: holds});
+`
+
+export function renderLocksHtml(data: LocksReportData, library: ChartLibrary): string {
+  const span = data.endS > 0 ? data.endS : 1
+  const pct = (seconds: number) => `${((100 * seconds) / span).toFixed(3)}%`
+  const lanes = data.locks.map((lock) => {
+    const bars = lock.holds.map((hold) => {
+      const kind = hold.betweenPolls ? ' between' : hold.open ? ' open' : ''
+      const what = `${lock.name}: ${hold.holder}, ${hold.fromS.toFixed(2)} s → ${hold.open ? 'still held at the end' : `${hold.toS.toFixed(2)} s`}${hold.betweenPolls ? ' (between polls: at most this long)' : ''}`
+      return `<div class="hold${kind}" style="left: ${pct(hold.fromS)}; width: ${pct(Math.max(0, hold.toS - hold.fromS))}" title="${escapeHtml(what)}"></div>`
+    })
+    return `<div class="lane"><span class="name" title="${escapeHtml(lock.name)}">${escapeHtml(lock.name)}</span>${bars.join('')}</div>`
+  })
+  const body = `<ul class="sources">${data.sources.map((source) => `<li>${escapeHtml(source)}</li>`).join('')}</ul>
+<h2>Hold times per lock (0 to ${data.endS.toFixed(1)} s; striped: still held at the end; orange: taken and freed between two polls, at most this long)</h2>
+${data.locks.length === 0 ? '<p>No lock was held during the watch.</p>' : `<div class="timeline">${lanes.join('')}</div>`}`
+  return htmlPage(data.title, body, data, LOCKS_SCRIPT, library)
 }

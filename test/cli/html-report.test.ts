@@ -57,6 +57,8 @@ describe('HTML reports in a browser', {skip: missing, timeout: 240_000}, () => {
       runRows: document.querySelectorAll('table.compare tr.run').length,
       sweepCells: [...document.querySelectorAll('table.sweep td.cell')].map((td) => Number(td.getAttribute('data-ops'))),
       knees: document.querySelectorAll('table.sweep td.knee').length,
+      alertRows: document.querySelectorAll('table.alerts tr.alert').length,
+      lanes: [...document.querySelectorAll('.timeline .lane .name')].map((span) => span.textContent),
     }))
     mkdirSync(SCREENSHOTS, {recursive: true})
     await page.screenshot({path: path.join(SCREENSHOTS, screenshot), fullPage: true})
@@ -99,5 +101,30 @@ describe('HTML reports in a browser', {skip: missing, timeout: 240_000}, () => {
     assert.deepEqual(charts.map((chart) => chart.id), ['spectrum', 'throughput', 'errors', 'connections'])
     for (const chart of charts) assert.ok(chart.points > 0, `${chart.id} drew points`)
     assert.equal(tables.runRows, 4)
+  })
+
+  it('conns watch --html: current and created/s per host over the rounds, the alerts where they fired', async () => {
+    const run = await runCli(['conns', 'watch', '--sim-topology', 'replset', '--count', '4', '--interval', '250ms', '--alert', 'current>0', '--json', '--html', file('conns.html')], {timeoutMs: 120_000})
+    assert.equal(run.code, 0, run.stderr)
+    const result = JSON.parse(run.stdout) as {hosts: Array<{host: string}>; alerts: Array<{round: number}>; rounds: number}
+    const {charts, tables} = await openReport(file('conns.html'), 'conns-watch-html.png')
+    assert.deepEqual(charts.map((chart) => chart.id), ['current', 'created'])
+    assert.ok(result.alerts.length > 0, 'the rule fired')
+    // current: every host answered every round, plus one alert point per round in which alerts fired.
+    assert.equal(charts[0]!.points, result.hosts.length * result.rounds + new Set(result.alerts.map((alert) => alert.round)).size)
+    assert.ok(charts[1]!.points > 0, 'created/s from the second round on')
+    assert.equal(tables.alertRows, result.alerts.length)
+  })
+
+  it('locks watch --html: each lock\'s holds on one time axis', async () => {
+    const run = await runCli(['locks', 'watch', '--sim-profile', '4.4', '--sim-scenario', 'dead-lock-holder', '--duration', '1s', '--interval', '200ms', '--json', '--html', file('locks.html')], {timeoutMs: 120_000})
+    assert.equal(run.code, 0, run.stderr)
+    const result = JSON.parse(run.stdout) as {events: Array<{name: string; kind: string}>}
+    const {charts, tables} = await openReport(file('locks.html'), 'locks-watch-html.png')
+    const names = [...new Set(result.events.filter((e) => e.kind !== 'stale' && e.kind !== 'waiting').map((e) => e.name))]
+    assert.ok(names.includes('scenario.orders'), JSON.stringify(result.events))
+    assert.deepEqual(tables.lanes, names, 'a lane per lock, in the order they first appear')
+    assert.equal(charts[0]!.id, 'timeline')
+    assert.ok(charts[0]!.points >= names.length, 'every lock has its holds drawn')
   })
 })

@@ -1,0 +1,116 @@
+/**
+ * What the HTML reports of the watches draw (pure):
+ * - conns watch: each host's `current` and created/s per round, the alerts where they fired, the
+ *   hosts that never shrank;
+ * - locks watch: each lock's holds as bars on one time axis, from the events (a hold runs from the
+ *   lock's `when` to its release; one still held at the end runs to the end; one taken and freed
+ *   between two polls is only its bound, drawn apart).
+ */
+import type {ConnsAlert, ConnsWatchResult, RoundSample} from '../conns/types.js'
+import type {LockEvent, LocksWatchResult} from '../locks/types.js'
+
+export interface ConnsReportData {
+  title: string
+  sources: string[]
+  /** Seconds from the first round. */
+  tS: number[]
+  hosts: Array<{host: string; role: string; current: Array<number | null>; createdPerSec: Array<number | null>; neverShrank: boolean}>
+  alerts: Array<{tS: number; host: string; rule: string; value: number}>
+}
+
+/** From the rounds the watch printed (collected as they came) and its summary. */
+export function connsReportData(result: ConnsWatchResult, rounds: readonly RoundSample[]): ConnsReportData {
+  const start = rounds.length > 0 ? Date.parse(rounds[0]!.at) : Date.parse(result.startedAt)
+  const seconds = (iso: string) => (Date.parse(iso) - start) / 1000
+  const hostNames = [...new Set(rounds.flatMap((round) => round.hosts.map((h) => h.host)))]
+  const summaries = new Map(result.hosts.map((h) => [h.host, h]))
+  return {
+    title: `pooltool conns watch · ${result.target.uri}`,
+    sources: [`${result.rounds} rounds every ${result.intervalMS} ms from ${result.startedAt}; ${result.hosts.length} hosts`],
+    tS: rounds.map((round) => seconds(round.at)),
+    hosts: hostNames.map((host) => {
+      const samples = rounds.map((round) => round.hosts.find((h) => h.host === host))
+      const summary = summaries.get(host)
+      return {
+        host,
+        role: summary?.role ?? samples.find((s) => s !== undefined)?.role ?? '',
+        current: samples.map((s) => (s?.state === 'ok' && s.current !== undefined ? s.current : null)),
+        createdPerSec: samples.map((s) => s?.totalCreatedRatePerSec ?? null),
+        neverShrank: summary?.neverShrank === true,
+      }
+    }),
+    alerts: result.alerts.map((alert: ConnsAlert) => ({tS: seconds(alert.at), host: alert.host, rule: alert.rule, value: alert.value})),
+  }
+}
+
+export interface LockHold {
+  /** Seconds from the watch's start, on the server's clock. */
+  fromS: number
+  toS: number
+  /** Still held when the watch ended. */
+  open: boolean
+  /** Taken and freed between two polls: only bounded. */
+  betweenPolls: boolean
+  holder: string
+}
+
+export interface LocksReportData {
+  title: string
+  sources: string[]
+  /** The time axis: seconds from the first event or poll to the end. */
+  endS: number
+  locks: Array<{name: string; holds: LockHold[]}>
+}
+
+/** Holds per lock from the watch's events, in the order the locks first appear. */
+export function locksReportData(result: LocksWatchResult): LocksReportData {
+  const events = [...result.events].sort((a, b) => Date.parse(a.at) - Date.parse(b.at))
+  // The axis starts with the watch (its first event); a hold taken before is drawn from there.
+  const firstAt = Math.min(...events.map((e) => Date.parse(e.at)))
+  const start = Number.isFinite(firstAt) ? firstAt : 0
+  const endAt = Math.max(start + result.durationMS, ...events.map((e) => Date.parse(e.at)))
+  const s = (ms: number) => Math.max(0, (ms - start) / 1000)
+  const byLock = new Map<string, {holds: LockHold[]; heldSince?: {at: number; holder: string}}>()
+  const lock = (name: string) => {
+    let entry = byLock.get(name)
+    if (!entry) byLock.set(name, (entry = {holds: []}))
+    return entry
+  }
+  const close = (entry: {holds: LockHold[]; heldSince?: {at: number; holder: string}}, e: LockEvent) => {
+    const at = Date.parse(e.at)
+    if (e.holdBetweenPolls) entry.holds.push({fromS: s(at - (e.holdMS ?? 0)), toS: s(at), open: false, betweenPolls: true, holder: e.process ?? '?'})
+    else if (entry.heldSince) entry.holds.push({fromS: s(entry.heldSince.at), toS: s(entry.heldSince.at + (e.holdMS ?? at - entry.heldSince.at)), open: false, betweenPolls: false, holder: entry.heldSince.holder})
+    entry.heldSince = undefined
+  }
+  for (const e of events) {
+    const entry = lock(e.name)
+    const at = Date.parse(e.at)
+    switch (e.kind) {
+      case 'held-at-start':
+        entry.heldSince = {at: e.since ? Date.parse(e.since) : at, holder: e.process ?? '?'}
+        break
+      case 'acquired':
+        entry.heldSince = {at, holder: e.process ?? '?'}
+        break
+      case 'released':
+        close(entry, e)
+        break
+      case 'overtaken':
+        close(entry, {...e, process: e.previousProcess ?? null})
+        entry.heldSince = {at, holder: e.process ?? '?'}
+        break
+      case 'stale':
+      case 'waiting':
+        break
+    }
+  }
+  for (const entry of byLock.values()) {
+    if (entry.heldSince) entry.holds.push({fromS: s(entry.heldSince.at), toS: s(endAt), open: true, betweenPolls: false, holder: entry.heldSince.holder})
+  }
+  return {
+    title: `pooltool locks watch · ${result.target.uri}`,
+    sources: [`${result.polls} polls every ${result.intervalMS} ms over ${(result.durationMS / 1000).toFixed(1)} s; MongoDB ${result.serverVersion} (${result.model})`],
+    endS: s(endAt),
+    locks: [...byLock.entries()].map(([name, entry]) => ({name, holds: entry.holds})),
+  }
+}
