@@ -5,7 +5,7 @@
  * resolution (including starting the embedded cluster).
  * Lives in src/ because oclif loads every .ts under commands/ as a command.
  */
-import {Command, Errors, Flags, type Interfaces} from '@oclif/core'
+import {Command, Errors, Flags, type Interfaces, ux} from '@oclif/core'
 
 import {CONNECTION_DEFAULTS} from '../defaults.js'
 import {PoolToolError} from '../errors.js'
@@ -99,6 +99,16 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     if (this.jsonEnabled()) return
     const layout = stdoutLayout()
     this.log(fitText(render(layout), layout))
+  }
+
+  /**
+   * The JSON document, as oclif prints it but without its colorizer: oclif tokenizes the whole
+   * document to colour it even where nothing is coloured, which took 0.8 s over the 4.7 MB of
+   * 10,000 locks; the text is the same (JSON.stringify, two-space indent).
+   */
+  override logJson(json: unknown): void {
+    // Not this.log: oclif silences it under --json.
+    ux.stdout(JSON.stringify(json, null, 2))
   }
 
   /** Text already rendered (an event line, a plain round), fitted to stdout's width. Never JSON: that is printed whole. */
