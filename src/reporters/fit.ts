@@ -17,6 +17,8 @@ import {TABLE_STYLE} from './format.js'
 export interface Layout {
   /** Columns available; Infinity when nothing limits (output to a pipe or file, with no COLUMNS set). */
   width: number
+  /** Rows of the terminal, for a live view (which must fit to be redrawn in place); absent off a terminal. */
+  height?: number
 }
 
 /** No limit: the text as wide as it comes (tests and files). */

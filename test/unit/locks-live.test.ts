@@ -5,6 +5,7 @@ import {describe, it} from 'node:test'
 import type {LockRow} from '../../src/locks/types.js'
 import {UTC_TIME} from '../../src/reporters/clock.js'
 import {LocksLiveView} from '../../src/reporters/locks.js'
+import {clipToHeight, Redraw} from '../../src/reporters/redraw.js'
 
 const held = (name: string, verdict: LockRow['verdict'], sinceAgeMS: number): LockRow => ({
   name, state: 'locked', process: 'shard02', who: 'shard02:conn7', why: 'migrating chunk', since: null, sinceAgeMS, whenMeans: 'taken',
@@ -33,5 +34,19 @@ describe('locks watch live view', () => {
     const view = new LocksLiveView('h', '7.0.14', UTC_TIME)
     view.poll({poll: 3, at: '2026-11-23T10:00:00.000Z', ddlRunning: 2})
     assert.match(view.frame(), /^2 DDL operation\(s\) running$/m)
+  })
+})
+
+describe('a live frame taller than the terminal', () => {
+  it('is cut to the height, saying how many lines are left out, so it can still be erased', () => {
+    const text = Array.from({length: 30}, (_, i) => `line ${i}`).join('\n')
+    const clipped = clipToHeight(text, 10)
+    assert.equal(clipped.split('\n').length, 9, 'the cursor\'s line stays free')
+    assert.match(clipped, /^… 22 more lines: a taller terminal shows them/m)
+    assert.equal(clipToHeight(text, undefined), text)
+    assert.equal(clipToHeight('a\nb', 10), 'a\nb')
+    const redraw = new Redraw()
+    redraw.frame(text, {width: 80, height: 10})
+    assert.ok(redraw.frame('x', {width: 80, height: 10}).startsWith('\u001B[9F\u001B[0J'), 'erases the 9 lines it drew')
   })
 })
