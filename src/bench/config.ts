@@ -117,7 +117,7 @@ function builtInWorkload(flags: BenchFlagValues): WorkloadName {
 export const MAX_WORKERS = 64
 
 /** --workers: each worker must get at least one of the concurrency; models that mean one connection cannot be split. */
-function workersOf(flags: BenchFlagValues, concurrencies: readonly number[], workloadFile: boolean, staged: boolean): number {
+function workersOf(flags: BenchFlagValues, concurrencies: readonly number[], staged: boolean): number {
   const workers = flags.workers ?? 1
   if (!Number.isInteger(workers) || workers < 1 || workers > MAX_WORKERS) throw usageError(`--workers ${workers} is out of range`, `give 1 to ${MAX_WORKERS}`)
   if (workers === 1) return 1
@@ -126,7 +126,6 @@ function workersOf(flags: BenchFlagValues, concurrencies: readonly number[], wor
   if (small !== undefined) throw usageError(`--concurrency ${small} cannot be split over ${workers} workers`, 'give each worker at least one: a concurrency of at least --workers')
   if (flags.ops !== undefined && flags.ops < workers) throw usageError(`--ops ${flags.ops} cannot be split over ${workers} workers`, 'give each worker at least one operation')
   if (staged) throw usageError('--stages and --workers cannot be combined yet', 'ramp with --workers 1, or run one level per bench')
-  if (workloadFile) throw usageError('--workload-file and --workers cannot be combined yet', 'run the workload file with --workers 1')
   return workers
 }
 
@@ -186,7 +185,7 @@ export function toBenchConfig(flags: BenchFlagValues, workloadFile?: WorkloadFil
     models: Object.freeze(parseChoiceList(flags.model, 'model', POOL_MODELS)),
     concurrencies: Object.freeze(concurrencies),
     ...distributionOf(flags, concurrencies),
-    workers: workersOf(flags, concurrencies, workloadFile !== undefined, staged !== undefined),
+    workers: workersOf(flags, concurrencies, staged !== undefined),
     maxPoolSizes: Object.freeze(maxPoolSizes),
     rate: staged ? staged.rate : flags.rate,
     durationMs,

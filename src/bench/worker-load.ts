@@ -65,10 +65,12 @@ export class WorkerThreadsLoad implements LoadGenerator {
 
   async open(): Promise<void> {
     const {config, settings, cell} = this.input
-    const {workloadFile: _notCloneable, ...portable} = config
+    const {workloadFile, ...portable} = config
+    // A workload file's operations are compiled functions: each worker loads the file itself.
+    const file = workloadFile && {path: workloadFile.summary.path, ...(workloadFile.readNamespace ? {readNamespace: `${workloadFile.readNamespace.db}.${workloadFile.readNamespace.collection}`} : {})}
     for (let index = 0; index < this.count; index++) {
       const share = {index, count: this.count}
-      const job: WorkerJob = {index, count: this.count, settings, config: portable, cell: {...cell, concurrency: shareOf(cell.concurrency, share)}}
+      const job: WorkerJob = {index, count: this.count, settings, config: portable, cell: {...cell, concurrency: shareOf(cell.concurrency, share)}, ...(file ? {workloadFile: file} : {})}
       this.threads.push(this.watch(spawnWorker(job), job))
     }
     const ready = await Promise.allSettled(this.threads.map((thread) => thread.next('ready')))

@@ -25,8 +25,10 @@ export interface WorkerJob {
   index: number
   count: number
   settings: ClientSettings
-  /** The run's config; a workload file (compiled functions) does not cross threads and is refused with --workers. */
+  /** The run's config; a workload file (compiled functions) does not cross threads: the worker loads it again from `workloadFile`. */
   config: Omit<BenchConfig, 'workloadFile'>
+  /** --workload-file: the file and --read-namespace, for the worker to load (the parent checked them before any load). */
+  workloadFile?: {path: string; readNamespace?: string}
   /** This worker's share: its concurrency, the model and the per-worker pool size. */
   cell: LoadCell
 }

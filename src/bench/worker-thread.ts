@@ -14,6 +14,7 @@ import type {SeriesInterval} from './series.js'
 import {checkoutWaitIntervals} from './series-gauges.js'
 import type {BenchConfig} from './types.js'
 import {epochNowMs, type FromWorker, type ToWorker, toWorkerError, type WorkerJob, type WorkerOutcome, type WorkerSeriesPoint} from './worker-protocol.js'
+import {loadWorkloadFile} from './workload-file.js'
 import {createRandom, createWorkload} from './workloads.js'
 
 const port = parentPort!
@@ -21,7 +22,8 @@ const job = workerData as WorkerJob
 const send = (message: FromWorker): void => port.postMessage(message)
 
 const telemetry = new PoolTelemetry()
-const config = job.config as BenchConfig
+// A workload file: this thread's own compiled operations, from the file the parent checked.
+const config: BenchConfig = job.workloadFile ? {...job.config, workloadFile: await loadWorkloadFile(job.workloadFile.path, job.workloadFile.readNamespace)} : (job.config as BenchConfig)
 const model = createClientModel({...job.cell, settings: job.settings, config, telemetry})
 // Each worker its own draws: the same seed would have every worker pick the same keys in step.
 const workload = createWorkload(config, createRandom(0x5eed + job.index))

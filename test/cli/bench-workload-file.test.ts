@@ -69,6 +69,22 @@ describe('bench --workload-file', {timeout: 90_000}, () => {
     assert.equal(result.cleanedUp, true)
   })
 
+  it('with --workers 2: each worker loads the file; the operations and their latency add up over both', async () => {
+    const file = path.join(dir, 'workers.yaml')
+    writeFileSync(file, ['operations:', '  - name: lookup', '    weight: 3', '    find: {filter: {_id: "{{seededId}}"}}', '  - name: openOrders', '    namespace: read', '    find: {filter: {status: open}}'].join('\n'))
+    const run = await runCli(['bench', '--uri', cluster.uri, '--workload-file', file, '--read-namespace', 'shop.orders', '--workers', '2',
+      '--seed-docs', '50', '--concurrency', '4', '--ops', '200', '--json'], {timeoutMs: 60_000})
+    assert.equal(run.code, 0, run.stderr)
+    const [r] = parseJson(run).runs
+    assert.equal(r.errors, 0, JSON.stringify(r.errorsByClass))
+    assert.equal(r.ops, 200)
+    assert.equal(r.workers.count, 2)
+    assert.equal(r.workers.perWorker.reduce((sum: number, w: {ops: number}) => sum + w.ops, 0), 200)
+    assert.deepEqual(Object.keys(r.latencyByOpUs).sort(), ['lookup', 'openOrders'])
+    assert.equal(Object.values(r.latencyByOpUs).reduce((sum: number, l: any) => sum + l.count, 0), r.ops, 'per-operation histograms merged over the workers')
+    assert.deepEqual(await userOrders(), ORDERS, "the user's namespace is as it was")
+  })
+
   it('a file that writes to the read namespace is refused before bench writes anything', async () => {
     const file = path.join(dir, 'harm.json')
     writeFileSync(file, JSON.stringify({operations: [{name: 'lookup', find: {}}, {name: 'wipe', namespace: 'read', update: {filter: {}, update: {$set: {total: 0}}, multi: true}}]}))
