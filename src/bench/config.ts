@@ -11,7 +11,7 @@ import {checkRunId, parseSegment, parseStartAt} from './segment.js'
 import {loadWorkloadFile, type WorkloadFile} from './workload-file.js'
 import {picksKeys} from './workloads.js'
 import {type BenchConfig, MIXABLE_OPS, type MixableOp, type OpTimeout, POOL_MODELS, TIMEOUT_SIDES, type TimeoutSide, type WorkloadKind, WORKLOADS, type WorkloadName} from './types.js'
-import {stagedLoadOf} from './stages.js'
+import {type LoadStage, stagedLoadOf} from './stages.js'
 
 export interface BenchFlagValues {
   /** Absent: BENCH_DEFAULTS.workload, or the workload file's operations. */
@@ -117,7 +117,7 @@ function builtInWorkload(flags: BenchFlagValues): WorkloadName {
 export const MAX_WORKERS = 64
 
 /** --workers: each worker must get at least one of the concurrency; models that mean one connection cannot be split. */
-function workersOf(flags: BenchFlagValues, concurrencies: readonly number[], staged: boolean): number {
+function workersOf(flags: BenchFlagValues, concurrencies: readonly number[], staged: readonly LoadStage[] | undefined): number {
   const workers = flags.workers ?? 1
   if (!Number.isInteger(workers) || workers < 1 || workers > MAX_WORKERS) throw usageError(`--workers ${workers} is out of range`, `give 1 to ${MAX_WORKERS}`)
   if (workers === 1) return 1
@@ -125,7 +125,8 @@ function workersOf(flags: BenchFlagValues, concurrencies: readonly number[], sta
   const small = concurrencies.find((c) => c < workers)
   if (small !== undefined) throw usageError(`--concurrency ${small} cannot be split over ${workers} workers`, 'give each worker at least one: a concurrency of at least --workers')
   if (flags.ops !== undefined && flags.ops < workers) throw usageError(`--ops ${flags.ops} cannot be split over ${workers} workers`, 'give each worker at least one operation')
-  if (staged) throw usageError('--stages and --workers cannot be combined yet', 'ramp with --workers 1, or run one level per bench')
+  const smallStage = staged?.find((stage) => stage.concurrency !== undefined && stage.concurrency < workers)
+  if (smallStage) throw usageError(`--stages: a stage of concurrency ${smallStage.concurrency} cannot be split over ${workers} workers`, 'give every stage a concurrency of at least --workers')
   return workers
 }
 
@@ -185,7 +186,7 @@ export function toBenchConfig(flags: BenchFlagValues, workloadFile?: WorkloadFil
     models: Object.freeze(parseChoiceList(flags.model, 'model', POOL_MODELS)),
     concurrencies: Object.freeze(concurrencies),
     ...distributionOf(flags, concurrencies),
-    workers: workersOf(flags, concurrencies, staged !== undefined),
+    workers: workersOf(flags, concurrencies, staged?.stages),
     maxPoolSizes: Object.freeze(maxPoolSizes),
     rate: staged ? staged.rate : flags.rate,
     durationMs,

@@ -21,7 +21,8 @@ import type {EngineMeasurement, EnginePlan} from './engine.js'
 import type {LoadGenerator, LoadInput, LoadOutcome, LoadRunHooks, WorkerSummary} from './load-generator.js'
 import {rateShareOf, shareOf} from './segment.js'
 import type {SeriesGauges} from './series-gauges.js'
-import {epochNowMs, type FromWorker, fromWorkerError, type ToWorker, type WorkerJob, type WorkerOutcome} from './worker-protocol.js'
+import type {EngineStage} from './stages.js'
+import {epochNowMs, type FromWorker, fromWorkerError, type ToWorker, type WorkerJob, type WorkerOutcome, type WorkerStage} from './worker-protocol.js'
 
 /** How far ahead of now the workers' common start is set: time for the message to reach every thread. */
 const START_MARGIN_MS = 20
@@ -141,6 +142,8 @@ export class WorkerThreadsLoad implements LoadGenerator {
         concurrency: shareOf(plan.concurrency, share),
         rate: rateShareOf(plan.rate, share),
         ops: plan.ops === undefined ? undefined : shareOf(plan.ops, share),
+        // Each stage's concurrency (closed loop) or rate (open loop) is split as the run's is.
+        stages: plan.stages?.map((stage) => ({...stage, ...(stage.concurrency === undefined ? {} : {concurrency: shareOf(stage.concurrency, share)}), ...(stage.rate === undefined ? {} : {rate: rateShareOf(stage.rate, share)})})),
         slotOffsetMs: plan.rate === undefined ? undefined : (thread.job.index * 1000) / plan.rate,
         seriesHistograms: true,
       }
@@ -204,6 +207,36 @@ export class WorkerThreadsLoad implements LoadGenerator {
 
 const merged = (portable: ReadonlyArray<PortableHistogram | undefined | null>): Histogram => mergeHistograms(portable.filter((p) => p !== undefined && p !== null).map(fromPortable))
 
+/**
+ * The run's stages from the workers' parts: every worker started at one instant and ran the same
+ * stage boundaries, so a stage's window is the first worker's (the others' differ by the start skew);
+ * counts, in-flight time and concurrency or rate shares are summed, histograms added. The peak in
+ * flight is the sum of each worker's peak: an upper bound, as for the pool's peaks.
+ */
+function mergeStages(outcomes: readonly WorkerOutcome[]): EngineStage[] {
+  const reached = Math.max(0, ...outcomes.map((o) => o.stages.length))
+  return Array.from({length: reached}, (_, index) => {
+    const parts = outcomes.map((o) => o.stages[index]).filter((stage): stage is WorkerStage => stage !== undefined)
+    const first = parts[0]!
+    const openLoop = parts.every((stage) => stage.scheduled !== null)
+    return {
+      index,
+      startMs: first.startMs,
+      durationMs: first.durationMs,
+      concurrency: sum(parts.map((stage) => stage.concurrency ?? 0)),
+      rate: first.rate === null ? null : sum(parts.map((stage) => stage.rate ?? 0)),
+      ops: sum(parts.map((stage) => stage.ops)),
+      errors: sum(parts.map((stage) => stage.errors)),
+      scheduled: openLoop ? sum(parts.map((stage) => stage.scheduled!)) : null,
+      missed: sum(parts.map((stage) => stage.missed)),
+      inFlightPeak: sum(parts.map((stage) => stage.inFlightPeak)),
+      inFlightAreaMs: sum(parts.map((stage) => stage.inFlightAreaMs)),
+      latencyUs: merged(parts.map((stage) => stage.latencyUs)),
+      latencyCorrectedUs: openLoop && parts.every((stage) => stage.latencyCorrectedUs !== null) ? merged(parts.map((stage) => stage.latencyCorrectedUs)) : null,
+    }
+  })
+}
+
 function mergePools(pools: readonly PoolTelemetrySnapshot[]): PoolTelemetrySnapshot {
   return {
     created: sum(pools.map((p) => p.created)),
@@ -257,7 +290,7 @@ export function mergeOutcomes(parts: ReadonlyArray<{index: number; plan: EngineP
     scheduleLagUs: openLoop ? merged(outcomes.map((o) => o.scheduleLagUs)) : null,
     latencyByOpUs: Object.fromEntries(names.map((name) => [name, merged(outcomes.map((o) => o.latencyByOpUs[name]))])),
     series,
-    stages: [],
+    stages: mergeStages(outcomes),
     interrupted: outcomes.some((o) => o.interrupted),
   }
   const perWorker: WorkerSummary[] = parts.map(({index, plan, outcome}) => ({

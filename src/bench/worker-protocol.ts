@@ -19,6 +19,7 @@ import type {PoolTelemetrySnapshot} from '../mongo/pool-telemetry.js'
 import type {EnginePlan} from './engine.js'
 import type {LoadCell} from './load-generator.js'
 import type {SeriesInterval} from './series.js'
+import type {EngineStage} from './stages.js'
 import type {BenchConfig} from './types.js'
 
 export interface WorkerJob {
@@ -53,12 +54,17 @@ export interface WorkerOutcome {
   series: WorkerSeriesPoint[]
   /** Each series interval's latency: encoded by the engine (its exact max is the interval's latencyMaxUs). */
   seriesLatencyUs: string[]
+  /** --stages: this worker's part of each stage reached, histograms encoded. */
+  stages: WorkerStage[]
   pool: PoolTelemetrySnapshot
   telemetry: {checkoutWaitUs: PortableHistogram; checkoutWaitDriverMS: PortableHistogram; setupUs: PortableHistogram; setupDriverMS: PortableHistogram}
   clients: number
   /** When its engine started, on the shared wall clock (performance.timeOrigin + now), ms. */
   startedAtEpochMs: number
 }
+
+/** A stage as a worker measured it (EngineStage with its histograms encoded). */
+export type WorkerStage = Omit<EngineStage, 'latencyUs' | 'latencyCorrectedUs'> & {latencyUs: PortableHistogram; latencyCorrectedUs: PortableHistogram | null}
 
 /** An error as it crosses the thread boundary: what errorClass and the command's error handling read. */
 export interface WorkerError {

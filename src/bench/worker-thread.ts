@@ -70,6 +70,7 @@ function outcomeOf(m: EngineMeasurement<Omit<WorkerSeriesPoint, keyof SeriesInte
       setupDriverMS: toPortable(telemetry.setupDriverMS),
     },
     clients: model.clientsOpened,
+    stages: m.stages.map((stage) => ({...stage, latencyUs: toPortable(stage.latencyUs), latencyCorrectedUs: stage.latencyCorrectedUs ? toPortable(stage.latencyCorrectedUs) : null})),
     startedAtEpochMs,
   }
 }

@@ -55,6 +55,27 @@ describe('bench --stages', () => {
     assert.ok(r.pool.peakInUse > 2 && r.pool.peakInUse <= 8, `peak in use ${r.pool.peakInUse}`)
   })
 
+  it('with --workers 2: each worker ramps its share; the stages add up over both', async () => {
+    const run = await runCli(['bench', '--uri', cluster.uri, '--workload', 'ping', '--stages', '300ms:2,300ms:8,300ms:2', '--workers', '2', '--json'], {timeoutMs: 60_000})
+    assert.equal(run.code, 0, run.stderr)
+    const [r] = parseJson(run).runs
+    assert.equal(r.workers.count, 2)
+    assert.deepEqual(r.stages.map((s: any) => s.concurrency), [2, 8, 2], 'the shares add up to each stage')
+    assert.deepEqual(r.stages.map((s: any) => s.startMS), [0, 300, 600])
+    assert.equal(sum(r.stages.map((s: any) => s.ops)), r.ops)
+    for (const stage of r.stages) {
+      assert.ok(stage.ops > 0, JSON.stringify(stage))
+      assert.equal(stage.latencyUs.count, stage.ops, 'the workers\' stage histograms added')
+      assert.equal(decodeHistogram(stage.histograms.latencyUs).totalCount, stage.ops)
+    }
+    // Each worker's peak in the middle stage is its share (4), summed: the ramp happened in both.
+    assert.ok(r.stages[0].inFlightPeak <= 2, JSON.stringify(r.stages[0]))
+    assert.equal(r.stages[1].inFlightPeak, 8)
+    const refused = await runCli(['bench', '--uri', cluster.uri, '--stages', '300ms:1,300ms:8', '--workers', '2'])
+    assert.equal(refused.code, 2)
+    assert.match(refused.stderr, /^Error \[USAGE\]: --stages: a stage of concurrency 1 cannot be split over 2 workers/)
+  })
+
   it('prints one row per stage under the run', async () => {
     const run = await runCli(['bench', '--uri', cluster.uri, '--workload', 'ping', '--stages', '200ms:1,200ms:3'], {timeoutMs: 60_000})
     assert.equal(run.code, 0, run.stderr)

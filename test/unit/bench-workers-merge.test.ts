@@ -24,7 +24,7 @@ function outcome(values: number[], seriesValues: number[][], overrides: Partial<
     seriesLatencyUs: seriesValues.map((v) => encodeHistogram(histogramOf(v))),
     pool: {created: 2, closed: {}, checkOutFailed: {}, cleared: 0, total: 2, inUse: 0, peakTotal: 2, peakInUse: 2},
     telemetry: {checkoutWaitUs: empty, checkoutWaitDriverMS: empty, setupUs: empty, setupDriverMS: empty},
-    clients: 1, startedAtEpochMs: 1000, ...overrides,
+    clients: 1, stages: [], startedAtEpochMs: 1000, ...overrides,
   }
 }
 
@@ -50,5 +50,22 @@ describe('merging worker outcomes', () => {
     assert.deepEqual({created: pool.created, peakInUse: pool.peakInUse}, {created: 4, peakInUse: 4})
     assert.equal(workers!.startSkewMS, 1.5)
     assert.deepEqual(workers!.perWorker.map((w) => w.ops), [990, 10])
+  })
+
+  it('stages: each stage\'s parts added (counts, shares, in-flight time, histograms), its window the first worker\'s', () => {
+    const stage = (index: number, values: number[], concurrency: number, peak: number) => ({
+      index, startMs: index * 300, durationMs: 300, concurrency, rate: null, ops: values.length, errors: 0, scheduled: null, missed: 0,
+      inFlightPeak: peak, inFlightAreaMs: peak * 300, latencyUs: toPortable(histogramOf(values)), latencyCorrectedUs: null,
+    })
+    const a = [100, 200, 300]
+    const b = [5000, 6000]
+    const plan = {concurrency: 4, warmupMs: 0, drainTimeoutMs: 0, tickIntervalMs: 0}
+    const parts = [
+      {index: 0, plan, outcome: outcome([...a, 1], [[1]], {stages: [stage(0, a, 1, 1), stage(1, [1], 4, 4)]})},
+      {index: 1, plan, outcome: outcome([...b, 2], [[2]], {stages: [stage(0, b, 1, 1), stage(1, [2], 4, 3)]})},
+    ]
+    const {measurement} = mergeOutcomes(parts, [])
+    assert.deepEqual(measurement.stages.map((s) => [s.index, s.startMs, s.concurrency, s.ops, s.inFlightPeak, s.inFlightAreaMs]), [[0, 0, 2, 5, 2, 600], [1, 300, 8, 2, 7, 2100]])
+    assert.deepEqual(summarize(measurement.stages[0]!.latencyUs), summarize(histogramOf([...a, ...b])))
   })
 })
