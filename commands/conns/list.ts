@@ -5,7 +5,7 @@ import type {ConnsListResult} from '../../src/conns/types.js'
 import {noHostAnswered, runConnsList} from '../../src/conns/watch.js'
 import {CONNS_DEFAULTS} from '../../src/defaults.js'
 import {EXIT_CODES} from '../../src/errors.js'
-import {renderList} from '../../src/reporters/conns.js'
+import {CONNECTION_FIELD_HEADERS, renderList} from '../../src/reporters/conns.js'
 import {SIM_TOPOLOGIES, type SimTopology} from '../../src/sim/types.js'
 
 export default class ConnsList extends TargetCommand<typeof ConnsList> {
@@ -17,6 +17,7 @@ export default class ConnsList extends TargetCommand<typeof ConnsList> {
     'connections grouped by appName, client host and driver; the connection limit (current + available) and % used; lock ' +
     'queues (globalLock.currentQueue, activeClients). The node the URI reached is polled through the address you gave; ' +
     'a discovered host that does not answer is "not reachable from here". Two names of one process are listed once. ' +
+    `The table says the fields in words: ${Object.entries(CONNECTION_FIELD_HEADERS).filter(([field, header]) => field !== header).map(([field, header]) => `${header} = ${field}`).join(', ')} (the JSON keeps the server's names). ` +
     'Rates (lock waits too) need two polls: use `conns watch` for them. Exit 4 when no host answered.\n\n' +
     '--json: {target, topology: {kind, setName?, sources, warnings, staleRouters, configMongosCount?, entry?, ' +
     'routerVersions?, replayOf?}, at, roundMS, hosts: [{host, role, setName?, shard?, memberState?, entry?, address?, aliases?, ' +

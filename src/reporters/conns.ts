@@ -35,6 +35,23 @@ const usedOf = (usedPct: number | undefined, maxIncoming: number | undefined) =>
 /** A lock queue as total (readers/writers). */
 const queue = (q: ReadersWriters | undefined) => (q === undefined ? '–' : q.total === 0 ? '0' : `${q.total} (${q.readers}r/${q.writers}w)`)
 
+/**
+ * Table headers for serverStatus.connections fields: words a reader knows, with the field itself named in
+ * `conns list --help` and the README (the JSON keeps the server's names).
+ */
+export const CONNECTION_FIELD_HEADERS: Record<string, string> = {
+  totalCreated: 'created (total)',
+  active: 'active',
+  rejected: 'rejected',
+  threaded: 'threaded',
+  exhaustIsMaster: 'exhaust isMaster',
+  exhaustHello: 'exhaust hello',
+  awaitingTopologyChanges: 'awaiting topology',
+  loadBalanced: 'load-balanced',
+  queuedForEstablishment: 'queued to set up',
+  limitExempt: 'limit-exempt',
+}
+
 /** Role, shard, member state, router version and zone tags: "mongos 7.0.14", "shard shardA P zones NYC,SF". */
 export function roleLabel(h: {role: string; shard?: string; memberState?: string; mongoVersion?: string; tags?: string[]}): string {
   const parts: string[] = [h.role]
@@ -292,8 +309,8 @@ export function renderList(result: ConnsListResult, layout: Layout = UNLIMITED):
   const lockHeads = locks ? ['lock queue / active'] : []
   const columns = [
     // available = the limit − current: the first to go, the share used says as much.
-    'host', 'role', 'state', 'current', {head: 'available', short: 'avail', dropOrder: optional.length + 2}, {head: '% used of max', short: '% used'}, {head: 'totalCreated', short: 'created'},
-    ...optional.map((field, index) => ({head: field, dropOrder: optional.length - index + 1})), ...lockHeads.map((head) => ({head, short: 'lock q/active', dropOrder: 1})),
+    'host', 'role', 'state', 'current', {head: 'available', short: 'avail', dropOrder: optional.length + 2}, {head: '% used of max', short: '% used'}, {head: CONNECTION_FIELD_HEADERS.totalCreated!, short: 'created'},
+    ...optional.map((field, index) => ({head: CONNECTION_FIELD_HEADERS[field] ?? field, dropOrder: optional.length - index + 1})), ...lockHeads.map((head) => ({head, short: 'lock q/active', dropOrder: 1})),
   ]
   const rows = result.hosts.map((h): Cell[] => {
     if (h.state !== 'ok') return [hostLabel(h), roleLabel(h), downState(h), ...Array.from({length: 4 + optional.length + lockHeads.length}, () => '–')]
