@@ -131,7 +131,7 @@ function workersOf(flags: BenchFlagValues, concurrencies: readonly number[], sta
 }
 
 /** --segment, --run-id, --start-at; every segment's share must be at least one worker / operation. */
-function distributionOf(flags: BenchFlagValues, concurrencies: readonly number[]): Pick<BenchConfig, 'segment' | 'runId' | 'startAt'> {
+function distributionOf(flags: BenchFlagValues, concurrencies: readonly number[], stages: readonly LoadStage[] | undefined): Pick<BenchConfig, 'segment' | 'runId' | 'startAt'> {
   const segment = flags.segment === undefined ? undefined : parseSegment(flags.segment)
   if (segment && flags['run-id'] === undefined) throw usageError('--segment needs --run-id', 'give every segment of the run the same --run-id (8 hex digits), so they share one namespace')
   if (!segment && flags['run-id'] !== undefined) throw usageError('--run-id needs --segment', 'a run on its own gets its own id; --run-id names the run the segments share')
@@ -142,6 +142,8 @@ function distributionOf(flags: BenchFlagValues, concurrencies: readonly number[]
     const small = concurrencies.find((c) => c < segment.count)
     if (small !== undefined) throw usageError(`--concurrency ${small} cannot be split over ${segment.count} segments`, 'give each segment at least one: a concurrency of at least the segment count')
     if (flags.ops !== undefined && flags.ops < segment.count) throw usageError(`--ops ${flags.ops} cannot be split over ${segment.count} segments`, 'give at least one operation per segment')
+    const narrow = stages?.find((stage) => stage.concurrency !== undefined && stage.concurrency < segment.count)
+    if (narrow) throw usageError(`--stages: a stage of concurrency ${narrow.concurrency} cannot be split over ${segment.count} segments`, 'give every stage a concurrency of at least the segment count')
   }
   return {
     ...(segment ? {segment, runId: flags['run-id']} : {}),
@@ -165,7 +167,6 @@ export function toBenchConfig(flags: BenchFlagValues, workloadFile?: WorkloadFil
   const durationMs = staged?.durationMs ?? (flags.ops === undefined ? flags.duration ?? BENCH_DEFAULTS.durationMS : undefined)
   if (durationMs !== undefined && durationMs <= 0) throw usageError('--duration must be above 0', 'e.g. --duration 10s')
   const concurrencies = staged ? [staged.concurrency] : parseIntegerList(flags.concurrency, 'concurrency', 1, 100_000)
-  if (staged && flags.segment !== undefined) throw usageError('--stages and --segment cannot be combined yet', 'run the stages on one machine, or one level per segment')
   const maxPoolSizes = flags['max-pool-size'] === undefined ? [undefined] : parseIntegerList(flags['max-pool-size'], 'max-pool-size', 1, 100_000)
   const minPool = flags['min-pool-size']
   if (minPool !== undefined && maxPoolSizes.some((max) => max !== undefined && minPool > max)) {
@@ -185,7 +186,7 @@ export function toBenchConfig(flags: BenchFlagValues, workloadFile?: WorkloadFil
     keep: flags.keep,
     models: Object.freeze(parseChoiceList(flags.model, 'model', POOL_MODELS)),
     concurrencies: Object.freeze(concurrencies),
-    ...distributionOf(flags, concurrencies),
+    ...distributionOf(flags, concurrencies, staged?.stages),
     workers: workersOf(flags, concurrencies, staged?.stages),
     maxPoolSizes: Object.freeze(maxPoolSizes),
     rate: staged ? staged.rate : flags.rate,

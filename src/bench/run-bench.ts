@@ -23,7 +23,7 @@ import {LockObserver} from './lock-observer.js'
 import {achievedRatePerSec, rateShortfallOf} from './rate-shortfall.js'
 import {newRunId, OwnedNamespace} from './namespace.js'
 import {type SeriesGauges, seriesGauges} from './series-gauges.js'
-import {rateShareOf, shareOf} from './segment.js'
+import {rateShareOf, shareOf, stagesShareOf} from './segment.js'
 import {SAMPLER_PURPOSE, ServerSampler} from './server-sampler.js'
 import {toStageResults} from './stages.js'
 import {StopBudget} from './stop-budget.js'
@@ -315,7 +315,7 @@ async function runCell({target, settings, config, hooks, topology, budget}: Benc
         drainTimeoutMs: Math.max(5000, target.connection.timeoutMs),
         tickIntervalMs: TICK_INTERVAL_MS,
         seriesIntervalMs: config.seriesIntervalMs,
-        stages: config.stages,
+        stages: stagesShareOf(config.stages, config.segment),
       },
       {
         signal: hooks.signal,
@@ -395,7 +395,8 @@ function toRunResult(parts: {
     server,
     series: measurement.series,
     errorsByClass: {...measurement.errorsByClass},
-    ...(config.stages ? {stages: toStageResults(measurement.stages)} : {}),
+    // A segment's file carries each stage's whole concurrency and rate, as it carries the run's (report merge sums the rest).
+    ...(config.stages ? {stages: toStageResults(measurement.stages).map((stage) => (config.segment ? {...stage, concurrency: config.stages![stage.index]!.concurrency ?? cell.concurrency, rate: config.stages![stage.index]!.rate ?? null} : stage))} : {}),
     ...(locks ? {locks} : {}),
     ...(config.opTimeout ? {timeouts: timeoutsOf(config, measurement.errorsByClass, pool)} : {}),
     histograms: {

@@ -9,6 +9,7 @@
  * inserts its slice of the seeded ids, so the segments together seed them once.
  */
 import {usageError} from '../errors.js'
+import type {LoadStage} from './stages.js'
 
 export interface Segment {
   /** From 0, as a Kubernetes Indexed Job's JOB_COMPLETION_INDEX. */
@@ -41,6 +42,15 @@ export function checkRunId(runId: string): void {
 export function shareOf(total: number, segment: Segment | undefined): number {
   if (!segment) return total
   return Math.floor(total / segment.count) + (segment.index < total % segment.count ? 1 : 0)
+}
+
+/** A share of every stage (a segment's, a worker thread's): each stage's concurrency or rate split as the run's is. */
+export function stagesShareOf(stages: readonly LoadStage[] | undefined, segment: Segment | undefined): LoadStage[] | undefined {
+  return stages?.map((stage) => ({
+    ...stage,
+    ...(stage.concurrency === undefined ? {} : {concurrency: shareOf(stage.concurrency, segment)}),
+    ...(stage.rate === undefined ? {} : {rate: rateShareOf(stage.rate, segment)}),
+  }))
 }
 
 /** Segment `segment`'s share of a rate (ops/s): an n-th each. */

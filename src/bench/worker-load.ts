@@ -19,7 +19,7 @@ import {sum, sumRecords} from '../metrics/counts.js'
 import type {PoolTelemetrySnapshot} from '../mongo/pool-telemetry.js'
 import type {EngineMeasurement, EnginePlan} from './engine.js'
 import type {LoadGenerator, LoadInput, LoadOutcome, LoadRunHooks, WorkerSummary} from './load-generator.js'
-import {rateShareOf, shareOf} from './segment.js'
+import {rateShareOf, shareOf, stagesShareOf} from './segment.js'
 import type {SeriesGauges} from './series-gauges.js'
 import type {EngineStage} from './stages.js'
 import {epochNowMs, type FromWorker, fromWorkerError, type ToWorker, type WorkerJob, type WorkerOutcome, type WorkerStage} from './worker-protocol.js'
@@ -142,8 +142,7 @@ export class WorkerThreadsLoad implements LoadGenerator {
         concurrency: shareOf(plan.concurrency, share),
         rate: rateShareOf(plan.rate, share),
         ops: plan.ops === undefined ? undefined : shareOf(plan.ops, share),
-        // Each stage's concurrency (closed loop) or rate (open loop) is split as the run's is.
-        stages: plan.stages?.map((stage) => ({...stage, ...(stage.concurrency === undefined ? {} : {concurrency: shareOf(stage.concurrency, share)}), ...(stage.rate === undefined ? {} : {rate: rateShareOf(stage.rate, share)})})),
+        stages: stagesShareOf(plan.stages, share),
         slotOffsetMs: plan.rate === undefined ? undefined : (thread.job.index * 1000) / plan.rate,
         seriesHistograms: true,
       }

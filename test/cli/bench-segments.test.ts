@@ -71,6 +71,33 @@ describe('bench --segment: three shares of one run', {timeout: 120_000}, () => {
     assert.ok(partial.notes.includes('segment 1 of 3 of run 5e65e650 not merged: the figures hold only the shares merged'), partial.notes.join('\n'))
   })
 
+  it('with --stages: each segment ramps its share; the merged stages carry the whole ramp and add up', async () => {
+    const startAt = soon()
+    const stageArgs = (index: number) =>
+      ['bench', '--uri', cluster.uri, '--db', 'pooltool_segments', '--workload', 'ping', '--stages', '300ms:3,300ms:6', '--segment', `${index}/${SEGMENTS}`, '--run-id', '5ea6e500', '--start-at', startAt, '--json']
+    const runs = await Promise.all(Array.from({length: SEGMENTS}, (_, i) => runCli(stageArgs(i), {timeoutMs: 60_000})))
+    const results = runs.map((run) => {
+      assert.equal(run.code, 0, run.stderr)
+      return parseJson(run)
+    })
+    for (const r of results) assert.deepEqual(r.runs[0].stages.map((s: any) => s.concurrency), [3, 6], "each file carries the whole stages, as it carries the run's concurrency")
+    const dir = mkdtempSync(path.join(tmpdir(), 'pooltool-seg-stages-'))
+    const files = results.map((r, i) => {
+      const file = path.join(dir, `segment-${i}.json`)
+      writeFileSync(file, JSON.stringify(r))
+      return file
+    })
+    const [run] = parseJson(await runCli(['report', 'merge', ...files, '--json'])).runs
+    assert.deepEqual(run.stages.map((s: any) => s.concurrency), [3, 6])
+    for (const [index, stage] of run.stages.entries()) {
+      assert.equal(stage.ops, results.reduce((sum, r) => sum + r.runs[0].stages[index].ops, 0), `stage ${index} adds up`)
+      assert.ok(stage.ops > 0)
+    }
+    const refused = await runCli(['bench', '--uri', cluster.uri, '--stages', '300ms:2,300ms:6', '--segment', '0/3', '--run-id', '5ea6e501'])
+    assert.equal(refused.code, 2)
+    assert.match(refused.stderr, /^Error \[USAGE\]: --stages: a stage of concurrency 2 cannot be split over 3 segments/)
+  })
+
   it('the last segment to finish drops the shared collections; the others leave them to it', async () => {
     const runs = await runAll('d00dfeed')
     const results = runs.map((run) => {
