@@ -47,7 +47,7 @@ export default class ReportHtml extends BaseCommand<typeof ReportHtml> {
     const results = await Promise.all(files.map((file) => loadBenchResult(file)))
     const data = reportData(results)
     await writeTextAtomically(flags.out, renderBenchHtml(data, await loadChartLibrary()))
-    const charts = ['spectrum', ...(data.series.length > 0 ? ['throughput', 'errors', 'connections'] : [])]
+    const charts = ['spectrum', ...(data.series.length > 0 ? ['throughput', 'errors', 'checkout', 'connections'] : [])]
     this.logText(() => `wrote ${flags.out}: ${data.runs.length} run(s) from ${files.join(', ')}; charts: ${charts.join(', ')}${data.sweeps.length > 0 ? ', sweep grid' : ''}`)
     return {out: flags.out, files, runs: data.runs.length, charts}
   }

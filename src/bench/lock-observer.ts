@@ -6,7 +6,7 @@
  */
 import {filterLocks, toLockRows} from '../locks/parse.js'
 import {openLocksSession, readConfigSnapshot, readDdlOps, type LocksSession} from '../locks/read.js'
-import type {LockHoldSummary, LockModel} from '../locks/types.js'
+import type {LockEvent, LockHoldSummary, LockModel} from '../locks/types.js'
 import {DdlOpTracker, LockTransitionTracker} from '../locks/watch.js'
 import {summarize} from '../metrics/histograms.js'
 import type {Target} from '../target.js'
@@ -21,12 +21,18 @@ export interface LockObservation {
   /** Hold times over every lock of the bench database (the per-lock histograms merged). */
   holdMS: {count: number; p50: number; p99: number; max: number}
   byLock: LockHoldSummary[]
+  /** The transitions seen, in order (the HTML report draws each lock's holds from them); at most MAX_OBSERVED_EVENTS. */
+  events?: LockEvent[]
+  /** Transitions past MAX_OBSERVED_EVENTS, counted but not kept. */
+  eventsNotKept?: number
   /** Errors the workload met, from errorsByClass. */
   lockBusy: number
   conflictingOperationInProgress: number
 }
 
 export const LOCK_POLL_INTERVAL_MS = 25
+/** A long ddl run makes many transitions: the result keeps this many, and counts the rest. */
+export const MAX_OBSERVED_EVENTS = 10_000
 
 export class LockObserver {
   private polls = 0
@@ -34,6 +40,8 @@ export class LockObserver {
   private readonly locks = new LockTransitionTracker()
   private readonly ddl = new DdlOpTracker()
   private loop: Promise<void> = Promise.resolve()
+  private readonly events: LockEvent[] = []
+  private eventsNotKept = 0
 
   private constructor(
     private readonly session: LocksSession,
@@ -68,13 +76,19 @@ export class LockObserver {
     const signal = AbortSignal.timeout(this.session.target.connection.timeoutMs)
     if (this.session.model === 'in-memory') {
       const ops = await readDdlOps(this.session.reader, {signal})
-      this.ddl.observe(ops.filter((o) => o.ns === this.db || (o.ns ?? '').startsWith(`${this.db}.`)), at)
+      this.keep(this.ddl.observe(ops.filter((o) => o.ns === this.db || (o.ns ?? '').startsWith(`${this.db}.`)), at))
     } else {
       const snap = await readConfigSnapshot(this.session.reader, {signal})
       const rows = filterLocks(toLockRows({...snap, nowMs: snap.now.getTime(), timing: this.session.timing}), {db: this.db})
-      this.locks.observe(rows, snap.now.getTime())
+      this.keep(this.locks.observe(rows, snap.now.getTime()))
     }
     this.polls++
+  }
+
+  private keep(events: readonly LockEvent[]): void {
+    const room = Math.max(0, MAX_OBSERVED_EVENTS - this.events.length)
+    this.events.push(...events.slice(0, room))
+    this.eventsNotKept += Math.max(0, events.length - room)
   }
 
   private async run(): Promise<void> {
@@ -110,6 +124,8 @@ export class LockObserver {
       acquisitions: byLock.reduce((n, l) => n + l.acquired + l.overtaken, 0),
       holdMS: {count: all.count, p50: ms(all.p50), p99: ms(all.p99), max: ms(all.max)},
       byLock,
+      events: this.events,
+      ...(this.eventsNotKept > 0 ? {eventsNotKept: this.eventsNotKept} : {}),
       lockBusy: errorsByClass.LockBusy ?? 0,
       conflictingOperationInProgress: errorsByClass.ConflictingOperationInProgress ?? 0,
     }

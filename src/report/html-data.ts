@@ -9,6 +9,7 @@ import path from 'node:path'
 import {runLabel} from '../bench/fail-on.js'
 import type {BenchResult, RunResult} from '../bench/types.js'
 import {decodeHistogram, type Histogram} from '../metrics/histograms.js'
+import {type LockTimeline, lockTimeline} from './watch-html-data.js'
 
 /** Spectrum points per decade of 1/(1−p): HdrHistogram's plots use a comparable density. */
 const SPECTRUM_POINTS_PER_DECADE = 20
@@ -34,6 +35,8 @@ export interface RunSeries {
   errors: number[]
   poolInUse: number[]
   poolTotal: number[]
+  /** Checkout wait p99 of the checkouts that ended in each interval (null where none did). */
+  checkoutWaitP99Ms: Array<number | null>
   /** Per host: server connections at each interval's end (null where unknown). */
   serverConnections: Record<string, Array<number | null>>
 }
@@ -72,6 +75,8 @@ export interface ReportData {
   series: RunSeries[]
   sweeps: Sweep[]
   runs: RunSummary[]
+  /** ddl runs on a sharded cluster: the bench database's locks as the run's lock observer saw them. */
+  lockTimelines: Array<{label: string; timeline: LockTimeline; eventsNotKept: number}>
 }
 
 const ms = (us: number) => Math.round(us) / 1000
@@ -109,6 +114,7 @@ function seriesOf(label: string, run: RunResult): RunSeries | undefined {
     errors: points.map((point) => point.errors),
     poolInUse: points.map((point) => point.poolInUse),
     poolTotal: points.map((point) => point.poolTotal),
+    checkoutWaitP99Ms: points.map((point) => (point.checkoutWaitP99Us === undefined ? null : ms(point.checkoutWaitP99Us))),
     serverConnections: Object.fromEntries(hosts.map((host) => [host, points.map((point) => point.serverConnections[host] ?? null)])),
   }
 }
@@ -156,5 +162,8 @@ export function reportData(results: ReadonlyArray<{file: string; result: BenchRe
       errors: run.errors,
       connectionsCreated: run.pool.created,
     })),
+    lockTimelines: labelled.flatMap(({label, run}) =>
+      run.locks?.events ? [{label, timeline: lockTimeline(run.locks.events, run.durationMS), eventsNotKept: run.locks.eventsNotKept ?? 0}] : [],
+    ),
   }
 }

@@ -54,21 +54,28 @@ export interface LockHold {
   holder: string
 }
 
-export interface LocksReportData {
+export interface LocksReportData extends LockTimeline {
   title: string
   sources: string[]
-  /** The time axis: seconds from the first event or poll to the end. */
+}
+
+/** Each lock's holds on one time axis, from transitions in the order they happened. */
+export interface LockTimeline {
+  /** The time axis: seconds from the first event to the end. */
   endS: number
   locks: Array<{name: string; holds: LockHold[]}>
 }
 
-/** Holds per lock from the watch's events, in the order the locks first appear. */
-export function locksReportData(result: LocksWatchResult): LocksReportData {
-  const events = [...result.events].sort((a, b) => Date.parse(a.at) - Date.parse(b.at))
+/**
+ * Holds per lock from lock events (locks watch's, or those bench's lock observer saw during a ddl
+ * run), in the order the locks first appear; `durationMS`: how long the watching lasted.
+ */
+export function lockTimeline(unsorted: readonly LockEvent[], durationMS: number): LockTimeline {
+  const events = [...unsorted].sort((a, b) => Date.parse(a.at) - Date.parse(b.at))
   // The axis starts with the watch (its first event); a hold taken before is drawn from there.
   const firstAt = Math.min(...events.map((e) => Date.parse(e.at)))
   const start = Number.isFinite(firstAt) ? firstAt : 0
-  const endAt = Math.max(start + result.durationMS, ...events.map((e) => Date.parse(e.at)))
+  const endAt = Math.max(start + durationMS, ...events.map((e) => Date.parse(e.at)))
   const s = (ms: number) => Math.max(0, (ms - start) / 1000)
   const byLock = new Map<string, {holds: LockHold[]; heldSince?: {at: number; holder: string}}>()
   const lock = (name: string) => {
@@ -107,10 +114,14 @@ export function locksReportData(result: LocksWatchResult): LocksReportData {
   for (const entry of byLock.values()) {
     if (entry.heldSince) entry.holds.push({fromS: s(entry.heldSince.at), toS: s(endAt), open: true, betweenPolls: false, holder: entry.heldSince.holder})
   }
+  return {endS: s(endAt), locks: [...byLock.entries()].map(([name, entry]) => ({name, holds: entry.holds}))}
+}
+
+/** The locks watch report: its holds per lock. */
+export function locksReportData(result: LocksWatchResult): LocksReportData {
   return {
     title: `pooltool locks watch · ${result.target.uri}`,
     sources: [`${result.polls} polls every ${result.intervalMS} ms over ${(result.durationMS / 1000).toFixed(1)} s; MongoDB ${result.serverVersion} (${result.model})`],
-    endS: s(endAt),
-    locks: [...byLock.entries()].map(([name, entry]) => ({name, holds: entry.holds})),
+    ...lockTimeline(result.events, result.durationMS),
   }
 }

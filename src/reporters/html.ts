@@ -9,7 +9,7 @@
  * data uPlot holds, so a browser test can check that each one drew its points.
  */
 import type {ReportData} from '../report/html-data.js'
-import type {ConnsReportData, LocksReportData} from '../report/watch-html-data.js'
+import type {ConnsReportData, LocksReportData, LockTimeline} from '../report/watch-html-data.js'
 
 export interface ChartLibrary {
   /** uPlot's IIFE build (defines window.uPlot). */
@@ -106,6 +106,11 @@ if (data.series.length > 0) {
     axes: [{label: 's'}, {label: 'errors'}],
     series: [{label: 's'}, ...data.series.map((s, i) => ({label: s.label, stroke: color(i), width: 2}))],
   }, [longest, ...data.series.map((s) => on(s.errors))]);
+  chart('checkout', 'Checkout wait p99 (ms): how long operations waited for a pooled connection', {
+    scales: {x: {time: false}},
+    axes: [{label: 's'}, {label: 'ms'}],
+    series: [{label: 's'}, ...data.series.map((s, i) => ({label: s.label, stroke: color(i), width: 2}))],
+  }, [longest, ...data.series.map((s) => on(s.checkoutWaitP99Ms))]);
   const hosts = [...new Set(data.series.flatMap((s) => Object.keys(s.serverConnections)))];
   chart('connections', 'Client pool (in use, total) and server connections per host', {
     scales: {x: {time: false}},
@@ -156,16 +161,21 @@ ${body}
 
 export function renderBenchHtml(data: ReportData, library: ChartLibrary): string {
   const timeCharts = data.series.length > 0
-    ? '<h2>Over time</h2><div id="throughput"></div><div id="errors"></div><div id="connections"></div>'
+    ? '<h2>Over time</h2><div id="throughput"></div><div id="errors"></div><div id="checkout"></div><div id="connections"></div>'
     : '<p>These results carry no time series (an older file).</p>'
+  const locks = data.lockTimelines.map(
+    ({label, timeline, eventsNotKept}) =>
+      `<h3>${escapeHtml(label)}: the bench database's locks (0 to ${timeline.endS.toFixed(1)} s; ${TIMELINE_LEGEND})${eventsNotKept > 0 ? `; ${eventsNotKept} later transitions not kept` : ''}</h3>${timelineHtml(timeline)}`,
+  )
   const body = `<ul class="sources">${data.sources.map((source) => `<li>${escapeHtml(source)}</li>`).join('')}</ul>
 <h2>Runs</h2>
 ${comparisonTable(data)}
 ${sweepTables(data)}
 <h2>Latency</h2>
 <div id="spectrum"></div>
-${timeCharts}`
-  return htmlPage(data.title, body, data, BENCH_SCRIPT, library)
+${timeCharts}
+${locks.length > 0 ? `<h2>DDL locks</h2>${locks.join('')}` : ''}`
+  return htmlPage(data.title, body, data, BENCH_SCRIPT + LOCKS_SCRIPT, library)
 }
 
 /** conns watch: current and created/s per host over time, alerts as points where they fired. */
@@ -203,13 +213,15 @@ ${shrank.length === 0 ? '<p>No host.</p>' : `<ul class="never-shrank">${shrank.m
   return htmlPage(data.title, body, data, CONNS_SCRIPT, library)
 }
 
-/** locks watch: each lock's holds as bars on one time axis (drawn as HTML, registered like a chart). */
+/** Lock timelines (locks watch, ddl runs) are HTML bars: registered like a chart, one entry per timeline. */
 const LOCKS_SCRIPT = String.raw`
-const holds = document.querySelectorAll('.timeline .hold').length;
-window.pooltoolCharts.push({id: 'timeline', title: 'Hold times per lock', series: data.locks.length, points: holds});
+document.querySelectorAll('.timeline').forEach((timeline, i) => {
+  window.pooltoolCharts.push({id: i === 0 ? 'timeline' : 'timeline-' + i, title: 'Hold times per lock', series: timeline.querySelectorAll('.lane').length, points: timeline.querySelectorAll('.hold').length});
+});
 `
 
-export function renderLocksHtml(data: LocksReportData, library: ChartLibrary): string {
+/** Each lock a lane, each hold a bar placed on the timeline's axis; hovering a bar says who held it and when. */
+function timelineHtml(data: LockTimeline): string {
   const span = data.endS > 0 ? data.endS : 1
   const pct = (seconds: number) => `${((100 * seconds) / span).toFixed(3)}%`
   const lanes = data.locks.map((lock) => {
@@ -220,8 +232,14 @@ export function renderLocksHtml(data: LocksReportData, library: ChartLibrary): s
     })
     return `<div class="lane"><span class="name" title="${escapeHtml(lock.name)}">${escapeHtml(lock.name)}</span>${bars.join('')}</div>`
   })
+  return data.locks.length === 0 ? '<p>No lock was held.</p>' : `<div class="timeline">${lanes.join('')}</div>`
+}
+
+const TIMELINE_LEGEND = 'striped: still held at the end; orange: taken and freed between two polls, at most this long'
+
+export function renderLocksHtml(data: LocksReportData, library: ChartLibrary): string {
   const body = `<ul class="sources">${data.sources.map((source) => `<li>${escapeHtml(source)}</li>`).join('')}</ul>
-<h2>Hold times per lock (0 to ${data.endS.toFixed(1)} s; striped: still held at the end; orange: taken and freed between two polls, at most this long)</h2>
-${data.locks.length === 0 ? '<p>No lock was held during the watch.</p>' : `<div class="timeline">${lanes.join('')}</div>`}`
+<h2>Hold times per lock (0 to ${data.endS.toFixed(1)} s; ${TIMELINE_LEGEND})</h2>
+${timelineHtml(data)}`
   return htmlPage(data.title, body, data, LOCKS_SCRIPT, library)
 }

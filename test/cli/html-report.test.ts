@@ -79,7 +79,7 @@ describe('HTML reports in a browser', {skip: missing, timeout: 240_000}, () => {
     assert.equal(made.code, 0, made.stderr)
     const {charts, tables} = await openReport(file('report.html'), 'report-html-sweep-and-open-loop.png')
 
-    assert.deepEqual(charts.map((chart) => chart.id), ['spectrum', 'throughput', 'errors', 'connections'])
+    assert.deepEqual(charts.map((chart) => chart.id), ['spectrum', 'throughput', 'errors', 'checkout', 'connections'])
     for (const chart of charts) assert.ok(chart.points > 0, `${chart.id} drew points: ${JSON.stringify(chart)}`)
     const runs = [...sweep.runs, ...openLoop.runs]
     // The spectrum: one series per run, plus the corrected one of the open-loop run.
@@ -89,6 +89,8 @@ describe('HTML reports in a browser', {skip: missing, timeout: 240_000}, () => {
     const withP99 = runs.reduce((sum, run) => sum + (run.series ?? []).filter((point) => point.latencyP99Us !== undefined).length, 0)
     assert.equal(charts[1]!.points, intervals + withP99)
     assert.equal(charts[2]!.points, intervals)
+    const withCheckouts = runs.reduce((sum, run) => sum + (run.series ?? []).filter((point) => point.checkoutWaitP99Us !== undefined).length, 0)
+    assert.equal(charts[3]!.points, withCheckouts)
     assert.equal(tables.runRows, runs.length)
     assert.deepEqual(tables.sweepCells.sort((a, b) => a - b), sweep.runs.map((run) => run.opsPerSec).sort((a, b) => a - b))
     assert.equal(tables.knees, sweep.knee ? 1 : 0)
@@ -98,7 +100,7 @@ describe('HTML reports in a browser', {skip: missing, timeout: 240_000}, () => {
     const run = await runCli(['bench', '--model', 'pool,single,per-op,fixed', '--concurrency', '4', '--duration', '2s', '--series-interval', '250ms', '--warmup', '0', '--html', file('bench.html')], {timeoutMs: 120_000})
     assert.equal(run.code, 0, run.stderr)
     const {charts, tables} = await openReport(file('bench.html'), 'bench-html-models.png')
-    assert.deepEqual(charts.map((chart) => chart.id), ['spectrum', 'throughput', 'errors', 'connections'])
+    assert.deepEqual(charts.map((chart) => chart.id), ['spectrum', 'throughput', 'errors', 'checkout', 'connections'])
     for (const chart of charts) assert.ok(chart.points > 0, `${chart.id} drew points`)
     assert.equal(tables.runRows, 4)
   })

@@ -3,6 +3,9 @@
  * cluster, and `bench --workload ddl --json` reports it with the lock hold times it saw.
  */
 import assert from 'node:assert/strict'
+import {mkdtempSync, readFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import path from 'node:path'
 import {describe, it} from 'node:test'
 import {MongoClient, MongoServerError} from 'mongodb'
 
@@ -39,7 +42,8 @@ describe('DDL lock contention through two mongos (4.4 profile)', {timeout: 60_00
   })
 
   it('bench --workload ddl reports LockBusy counts and config.locks hold times', async () => {
-    const run = await runCli(['bench', '--uri', cluster.uri, '--workload', 'ddl', '--concurrency', '8', '--duration', '2s', '--json'], {timeoutMs: 45_000})
+    const html = path.join(mkdtempSync(path.join(tmpdir(), 'pooltool-ddl-')), 'ddl.html')
+    const run = await runCli(['bench', '--uri', cluster.uri, '--workload', 'ddl', '--concurrency', '8', '--duration', '2s', '--json', '--html', html], {timeoutMs: 45_000})
     const result = parseJson(run)
     assert.equal(result.cluster.topology, 'sharded')
     const r = result.runs[0]
@@ -53,5 +57,13 @@ describe('DDL lock contention through two mongos (4.4 profile)', {timeout: 60_00
     assert.ok(r.locks.holdMS.p50 >= 20, `a DDL holds its locks at least one 20 ms round trip (p50 ${r.locks.holdMS.p50})`)
     assert.ok(r.locks.byLock.some((l: any) => l.name === 'pooltool_bench'), `the bench database's lock is among them: ${JSON.stringify(r.locks.byLock.map((l: any) => l.name))}`)
     assert.equal(result.cleanedUp, true)
+    // The transitions the observer saw are kept, and the HTML report draws each lock's holds from them.
+    const released = r.locks.events.filter((e: any) => e.kind === 'released' || e.kind === 'overtaken').length
+    assert.ok(released > 0, JSON.stringify(r.locks.events.slice(0, 5)))
+    const page = readFileSync(html, 'utf8')
+    const lanes = (page.match(/<div class="lane">/g) ?? []).length
+    const bars = (page.match(/<div class="hold[ "]/g) ?? []).length
+    assert.equal(lanes, new Set(r.locks.events.filter((e: any) => e.kind !== 'stale' && e.kind !== 'waiting').map((e: any) => e.name)).size, 'a lane per lock')
+    assert.ok(bars >= released, `a bar per hold (${bars} bars, ${released} releases)`)
   })
 })
