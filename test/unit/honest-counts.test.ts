@@ -203,6 +203,16 @@ const runFixture = (overrides: Partial<RunResult>): RunResult =>
     ...overrides,
   }) as RunResult
 
+/** A bench result around runs, as renderBench takes it. */
+const resultFixture = (runs: RunResult[], overrides: Partial<BenchResult> = {}): BenchResult =>
+  ({
+    target: {uri: 'mongodb://127.0.0.1:1', source: 'embedded', simulated: true},
+    cluster: {topology: 'standalone', serverVersion: '7.0.0', hosts: [{host: '127.0.0.1:1', role: 'standalone'}]},
+    config: {workload: 'ping', docSizeBytes: 0, db: 'pooltool_bench', warmupMS: 0, durationMS: 10_000, sampleIntervalMS: 250},
+    runs, knee: null, failOn: null, cleanedUp: true, namespace: null, abandoned: [], notes: [], interrupted: false,
+    ...overrides,
+  }) as BenchResult
+
 describe('--fail-on with nothing measured', () => {
   it('fails a run that completed no operation, whatever the thresholds', () => {
     const breaches = checkThresholds(parseFailOn('p99>50ms,errors>0'), [runFixture({ops: 0, errors: 0})])
@@ -254,20 +264,7 @@ describe('rate shortfall', () => {
       latencyCorrectedUs: {p50: 1, p90: 1, p99: 1, p999: 1, max: 1, mean: 1, count: 30_000},
       rateShortfall: rateShortfallOf(counts, 3000, 10),
     })
-    const result: BenchResult = {
-      target: {uri: 'mongodb://127.0.0.1:1', source: 'embedded', simulated: true},
-      cluster: {topology: 'standalone', serverVersion: '7.0.0', hosts: [{host: '127.0.0.1:1', role: 'standalone'}]},
-      config: {workload: 'ping', docSizeBytes: 0, db: 'pooltool_bench', warmupMS: 0, durationMS: 10_000, sampleIntervalMS: 250},
-      runs: [run],
-      knee: null,
-      failOn: null,
-      cleanedUp: true,
-      namespace: null,
-      abandoned: [],
-      notes: [],
-      interrupted: false,
-    }
-    const text = renderBench(result)
+    const text = renderBench(resultFixture([run]))
     assert.match(text, /scheduled 30,000 = 26,060 ops \+ 0 errors \+ 3,940 missed \(in-flight cap full 3,940\)/)
     assert.match(text, /warning: achieved 2,606 of 3,000 ops\/s: the in-flight cap --concurrency 10 was full; raise it/)
   })
@@ -278,20 +275,7 @@ describe('a sweep as a grid', () => {
     const cell = (concurrency: number, maxPoolSize: number, opsPerSec: number, p99: number) =>
       runFixture({concurrency, maxPoolSize, opsPerSec, ops: opsPerSec, latencyUs: {p50: 1, p90: 1, p99, p999: p99, max: p99, mean: 1, count: opsPerSec}})
     const runs = [cell(8, 10, 1000, 2000), cell(8, 50, 1100, 2100), cell(64, 10, 3000, 9000), cell(64, 50, 5000, 30_000)]
-    const result: BenchResult = {
-      target: {uri: 'mongodb://127.0.0.1:1', source: 'embedded', simulated: true},
-      cluster: {topology: 'standalone', serverVersion: '7.0.0', hosts: [{host: '127.0.0.1:1', role: 'standalone'}]},
-      config: {workload: 'ping', docSizeBytes: 0, db: 'pooltool_bench', warmupMS: 0, durationMS: 1000, sampleIntervalMS: 250},
-      runs,
-      knee: {model: 'pool', concurrency: 64, maxPoolSize: 10, opsPerSec: 3000, p99Us: 9000, sloUs: 20_000, sloSource: '--slo'},
-      failOn: null,
-      cleanedUp: true,
-      namespace: null,
-      abandoned: [],
-      notes: [],
-      interrupted: false,
-    } as unknown as BenchResult
-    const text = renderBench(result)
+    const text = renderBench(resultFixture(runs, {knee: {model: 'pool', concurrency: 64, maxPoolSize: 10, opsPerSec: 3000, p99Us: 9000, sloUs: 20_000, sloSource: '--slo'}}))
     assert.match(text, /^Sweep, pool: ops\/s · p99 per cell \(★ the knee; › p99 over the SLO 20.0ms\)$/m)
     assert.match(text, /^│ conc \\ pool │ 10 +│ 50 +│$/m)
     assert.match(text, /^│ 8 +│ 1,000 · 2.00ms +│ 1,100 · 2.10ms +│$/m)
@@ -359,13 +343,10 @@ describe('the progress line', () => {
 
 describe('bench says where the connections beyond the client pool come from', () => {
   const result = (model: 'pool' | 'per-op', clients: number, serverVersion: string, topology = 'standalone') =>
-    ({
-      target: {uri: 'mongodb://127.0.0.1:1', source: 'embedded', simulated: true},
-      cluster: {topology, serverVersion, hosts: [{host: '127.0.0.1:1', role: 'standalone'}]},
-      config: {workload: 'ping', docSizeBytes: 0, db: 'pooltool_bench', warmupMS: 0, durationMS: 1000, sampleIntervalMS: 250},
-      runs: [runFixture({model, concurrency: 4, pool: {...runFixture({}).pool, peakTotal: 4, clients}, server: [{host: '127.0.0.1:1', role: 'standalone', connectionsBefore: 4, connectionsPeak: 9, connectionsAtEnd: 9, connectionsAfter: 4}]})],
-      knee: null, failOn: null, cleanedUp: true, namespace: null, abandoned: [], notes: [], interrupted: false,
-    }) as unknown as BenchResult
+    resultFixture(
+      [runFixture({model, concurrency: 4, pool: {...runFixture({}).pool, peakTotal: 4, clients}, server: [{host: '127.0.0.1:1', role: 'standalone', connectionsBefore: 4, connectionsPeak: 9, connectionsAtEnd: 9, connectionsAfter: 4}]})],
+      {cluster: {topology, serverVersion, hosts: [{host: '127.0.0.1:1', role: 'standalone'}]}} as Partial<BenchResult>,
+    )
 
   it('the rise, the pool, the load clients\' monitoring (streaming on 4.4+, poll for per-op), the sampler, the routers', () => {
     const pool = renderBench(result('pool', 1, '7.0.14'))
