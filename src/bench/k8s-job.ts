@@ -101,6 +101,7 @@ export const NOT_IN_PODS: Readonly<Record<string, string>> = {
   'read-namespace': 'it goes with --workload-file, which the pods cannot read',
   out: 'each pod prints its result on stdout: collect them with kubectl logs (see the steps printed)',
   csv: 'each pod prints its result on stdout: collect them with kubectl logs',
+  html: 'each pod prints its result on stdout: merge them (report merge), then draw the merged file with pooltool report html',
   segment: '--emit gives each pod its own segment',
   'run-id': '--emit chooses the run id the pods share',
   'sim-latency': 'the pods load a real cluster, not the embedded one',
