@@ -24,7 +24,7 @@ import {LOCAL_TIME, type TimeDisplay, timeOfDay, zoneNote} from './clock.js'
 import {type Cell, fitTable, type Layout, UNLIMITED} from './fit.js'
 import {formatCount} from './format.js'
 import {Redraw} from './redraw.js'
-import {sparkline} from './sparkline.js'
+import {sparklineWithLevel} from './sparkline.js'
 
 const dash = (n: number | undefined) => (n === undefined ? '–' : formatCount(n))
 const rate = (n: number | undefined) => (n === undefined ? '–' : `${n.toFixed(1)}/s`)
@@ -215,7 +215,8 @@ export class ConnsLiveView {
       {head: 'lock queue', short: 'lock q', dropOrder: 2}, {head: 'lock waits/s', short: 'waits/s', dropOrder: 1}, {head: `current (last ${SPARK_WIDTH})`, short: 'current', dropOrder: 5},
     ]
     const rows = round.hosts.map((h): Cell[] => {
-      const spark = sparkline(this.history.get(h.host) ?? [], SPARK_WIDTH)
+      // The top of the bars' scale beside them: the bars alone cannot tell 2 connections from 42.
+      const spark = sparklineWithLevel(this.history.get(h.host) ?? [], SPARK_WIDTH, (n) => formatCount(n))
       // The state alone keeps the column narrow; why (and "not reachable from here") is on a line under the table.
       if (h.state !== 'ok') return [hostLabel(h), roleLabel(h), h.state, ...Array.from({length: 7}, () => '–'), spark]
       return [

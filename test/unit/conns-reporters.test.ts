@@ -61,7 +61,7 @@ describe('renderers', () => {
     view.note('ALERT x')
     const second = view.frame()
     assert.ok(second.startsWith(`\u001B[${first.split('\n').length}F\u001B[0J`), 'the second frame starts by erasing the first')
-    assert.match(second, /▃ █/, '10, gap, 30 on a scale from zero')
+    assert.match(second, /▃ █ max 30 /, '10, gap, 30 on a scale from zero, its top said')
     assert.match(second, /alerts \(1\):/)
   })
   test('ndjson: one JSON object per host', () => {
