@@ -33,7 +33,7 @@ export default class ReportHtml extends BaseCommand<typeof ReportHtml> {
   static override strict = false
 
   static override args = {
-    file: Args.string({required: true, description: 'Bench results (bench --json or --out, or report merge); more than one may follow.'}),
+    file: Args.string({required: true, description: 'Bench result files (bench --json or --out, or report merge), one or more.'}),
   }
 
   static override flags = {
