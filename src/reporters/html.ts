@@ -3,10 +3,12 @@
  * nothing is fetched when it is viewed). Pure: the data and the chart library's text come in.
  *
  * Charts (uPlot, https://github.com/leeoniya/uPlot, MIT: small, no dependencies, fast on long
- * series, log axes): the latency spectrum, ops/s and p99 over time, the client pool and server
- * connections over time. The sweep grid and the run comparison are tables, coloured by value.
- * Every chart registers itself in `window.pooltoolCharts` ({id, title, series, points}) from the
- * data uPlot holds, so a browser test can check that each one drew its points.
+ * series, log axes). bench: the latency spectrum, ops/s and p99, errors, checkout wait, the client
+ * pool and server connections over time; the sweep grid and the run comparison are tables coloured
+ * by value; a ddl run's lock timeline. conns watch: current and created/s per host with the alerts.
+ * locks watch: each lock's holds as bars on one axis (HTML, not uPlot). Every chart and timeline
+ * registers itself in `window.pooltoolCharts` ({id, title, series, points}) from what it drew, so
+ * a browser test can check that each one has its points.
  */
 import type {ReportData} from '../report/html-data.js'
 import type {ConnsReportData, LocksReportData, LockTimeline} from '../report/watch-html-data.js'
