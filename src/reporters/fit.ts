@@ -205,8 +205,11 @@ export function fitText(text: string, layout: Layout): string {
       const found = /^ */.exec(line)![0].length
       const lead = found <= layout.width / 2 ? found : 0
       const hanging = lead + 2 <= layout.width / 2 ? lead + 2 : 0
-      const [first, ...rest] = wrapAnsi(line.slice(found), layout.width - lead, {hard: true, trim: true}).split('\n')
-      const continued = rest.length === 0 ? [] : wrapAnsi(rest.join(' '), layout.width - hanging, {hard: true, trim: true}).split('\n')
+      const content = line.slice(found)
+      const [first, ...rest] = wrapAnsi(content, layout.width - lead, {hard: true, trim: true}).split('\n')
+      // The rest of the line from the line itself: rejoining the wrapped pieces would put a space into a word split at the width.
+      const remainder = content.startsWith(first!) ? content.slice(first!.length).trimStart() : rest.join(' ')
+      const continued = remainder === '' ? [] : wrapAnsi(remainder, layout.width - hanging, {hard: true, trim: true}).split('\n')
       return [' '.repeat(lead) + first!, ...continued.map((part) => ' '.repeat(hanging) + part)].join('\n')
     })
     .join('\n')

@@ -75,3 +75,13 @@ describe('fitText', () => {
     assert.equal(fitText(long, UNLIMITED), long)
   })
 })
+
+describe('fitText with a word longer than the width', () => {
+  it('splits the word at the width and puts nothing into it', () => {
+    const path = `/very/long/${'segment/'.repeat(8)}file.json`
+    const text = fitText(`wrote ${path} for you`, {width: 30})
+    assert.ok(widest(text) <= 30, text)
+    assert.equal(text.replace(/\s/g, ''), `wrote ${path} for you`.replace(/\s/g, ''), 'the characters in order, none added')
+    assert.ok(text.replace(/\n\s*/g, '').includes(path), 'the path reads whole once the breaks are taken out')
+  })
+})
