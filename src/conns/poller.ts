@@ -168,11 +168,12 @@ export class HostPoller {
   }
 
   /** Bounded: against a stalled host the driver's close waits for the stall (its endSessions and monitor). */
-  /** A router's ShardingTaskExecutorPool* parameters (getParameter), or why they could not be read. */
-  async readPoolParameters(): Promise<{parameters: Record<string, number>} | {unavailable: string}> {
+  /** A router's ShardingTaskExecutorPool* parameters (getParameter, within `deadlineMS`), or why they could not be read. */
+  async readPoolParameters(deadlineMS: number): Promise<{parameters: Record<string, number>} | {unavailable: string}> {
     try {
+      const signal = AbortSignal.timeout(deadlineMS)
       const reader = await this.connection.reader()
-      const {value} = await reader.getParameter(ROUTER_POOL_PARAMETERS)
+      const {value} = await reader.getParameter(ROUTER_POOL_PARAMETERS, {signal})
       const parameters = Object.fromEntries(ROUTER_POOL_PARAMETERS.flatMap((name) => (typeof value[name] === 'number' || typeof value[name] === 'bigint' ? [[name, Number(value[name])]] : [])))
       return {parameters}
     } catch (error) {

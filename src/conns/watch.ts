@@ -130,7 +130,7 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
  * Who holds a host's connections when it is found never to shrink; when the cluster's own pools do,
  * the pool parameters of the first router polled (one getParameter, once per finding).
  */
-async function explainNeverShrank(tracker: HostTracker, sample: HostSample, pollers: readonly HostPoller[], rows: Rows): Promise<void> {
+async function explainNeverShrank(tracker: HostTracker, sample: HostSample, pollers: readonly HostPoller[], rows: Rows, deadlineMS: number): Promise<void> {
   const held = heldBy(sample.holders)
   if (!heldByCluster(held)) {
     tracker.explainNeverShrank(held === undefined ? {} : {heldBy: held})
@@ -141,7 +141,8 @@ async function explainNeverShrank(tracker: HostTracker, sample: HostSample, poll
     tracker.explainNeverShrank({heldBy: held})
     return
   }
-  const read = await router.readPoolParameters()
+  // Bounded like a poll: a router that stalls now must not hold the watch.
+  const read = await router.readPoolParameters(deadlineMS)
   tracker.explainNeverShrank({heldBy: held, routerPools: {router: router.entry.host, ...read}})
 }
 
@@ -197,7 +198,7 @@ export async function runConnsWatch(target: Target, options: WatchOptions, hooks
           hooks.onAlert?.(alert)
         }
         if (neverShrankStarted) {
-          await explainNeverShrank(tracker, sample, pollers, rows)
+          await explainNeverShrank(tracker, sample, pollers, rows, deadlineMS)
           const detail = tracker.summary().neverShrankDetail
           if (detail) hooks.onNeverShrank?.(sample.host, detail)
         }
