@@ -101,9 +101,21 @@ export class LockTransitionTracker {
   private readonly seen = new Map<string, Seen>()
   private readonly stats = new HoldStats()
   private started = false
+  /** Each lock's latest event time: a lock's events never go back in time (see `event`). */
+  private readonly lastEventAt = new Map<string, number>()
 
+  /**
+   * A release is stamped at the poll that saw the lock free, and that is only an upper bound: the hello
+   * that dates a poll runs beside its read, so the next holder's `when` can fall before the stamp (the
+   * lock was read free, then taken, then the hello answered). Stamped no earlier than the lock's
+   * previous event, a lock's events keep their order (a release before the next acquisition) in any
+   * sort by time: locks watch's lines and JSON, and the HTML timeline, which pairs each release with
+   * the acquisition before it.
+   */
   private event(kind: LockEvent['kind'], r: LockRow, atMs: number, extra: Partial<LockEvent> = {}): LockEvent {
-    return {at: new Date(atMs).toISOString(), kind, name: r.name, process: r.process, who: r.who, why: r.why, ...extra}
+    const at = Math.max(atMs, this.lastEventAt.get(r.name) ?? atMs)
+    this.lastEventAt.set(r.name, at)
+    return {at: new Date(at).toISOString(), kind, name: r.name, process: r.process, who: r.who, why: r.why, ...extra}
   }
 
   /** The previous holder's hold, ended at `endMs` (a poll that saw it free, or the next holder's `when`). */

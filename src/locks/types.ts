@@ -164,7 +164,7 @@ export interface LocksPingsResult extends ResultEnvelope, LocksReadContext {
 export type LockEventKind = 'held-at-start' | 'acquired' | 'released' | 'overtaken' | 'stale' | 'waiting'
 
 export interface LockEvent {
-  /** On the server's clock: the lock's `when` for acquisitions, the poll that saw it for the rest. */
+  /** On the server's clock: the lock's `when` for acquisitions, the poll that saw it for the rest; never before the lock's previous event (config.locks). */
   at: string
   kind: LockEventKind
   name: string

@@ -4,8 +4,10 @@ import {describe, it} from 'node:test'
 import {classifyWhy, filterLocks, lockTiming, parseLockDoc, parseProcessId, toLockRows, toPingRows, verdictOf} from '../../src/locks/parse.js'
 import {ddlLockEntries, ddlOpsFrom} from '../../src/locks/in-memory.js'
 import {modelFor} from '../../src/locks/model.js'
+import {byTime} from '../../src/locks/transitions.js'
 import {DdlOpTracker, LockTransitionTracker} from '../../src/locks/watch.js'
 import type {LockRow, LocksListResult, LocksWatchResult} from '../../src/locks/types.js'
+import {lockTimeline} from '../../src/report/watch-html-data.js'
 import {UTC_TIME} from '../../src/reporters/clock.js'
 import {holdText, renderLockEvent, renderLocksList, renderLocksWatch} from '../../src/reporters/locks.js'
 import {NOW, NOW_UPGRADED, locks34, locks44, locks60, locksUpgraded44, mongos44, pings34, pings44, pings60, pingsUpgraded44, shards} from '../fixtures/locks-documents.js'
@@ -251,6 +253,29 @@ describe('watch transitions', () => {
       ['released', new Date(2200).toISOString(), 1000, 1200],
       ['acquired', new Date(2200).toISOString(), undefined, undefined],
     ])
+  })
+
+  it("a poll's clock runs beside its read: the next holder's `when` can fall before the release a poll stamped; its acquisition is stamped no earlier", () => {
+    const t = new LockTransitionTracker()
+    const start = t.observe([row({})], 2000)
+    // Read free, then B took it at 2990, then the hello dated the poll 3000.
+    const released = t.observe([free({})], 3000)
+    const taken = t.observe([row({ts: 't2', process: 'B', since: new Date(2990).toISOString()})], 3500)
+    assert.deepEqual([...released, ...taken].map((e) => [e.kind, e.process, e.at]), [
+      ['released', 'A', new Date(3000).toISOString()],
+      ['acquired', 'B', new Date(3000).toISOString()],
+    ])
+    // In one poll: C took it at 4010 and freed it, read before the hello said 4000.
+    const between = t.observe([free({ts: 't3', process: 'C', since: new Date(4010).toISOString()})], 4000)
+    assert.deepEqual(between.map((e) => [e.kind, e.process, e.at, e.holdMS]), [
+      ['released', 'B', new Date(4010).toISOString(), 1020],
+      ['acquired', 'C', new Date(4010).toISOString(), undefined],
+      ['released', 'C', new Date(4010).toISOString(), 0],
+    ])
+    // The HTML timeline pairs each release with the acquisition before it: a bar per release, none left open.
+    const events = [...start, ...released, ...taken, ...between]
+    const [lane] = lockTimeline(byTime(events), 5000).locks
+    assert.deepEqual(lane!.holds.map((h) => [h.holder, h.open]), [['A', false], ['B', false], ['C', false]])
   })
 
   it('an overtake of a stale holder, a lock turning stale, and a lock document that appears mid-watch', () => {
