@@ -163,7 +163,7 @@ export function reportData(results: ReadonlyArray<{file: string; result: BenchRe
       connectionsCreated: run.pool.created,
     })),
     lockTimelines: labelled.flatMap(({label, run}) =>
-      run.locks?.events ? [{label, timeline: lockTimeline(run.locks.events, run.durationMS), eventsNotKept: run.locks.eventsNotKept ?? 0}] : [],
+      run.locks?.events ? [{label, timeline: lockTimeline(run.locks.events, run.durationMS, run.locks.model), eventsNotKept: run.locks.eventsNotKept ?? 0}] : [],
     ),
   }
 }

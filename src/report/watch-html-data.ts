@@ -7,7 +7,7 @@
  *   between two polls is only its bound, drawn apart).
  */
 import type {ConnsAlert, ConnsWatchResult, RoundSample} from '../conns/types.js'
-import type {LockEvent, LocksWatchResult} from '../locks/types.js'
+import type {LockEvent, LockModel, LocksWatchResult} from '../locks/types.js'
 
 export interface ConnsReportData {
   title: string
@@ -66,45 +66,61 @@ export interface LockTimeline {
   locks: Array<{name: string; holds: LockHold[]}>
 }
 
+/** A hold not yet released: since when, and by whom. */
+interface OpenHold {
+  at: number
+  holder: string
+}
+
+/**
+ * Which of a lock's holds an event starts or ends. A config.locks lock has one holder at a time, so
+ * the lock has one (the key is constant). On 6.1+ each DDL operation holds its namespace, and several
+ * can at once (a coordinator and its participants on other shards): the operation (`who`,
+ * host:opid) says which.
+ */
+const holdKey = (model: LockModel, e: LockEvent): string => (model === 'in-memory' ? `${e.who ?? ''}` : '')
+
 /**
  * Holds per lock from lock events (locks watch's, or those bench's lock observer saw during a ddl
  * run), in the order the locks first appear; `durationMS`: how long the watching lasted.
  */
-export function lockTimeline(unsorted: readonly LockEvent[], durationMS: number): LockTimeline {
+export function lockTimeline(unsorted: readonly LockEvent[], durationMS: number, model: LockModel): LockTimeline {
   const events = [...unsorted].sort((a, b) => Date.parse(a.at) - Date.parse(b.at))
   // The axis starts with the watch (its first event); a hold taken before is drawn from there.
   const firstAt = Math.min(...events.map((e) => Date.parse(e.at)))
   const start = Number.isFinite(firstAt) ? firstAt : 0
   const endAt = Math.max(start + durationMS, ...events.map((e) => Date.parse(e.at)))
   const s = (ms: number) => Math.max(0, (ms - start) / 1000)
-  const byLock = new Map<string, {holds: LockHold[]; heldSince?: {at: number; holder: string}}>()
+  const byLock = new Map<string, {holds: LockHold[]; open: Map<string, OpenHold>}>()
   const lock = (name: string) => {
     let entry = byLock.get(name)
-    if (!entry) byLock.set(name, (entry = {holds: []}))
+    if (!entry) byLock.set(name, (entry = {holds: [], open: new Map()}))
     return entry
   }
-  const close = (entry: {holds: LockHold[]; heldSince?: {at: number; holder: string}}, e: LockEvent) => {
+  const close = (entry: {holds: LockHold[]; open: Map<string, OpenHold>}, e: LockEvent) => {
     const at = Date.parse(e.at)
+    const key = holdKey(model, e)
+    const held = entry.open.get(key)
     if (e.holdBetweenPolls) entry.holds.push({fromS: s(at - (e.holdMS ?? 0)), toS: s(at), open: false, betweenPolls: true, holder: e.process ?? '?'})
-    else if (entry.heldSince) entry.holds.push({fromS: s(entry.heldSince.at), toS: s(entry.heldSince.at + (e.holdMS ?? at - entry.heldSince.at)), open: false, betweenPolls: false, holder: entry.heldSince.holder})
-    entry.heldSince = undefined
+    else if (held) entry.holds.push({fromS: s(held.at), toS: s(held.at + (e.holdMS ?? at - held.at)), open: false, betweenPolls: false, holder: held.holder})
+    entry.open.delete(key)
   }
   for (const e of events) {
     const entry = lock(e.name)
     const at = Date.parse(e.at)
     switch (e.kind) {
       case 'held-at-start':
-        entry.heldSince = {at: e.since ? Date.parse(e.since) : at, holder: e.process ?? '?'}
+        entry.open.set(holdKey(model, e), {at: e.since ? Date.parse(e.since) : at, holder: e.process ?? '?'})
         break
       case 'acquired':
-        entry.heldSince = {at, holder: e.process ?? '?'}
+        entry.open.set(holdKey(model, e), {at, holder: e.process ?? '?'})
         break
       case 'released':
         close(entry, e)
         break
       case 'overtaken':
         close(entry, {...e, process: e.previousProcess ?? null})
-        entry.heldSince = {at, holder: e.process ?? '?'}
+        entry.open.set(holdKey(model, e), {at, holder: e.process ?? '?'})
         break
       case 'stale':
       case 'waiting':
@@ -112,7 +128,7 @@ export function lockTimeline(unsorted: readonly LockEvent[], durationMS: number)
     }
   }
   for (const entry of byLock.values()) {
-    if (entry.heldSince) entry.holds.push({fromS: s(entry.heldSince.at), toS: s(endAt), open: true, betweenPolls: false, holder: entry.heldSince.holder})
+    for (const held of entry.open.values()) entry.holds.push({fromS: s(held.at), toS: s(endAt), open: true, betweenPolls: false, holder: held.holder})
   }
   return {endS: s(endAt), locks: [...byLock.entries()].map(([name, entry]) => ({name, holds: entry.holds}))}
 }
@@ -122,6 +138,6 @@ export function locksReportData(result: LocksWatchResult): LocksReportData {
   return {
     title: `pooltool locks watch · ${result.target.uri}`,
     sources: [`${result.polls} polls every ${result.intervalMS} ms over ${(result.durationMS / 1000).toFixed(1)} s; MongoDB ${result.serverVersion} (${result.model})`],
-    ...lockTimeline(result.events, result.durationMS),
+    ...lockTimeline(result.events, result.durationMS, result.model),
   }
 }

@@ -274,7 +274,7 @@ describe('watch transitions', () => {
     ])
     // The HTML timeline pairs each release with the acquisition before it: a bar per release, none left open.
     const events = [...start, ...released, ...taken, ...between]
-    const [lane] = lockTimeline(byTime(events), 5000).locks
+    const [lane] = lockTimeline(byTime(events), 5000, 'config.locks').locks
     assert.deepEqual(lane!.holds.map((h) => [h.holder, h.open]), [['A', false], ['B', false], ['C', false]])
   })
 

@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict'
 import {describe, it} from 'node:test'
 
+import {DdlOpTracker} from '../../src/locks/transitions.js'
 import type {LockEvent, LocksWatchResult} from '../../src/locks/types.js'
 import {locksReportData} from '../../src/report/watch-html-data.js'
 
@@ -30,5 +31,24 @@ describe('locks watch report: holds per lock', () => {
     assert.deepEqual(holds['db.a'], [{fromS: 1, toS: 3, open: false, betweenPolls: false, holder: 'A'}], 'the hold ends at when + holdMS')
     assert.deepEqual(holds['db.b'], [{fromS: 2, toS: 6, open: false, betweenPolls: false, holder: 'B'}, {fromS: 6, toS: 10, open: true, betweenPolls: false, holder: 'C'}])
     assert.deepEqual(holds['db.c'], [{fromS: 7.6, toS: 8, open: false, betweenPolls: true, holder: 'A'}])
+  })
+
+  it('6.1+: DDL operations on one namespace at once (a coordinator and a participant) are a bar each', () => {
+    const t = new DdlOpTracker()
+    const op = {ns: 'orders.items', waitingForLock: false}
+    const coordinator = {...op, shard: 'shard01', host: 'h1:27018', opid: 'shard01:12', command: '_shardsvrDropCollection', runningMS: 100}
+    const participant = {...op, shard: 'shard02', host: 'h2:27018', opid: 'shard02:7', command: '_shardsvrDropCollectionParticipant', runningMS: 50}
+    const events = [...t.observe([], 10_000), ...t.observe([coordinator, participant], 10_500), ...t.observe([{...participant, runningMS: 550}], 11_000), ...t.observe([], 11_500)]
+    const data = locksReportData({...base, model: 'in-memory', durationMS: 1500, events} as unknown as LocksWatchResult)
+    assert.deepEqual(data.locks, [
+      {
+        name: 'orders.items',
+        holds: [
+          // The axis starts at the first event: the coordinator's start, 10,400.
+          {fromS: 0, toS: 0.6, open: false, betweenPolls: false, holder: 'shard01'},
+          {fromS: 0.05, toS: 1.1, open: false, betweenPolls: false, holder: 'shard02'},
+        ],
+      },
+    ])
   })
 })
