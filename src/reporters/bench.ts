@@ -1,6 +1,7 @@
 /** `pooltool bench` result → text. Pure: no I/O. */
 import {NO_OPERATIONS_MEASURED, runLabel} from '../bench/fail-on.js'
 import type {BenchResult, RunResult, ServerHostResult, ThresholdBreach} from '../bench/types.js'
+import {csvCell} from './escape.js'
 import {type Cell, fitTable, type Layout, UNLIMITED} from './fit.js'
 import {formatCount, formatRecord, formatUs} from './format.js'
 import {renderLockObservation} from './locks.js'
@@ -267,13 +268,6 @@ export const SERIES_CSV_COLUMNS = [
   'poolInUse', 'poolTotal', 'checkoutWaitP99Us',
 ] as const
 
-/** A CSV field (RFC 4180): quoted when it holds a comma, a quote or a line break; a missing figure is an empty field. */
-function csvField(value: string | number | null | undefined): string {
-  if (value === undefined || value === null) return ''
-  const text = String(value)
-  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text
-}
-
 /**
  * `--csv FILE`: every run's time series, one row per interval per run, with
  * a header row. runIndex is the run's index in the JSON's runs[]; a figure
@@ -282,7 +276,7 @@ function csvField(value: string | number | null | undefined): string {
  */
 export function renderSeriesCsv(result: BenchResult): string {
   const hosts = [...new Set([...result.cluster.hosts.map((host) => host.host), ...result.runs.flatMap((run) => (run.series ?? []).flatMap((point) => Object.keys(point.serverConnections)))])]
-  const rows = [[...SERIES_CSV_COLUMNS, ...hosts.map((host) => `connections:${host}`)].map(csvField).join(',')]
+  const rows = [[...SERIES_CSV_COLUMNS, ...hosts.map((host) => `connections:${host}`)].map(csvCell).join(',')]
   for (const [runIndex, run] of result.runs.entries()) {
     for (const point of run.series ?? []) {
       const fields = [
@@ -291,7 +285,7 @@ export function renderSeriesCsv(result: BenchResult): string {
         point.poolInUse, point.poolTotal, point.checkoutWaitP99Us,
         ...hosts.map((host) => point.serverConnections[host]),
       ]
-      rows.push(fields.map(csvField).join(','))
+      rows.push(fields.map(csvCell).join(','))
     }
   }
   return `${rows.join('\n')}\n`
