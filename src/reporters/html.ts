@@ -9,9 +9,16 @@
  * locks watch: each lock's holds as bars on one axis (HTML, not uPlot). Every chart and timeline
  * registers itself in `window.pooltoolCharts` ({id, title, series, points}) from what it drew, so
  * a browser test can check that each one has its points.
+ *
+ * Hostile input (issue 23): every value interpolated into the markup goes through htmlSafe, numbers
+ * included (a result file's numbers are whatever its author wrote), and numbers in style attributes
+ * are coerced to finite ones; each page's Content-Security-Policy lets only its own scripts run.
  */
+import {createHash} from 'node:crypto'
+
 import type {ReportData} from '../report/html-data.js'
 import type {ConnsReportData, LocksReportData, LockTimeline} from '../report/watch-html-data.js'
+import {htmlSafe} from './escape.js'
 
 export interface ChartLibrary {
   /** uPlot's IIFE build (defines window.uPlot). */
@@ -19,7 +26,17 @@ export interface ChartLibrary {
   css: string
 }
 
-const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c) => ({'&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;'})[c]!)
+/**
+ * A number for arithmetic and style attributes: a result file's "numbers" are whatever its author
+ * wrote, so anything not finite is 0 (a string can never reach `style="width: …%"`).
+ */
+const finite = (value: unknown): number => {
+  const number = Number(value)
+  return Number.isFinite(number) ? number : 0
+}
+
+/** A number with fixed decimals, as text (toFixed on a string from a file would throw). */
+const fixed = (value: unknown, digits: number): string => finite(value).toFixed(digits)
 
 /** JSON inside a <script>: no "</script>" or "<!--" can close or open anything. */
 const scriptJson = (value: unknown): string => JSON.stringify(value).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029')
@@ -30,34 +47,34 @@ const inlineSafe = (text: string, tag: 'script' | 'style'): string => text.repla
 function sweepTables(data: ReportData): string {
   return data.sweeps
     .map((sweep) => {
-      const best = Math.max(...sweep.cells.map((cell) => cell.opsPerSec))
+      const best = Math.max(...sweep.cells.map((cell) => finite(cell.opsPerSec)))
       const cellOf = (concurrency: number, pool: number | null) => sweep.cells.find((cell) => cell.concurrency === concurrency && cell.maxPoolSize === pool)
       const rows = sweep.concurrencies.map((concurrency) => {
         const tds = sweep.poolSizes.map((pool) => {
           const cell = cellOf(concurrency, pool)
           if (!cell) return '<td class="empty">–</td>'
           // Green by throughput; a p99 over the SLO is struck through.
-          const share = best > 0 ? cell.opsPerSec / best : 0
+          const share = best > 0 ? finite(cell.opsPerSec) / best : 0
           const mark = cell.knee ? '★ ' : cell.overSlo ? '› ' : ''
-          return `<td class="cell${cell.overSlo ? ' over' : ''}${cell.knee ? ' knee' : ''}" style="background: rgba(46, 160, 67, ${(0.1 + 0.6 * share).toFixed(2)})" data-ops="${cell.opsPerSec}">${mark}${Math.round(cell.opsPerSec).toLocaleString('en-US')} ops/s<br>p99 ${cell.p99Ms} ms</td>`
+          return `<td class="cell${cell.overSlo ? ' over' : ''}${cell.knee ? ' knee' : ''}" style="background: rgba(46, 160, 67, ${fixed(0.1 + 0.6 * share, 2)})" data-ops="${htmlSafe(cell.opsPerSec)}">${mark}${htmlSafe(Math.round(finite(cell.opsPerSec)).toLocaleString('en-US'))} ops/s<br>p99 ${htmlSafe(cell.p99Ms)} ms</td>`
         })
-        return `<tr><th>${concurrency}</th>${tds.join('')}</tr>`
+        return `<tr><th>${htmlSafe(concurrency)}</th>${tds.join('')}</tr>`
       })
-      const slo = sweep.sloMs === null ? '' : `; › p99 over the SLO ${sweep.sloMs} ms`
+      const slo = sweep.sloMs === null ? '' : `; › p99 over the SLO ${htmlSafe(sweep.sloMs)} ms`
       return (
-        `<h3>Sweep, ${escapeHtml(sweep.model)}: ops/s and p99 per cell (★ the knee${slo})</h3>` +
-        `<table class="sweep" data-model="${escapeHtml(sweep.model)}"><tr><th>concurrency \\ ${sweep.model === 'fixed' ? 'connections' : 'pool size'}</th>${sweep.poolSizes.map((pool) => `<th>${pool ?? 'default'}</th>`).join('')}</tr>${rows.join('')}</table>`
+        `<h3>Sweep, ${htmlSafe(sweep.model)}: ops/s and p99 per cell (★ the knee${slo})</h3>` +
+        `<table class="sweep" data-model="${htmlSafe(sweep.model)}"><tr><th>concurrency \\ ${sweep.model === 'fixed' ? 'connections' : 'pool size'}</th>${sweep.poolSizes.map((pool) => `<th>${htmlSafe(pool ?? 'default')}</th>`).join('')}</tr>${rows.join('')}</table>`
       )
     })
     .join('')
 }
 
 function comparisonTable(data: ReportData): string {
-  const best = Math.max(1, ...data.runs.map((run) => run.opsPerSec))
+  const best = Math.max(1, ...data.runs.map((run) => finite(run.opsPerSec)))
   const rows = data.runs.map(
     (run) =>
-      `<tr class="run"><td>${escapeHtml(run.label)}</td><td class="bar"><div style="width: ${((100 * run.opsPerSec) / best).toFixed(1)}%"></div><span>${Math.round(run.opsPerSec).toLocaleString('en-US')}</span></td>` +
-      `<td>${run.p50Ms}</td><td>${run.p99Ms}</td><td>${run.p999Ms}</td><td>${run.errors}</td><td>${run.connectionsCreated}</td></tr>`,
+      `<tr class="run"><td>${htmlSafe(run.label)}</td><td class="bar"><div style="width: ${fixed((100 * finite(run.opsPerSec)) / best, 1)}%"></div><span>${htmlSafe(Math.round(finite(run.opsPerSec)).toLocaleString('en-US'))}</span></td>` +
+      `<td>${htmlSafe(run.p50Ms)}</td><td>${htmlSafe(run.p99Ms)}</td><td>${htmlSafe(run.p999Ms)}</td><td>${htmlSafe(run.errors)}</td><td>${htmlSafe(run.connectionsCreated)}</td></tr>`,
   )
   return `<table class="compare"><tr><th>run</th><th>ops/s</th><th>p50 ms</th><th>p99 ms</th><th>p99.9 ms</th><th>errors</th><th>connections created</th></tr>${rows.join('')}</table>`
 }
@@ -139,23 +156,46 @@ td.over { text-decoration: line-through; } td.knee { outline: 2px solid #d62728;
 .timeline .hold.between { background: #ff7f0e; }
 `
 
+/** A script's hash as a CSP source: sha256 over the exact text between its <script> and </script>. */
+const scriptHashSource = (text: string): string => `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`
+
+/**
+ * The page's Content-Security-Policy: only its own inlined scripts run (by hash: an injected
+ * <script> or onerror= is refused even if some value escaped escaping), nothing is fetched or
+ * submitted anywhere. Styles inline: uPlot and the bars set style attributes, which no hash covers.
+ * The JSON data block is not executed, so it needs no hash.
+ */
+function contentSecurityPolicy(scripts: readonly string[]): string {
+  return [
+    "default-src 'none'",
+    `script-src ${scripts.map(scriptHashSource).join(' ')}`,
+    "style-src 'unsafe-inline'",
+    'img-src data:',
+    "base-uri 'none'",
+    "form-action 'none'",
+  ].join('; ')
+}
+
 /** One self-contained page: the library and its CSS inlined, the data as JSON, the prelude and the report's script. */
 function htmlPage(title: string, body: string, data: unknown, script: string, library: ChartLibrary): string {
+  // Line breaks as the HTML parser leaves them (it turns CR LF and CR into LF before a hash is taken).
+  const scripts = [inlineSafe(library.script, 'script'), `${CHART_PRELUDE}${script}`].map((text) => text.replace(/\r\n?/g, '\n'))
+  // The policy comes first in <head>: a <meta> policy governs only what the parser meets after it.
   return `<!doctype html>
 <html lang="en">
 <head>
+<meta http-equiv="Content-Security-Policy" content="${htmlSafe(contentSecurityPolicy(scripts))}">
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(title)}</title>
+<title>${htmlSafe(title)}</title>
 <style>${inlineSafe(library.css, 'style')}</style>
 <style>${PAGE_STYLE}</style>
 </head>
 <body>
-<h1>${escapeHtml(title)}</h1>
+<h1>${htmlSafe(title)}</h1>
 ${body}
 <script id="report-data" type="application/json">${scriptJson(data)}</script>
-<script>${inlineSafe(library.script, 'script')}</script>
-<script>${CHART_PRELUDE}${script}</script>
+${scripts.map((text) => `<script>${text}</script>`).join('\n')}
 </body>
 </html>
 `
@@ -167,9 +207,9 @@ export function renderBenchHtml(data: ReportData, library: ChartLibrary): string
     : '<p>These results carry no time series (an older file).</p>'
   const locks = data.lockTimelines.map(
     ({label, timeline, eventsNotKept}) =>
-      `<h3>${escapeHtml(label)}: the bench database's locks (0 to ${timeline.endS.toFixed(1)} s; ${TIMELINE_LEGEND})${eventsNotKept > 0 ? `; ${eventsNotKept} later transitions not kept` : ''}</h3>${timelineHtml(timeline)}`,
+      `<h3>${htmlSafe(label)}: the bench database's locks (0 to ${fixed(timeline.endS, 1)} s; ${TIMELINE_LEGEND})${finite(eventsNotKept) > 0 ? `; ${htmlSafe(eventsNotKept)} later transitions not kept` : ''}</h3>${timelineHtml(timeline)}`,
   )
-  const body = `<ul class="sources">${data.sources.map((source) => `<li>${escapeHtml(source)}</li>`).join('')}</ul>
+  const body = `<ul class="sources">${data.sources.map((source) => `<li>${htmlSafe(source)}</li>`).join('')}</ul>
 <h2>Runs</h2>
 ${comparisonTable(data)}
 ${sweepTables(data)}
@@ -204,14 +244,14 @@ export function renderConnsHtml(data: ConnsReportData, library: ChartLibrary): s
   const shrank = data.hosts.filter((h) => h.neverShrank)
   const alerts = data.alerts.length === 0
     ? '<p>No alert fired.</p>'
-    : `<table class="alerts"><tr><th>at (s)</th><th>host</th><th>rule</th><th>value</th></tr>${data.alerts.map((a) => `<tr class="alert"><td>${a.tS.toFixed(1)}</td><td>${escapeHtml(a.host)}</td><td>${escapeHtml(a.rule)}</td><td>${a.value}</td></tr>`).join('')}</table>`
-  const body = `<ul class="sources">${data.sources.map((source) => `<li>${escapeHtml(source)}</li>`).join('')}</ul>
+    : `<table class="alerts"><tr><th>at (s)</th><th>host</th><th>rule</th><th>value</th></tr>${data.alerts.map((a) => `<tr class="alert"><td>${fixed(a.tS, 1)}</td><td>${htmlSafe(a.host)}</td><td>${htmlSafe(a.rule)}</td><td>${htmlSafe(a.value)}</td></tr>`).join('')}</table>`
+  const body = `<ul class="sources">${data.sources.map((source) => `<li>${htmlSafe(source)}</li>`).join('')}</ul>
 <div id="current"></div>
 <div id="created"></div>
 <h2>Alerts</h2>
 ${alerts}
 <h2>Never shrank</h2>
-${shrank.length === 0 ? '<p>No host.</p>' : `<ul class="never-shrank">${shrank.map((h) => `<li>${escapeHtml(h.host)} (${escapeHtml(h.role)})</li>`).join('')}</ul>`}`
+${shrank.length === 0 ? '<p>No host.</p>' : `<ul class="never-shrank">${shrank.map((h) => `<li>${htmlSafe(h.host)} (${htmlSafe(h.role)})</li>`).join('')}</ul>`}`
   return htmlPage(data.title, body, data, CONNS_SCRIPT, library)
 }
 
@@ -224,15 +264,15 @@ document.querySelectorAll('.timeline').forEach((timeline, i) => {
 
 /** Each lock a lane, each hold a bar placed on the timeline's axis; hovering a bar says who held it and when. */
 function timelineHtml(data: LockTimeline): string {
-  const span = data.endS > 0 ? data.endS : 1
-  const pct = (seconds: number) => `${((100 * seconds) / span).toFixed(3)}%`
+  const span = finite(data.endS) > 0 ? finite(data.endS) : 1
+  const pct = (seconds: unknown) => `${fixed((100 * finite(seconds)) / span, 3)}%`
   const lanes = data.locks.map((lock) => {
     const bars = lock.holds.map((hold) => {
       const kind = hold.betweenPolls ? ' between' : hold.open ? ' open' : ''
-      const what = `${lock.name}: ${hold.holder}, ${hold.fromS.toFixed(2)} s → ${hold.open ? 'still held at the end' : `${hold.toS.toFixed(2)} s`}${hold.betweenPolls ? ' (between polls: at most this long)' : ''}`
-      return `<div class="hold${kind}" style="left: ${pct(hold.fromS)}; width: ${pct(Math.max(0, hold.toS - hold.fromS))}" title="${escapeHtml(what)}"></div>`
+      const what = `${lock.name}: ${hold.holder}, ${fixed(hold.fromS, 2)} s → ${hold.open ? 'still held at the end' : `${fixed(hold.toS, 2)} s`}${hold.betweenPolls ? ' (between polls: at most this long)' : ''}`
+      return `<div class="hold${kind}" style="left: ${pct(hold.fromS)}; width: ${pct(Math.max(0, finite(hold.toS) - finite(hold.fromS)))}" title="${htmlSafe(what)}"></div>`
     })
-    return `<div class="lane"><span class="name" title="${escapeHtml(lock.name)}">${escapeHtml(lock.name)}</span>${bars.join('')}</div>`
+    return `<div class="lane"><span class="name" title="${htmlSafe(lock.name)}">${htmlSafe(lock.name)}</span>${bars.join('')}</div>`
   })
   return data.locks.length === 0 ? '<p>No lock was held.</p>' : `<div class="timeline">${lanes.join('')}</div>`
 }
@@ -240,8 +280,8 @@ function timelineHtml(data: LockTimeline): string {
 const TIMELINE_LEGEND = 'striped: still held at the end; orange: taken and freed between two polls, at most this long'
 
 export function renderLocksHtml(data: LocksReportData, library: ChartLibrary): string {
-  const body = `<ul class="sources">${data.sources.map((source) => `<li>${escapeHtml(source)}</li>`).join('')}</ul>
-<h2>Hold times per lock (0 to ${data.endS.toFixed(1)} s; ${TIMELINE_LEGEND})</h2>
+  const body = `<ul class="sources">${data.sources.map((source) => `<li>${htmlSafe(source)}</li>`).join('')}</ul>
+<h2>Hold times per lock (0 to ${fixed(data.endS, 1)} s; ${TIMELINE_LEGEND})</h2>
 ${timelineHtml(data)}`
   return htmlPage(data.title, body, data, LOCKS_SCRIPT, library)
 }
