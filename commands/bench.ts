@@ -11,12 +11,11 @@ import {runBench} from '../src/bench/run-bench.js'
 import {KEY_DISTRIBUTIONS} from '../src/bench/key-dist.js'
 import {type BenchResult, POOL_MODELS, TIMEOUT_SIDES, WORKLOADS} from '../src/bench/types.js'
 import {TargetCommand} from '../src/cli/base-command.js'
-import {failureLine} from '../src/cli/failures.js'
 import {durationFlag} from '../src/cli/flags.js'
 import {BENCH_DEFAULTS} from '../src/defaults.js'
 import {EXIT_CODES, PoolToolError} from '../src/errors.js'
 import {percentileUs} from '../src/metrics/histograms.js'
-import {checkOutputPath, writeJsonAtomically, writeTextAtomically} from '../src/output.js'
+import {checkOutputFiles, outputFailed, writeJsonAtomically, writeTextAtomically} from '../src/output.js'
 import {formatDuration} from '../src/parse/durations.js'
 import {loadChartLibrary} from '../src/report/html-assets.js'
 import {reportData} from '../src/report/html-data.js'
@@ -157,13 +156,15 @@ export default class Bench extends TargetCommand<typeof Bench> {
   async run(): Promise<BenchResult | K8sJobPlan> {
     const {flags} = this
     if (flags.emit === 'k8s-job') return this.emitK8sJob()
+    // Refuse a file we must not write before anything is read or started: an output that names the
+    // workload file or another output would destroy it, and the run would still end with exit 0.
+    await checkOutputFiles(
+      [{flag: '--out', file: flags.out}, {flag: '--csv', file: flags.csv}, {flag: '--html', file: flags.html}],
+      [{flag: '--workload-file', file: flags['workload-file']}],
+    )
     const config = await loadBenchConfig(flags)
     const thresholds = flags['fail-on'] === undefined ? undefined : parseFailOn(flags['fail-on'])
     const simLatencyMs = flags['sim-latency'] ?? 0
-    // Refuse a file we must not write before any load starts (and before the embedded cluster starts).
-    if (flags.out !== undefined) await checkOutputPath(flags.out)
-    if (flags.csv !== undefined) await checkOutputPath(flags.csv, '--csv')
-    if (flags.html !== undefined) await checkOutputPath(flags.html, '--html')
     const target = await this.openTarget({latencyMs: simLatencyMs})
     const progress = createProgress()
     let label = ''
@@ -178,10 +179,10 @@ export default class Bench extends TargetCommand<typeof Bench> {
         try {
           await writeFile(file)
         } catch (error) {
-          failures.push(`could not write ${flag} ${file}: ${(error as Error).message}`)
+          failures.push(outputFailed(flag, file, error).message)
         }
       }
-      await write('--out', flags.out, (file) => writeJsonAtomically(file, value))
+      await write('--out', flags.out, (file) => writeJsonAtomically(file, value, '--out'))
       await write('--csv', flags.csv, (file) => writeTextAtomically(file, renderSeriesCsv(value), '--csv'))
       // The HTML report is drawn once, from the whole result: every run is in by then.
       if (final) await write('--html', flags.html, async (file) => writeTextAtomically(file, renderBenchHtml(reportData([{file: 'this run', result: value}]), await loadChartLibrary()), '--html'))
@@ -215,9 +216,7 @@ export default class Bench extends TargetCommand<typeof Bench> {
     if (result.interrupted) process.exitCode = this.interruptedExitCode
     else if (result.failOn && result.failOn.breaches.length > 0) process.exitCode = EXIT_CODES.thresholdBreached
     if (outFailure !== undefined) {
-      const failure = new PoolToolError('OUTPUT_FAILED', outFailure, 'the result above is complete; check the disk and the directory, then write it again')
-      process.stderr.write(`${failureLine(failure)}\n`)
-      process.exitCode = failure.exitCode
+      this.sayOutputFailed(new PoolToolError('OUTPUT_FAILED', outFailure, 'the result above is complete; check the disk and the directory, then write it again'))
     }
     return result
   }

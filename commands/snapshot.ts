@@ -2,8 +2,8 @@ import {Flags} from '@oclif/core'
 
 import {TargetCommand} from '../src/cli/base-command.js'
 import {stdoutLayout} from '../src/cli/terminal.js'
-import {usageError} from '../src/errors.js'
-import {checkOutputPath, writeJsonAtomically} from '../src/output.js'
+import {EXIT_CODES, PoolToolError, usageError} from '../src/errors.js'
+import {checkOutputFiles, writeJsonAtomically, writeStdout} from '../src/output.js'
 import {renderSnapshotSummary} from '../src/reporters/snapshot.js'
 import {captureSnapshot, ReadLog, snapshotFileContent} from '../src/snapshot/capture.js'
 import {type SnapshotSummary, summarizeCapture} from '../src/snapshot/summary.js'
@@ -36,7 +36,7 @@ export default class Snapshot extends TargetCommand<typeof Snapshot> {
     if (flags.out === undefined && this.jsonEnabled()) {
       throw usageError('--json prints the summary on stdout, where the snapshot would go', 'add --out FILE to write the snapshot to a file')
     }
-    if (flags.out !== undefined) await checkOutputPath(flags.out)
+    await checkOutputFiles([{flag: '--out', file: flags.out}])
     const log = new ReadLog()
     this.target = await resolveTarget({
       flagUri: flags.uri,
@@ -53,8 +53,17 @@ export default class Snapshot extends TargetCommand<typeof Snapshot> {
       signal: this.interruptSignal,
     })
     const document = snapshotFileContent(outcome.snapshot, target.secrets)
-    if (flags.out !== undefined) await writeJsonAtomically(flags.out, document)
-    else process.stdout.write(`${JSON.stringify(document, null, 2)}\n`)
+    if (flags.out !== undefined) {
+      try {
+        await writeJsonAtomically(flags.out, document)
+      } catch (error) {
+        throw await this.keepCapture(error as PoolToolError, document)
+      }
+    } else if (!(await writeStdout(`${JSON.stringify(document, null, 2)}\n`))) {
+      // The reader went away (`| head`): the document is cut, so nothing is claimed and the exit is 141.
+      process.exitCode = EXIT_CODES.brokenPipe
+      return summarizeCapture(target, outcome, undefined)
+    }
     const summary = summarizeCapture(target, outcome, flags.out)
     if (!this.jsonEnabled()) {
       // With the document on stdout, the summary goes to stderr, fitted to its width.
@@ -63,5 +72,16 @@ export default class Snapshot extends TargetCommand<typeof Snapshot> {
     }
     if (outcome.interrupted) process.exitCode = this.interruptedExitCode
     return summary
+  }
+
+  /**
+   * --out could not be written (a full disk, a read-only mount): a capture is not cheap to take again
+   * (the cluster's state has moved on), so when stdout is a pipe or a file and not --json's, the
+   * document goes there, as without --out. The failure still ends the command with OUTPUT_FAILED.
+   */
+  private async keepCapture(failure: PoolToolError, document: unknown): Promise<PoolToolError> {
+    const rescue = !this.jsonEnabled() && !process.stdout.isTTY && (await writeStdout(`${JSON.stringify(document, null, 2)}\n`).catch(() => false))
+    const fate = rescue ? 'the snapshot was written to stdout instead' : 'the snapshot was not saved'
+    return new PoolToolError('OUTPUT_FAILED', `${failure.message}; ${fate}`, rescue ? failure.hint : `${failure.hint}; or run it without --out, redirecting stdout to a file`, {cause: failure})
   }
 }

@@ -7,6 +7,7 @@ import {toWatchOptions} from '../../src/conns/options.js'
 import type {ConnsWatchResult, RoundSample} from '../../src/conns/types.js'
 import {runConnsWatch} from '../../src/conns/watch.js'
 import {CONNS_DEFAULTS} from '../../src/defaults.js'
+import type {PoolToolError} from '../../src/errors.js'
 import {
   ConnsLiveView,
   describeTopology,
@@ -17,7 +18,7 @@ import {
   renderTopology,
   renderWatchSummary,
 } from '../../src/reporters/conns.js'
-import {checkOutputPath, writeTextAtomically} from '../../src/output.js'
+import {checkOutputFiles, writeTextAtomically} from '../../src/output.js'
 import {loadChartLibrary} from '../../src/report/html-assets.js'
 import {connsReportData} from '../../src/report/watch-html-data.js'
 import {timeDisplayOf, zoneNote} from '../../src/reporters/clock.js'
@@ -91,7 +92,8 @@ export default class ConnsWatch extends TargetCommand<typeof ConnsWatch> {
   async run(): Promise<ConnsWatchResult> {
     const {flags} = this
     const options = toWatchOptions(flags)
-    if (flags.html !== undefined) await checkOutputPath(flags.html, '--html')
+    // The watch's one file output; through the same check as every command's, before connecting.
+    await checkOutputFiles([{flag: '--html', file: flags.html}])
     const target = await this.openTarget({topology: flags['sim-topology'] as SimTopology})
     /** Every round, for the HTML report (hosts × rounds of small samples). */
     const rounds: RoundSample[] = []
@@ -136,11 +138,13 @@ export default class ConnsWatch extends TargetCommand<typeof ConnsWatch> {
         },
       },
     )
-    if (flags.html !== undefined) await writeTextAtomically(flags.html, renderConnsHtml(connsReportData(result, rounds), await loadChartLibrary()), '--html')
+    // A report that cannot be written (a full disk) must not take the watch's summary with it: said after it.
+    const htmlFailure = flags.html === undefined ? undefined : await writeTextAtomically(flags.html, renderConnsHtml(connsReportData(result, rounds), await loadChartLibrary()), '--html').then(() => undefined, (error: PoolToolError) => error)
     if (mode === 'ndjson') this.log(JSON.stringify({type: 'summary', ...result}))
     else if (mode !== 'json') this.logFitted(renderWatchSummary(result, stdoutLayout()))
     // Ctrl-C is how an open-ended watch ends; it only counts as an interruption when a bound was asked for.
     if (result.interrupted && (options.durationMS !== undefined || options.count !== undefined)) process.exitCode = this.interruptedExitCode
+    if (htmlFailure) this.sayOutputFailed(htmlFailure)
     return result
   }
 }

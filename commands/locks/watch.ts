@@ -5,11 +5,11 @@ import {durationFlag, utcFlag} from '../../src/cli/flags.js'
 import {stdoutLayout} from '../../src/cli/terminal.js'
 import {embeddedLocksCluster, embeddedLocksFlags, lockExpiryFlag, lockFilterFlags} from '../../src/cli/locks-flags.js'
 import {LOCKS_DEFAULTS} from '../../src/defaults.js'
-import {EXIT_CODES, usageError} from '../../src/errors.js'
+import {EXIT_CODES, type PoolToolError, usageError} from '../../src/errors.js'
 import type {LockPollFailureReason, LocksWatchResult} from '../../src/locks/types.js'
 import {runLocksWatch} from '../../src/locks/watch.js'
 import {expiryMsOf, toLockFilter} from '../../src/parse/lock-filter.js'
-import {checkOutputPath, writeTextAtomically} from '../../src/output.js'
+import {checkOutputFiles, writeTextAtomically} from '../../src/output.js'
 import {loadChartLibrary} from '../../src/report/html-assets.js'
 import {locksReportData} from '../../src/report/watch-html-data.js'
 import {timeDisplayOf, zoneNote} from '../../src/reporters/clock.js'
@@ -65,7 +65,8 @@ export default class LocksWatch extends TargetCommand<typeof LocksWatch> {
     if (durationMs !== undefined && durationMs <= 0) throw usageError('--duration must be above zero', 'e.g. --duration 30s, or leave it out to watch until Ctrl-C')
     const filter = toLockFilter(flags)
     const expiryMS = expiryMsOf(flags)
-    if (flags.html !== undefined) await checkOutputPath(flags.html, '--html')
+    // The watch's one file output; through the same check as every command's, before connecting.
+    await checkOutputFiles([{flag: '--html', file: flags.html}])
     const target = await this.openTarget(embeddedLocksCluster(flags))
     // live: a terminal (the held locks redrawn each poll, events under them); plain: event lines; ndjson: a stream.
     const mode = flags.ndjson ? 'ndjson' : this.jsonEnabled() ? 'json' : process.stdout.isTTY ? 'live' : 'plain'
@@ -101,10 +102,12 @@ export default class LocksWatch extends TargetCommand<typeof LocksWatch> {
         },
       },
     )
-    if (flags.html !== undefined) await writeTextAtomically(flags.html, renderLocksHtml(locksReportData(result), await loadChartLibrary()), '--html')
+    // A report that cannot be written (a full disk) must not take the watch's summary with it: said after it.
+    const htmlFailure = flags.html === undefined ? undefined : await writeTextAtomically(flags.html, renderLocksHtml(locksReportData(result), await loadChartLibrary()), '--html').then(() => undefined, (error: PoolToolError) => error)
     if (mode === 'ndjson') this.log(JSON.stringify({type: 'summary', ...result}))
     else if (mode !== 'json') this.logFitted(renderLocksWatch(result, stdoutLayout()))
     process.exitCode = watchExitCode(result, durationMs !== undefined, this.interruptedExitCode)
+    if (htmlFailure) this.sayOutputFailed(htmlFailure)
     return result
   }
 

@@ -1,7 +1,8 @@
 import {Args, Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../src/cli/base-command.js'
-import {writeTextAtomically} from '../../src/output.js'
+import {EXIT_CODES} from '../../src/errors.js'
+import {checkOutputFiles, writeStdout, writeTextAtomically} from '../../src/output.js'
 import {type HgrmResult, toHgrm} from '../../src/report/hgrm.js'
 import {loadBenchResult} from '../../src/report/load.js'
 
@@ -34,12 +35,17 @@ export default class ReportHgrm extends BaseCommand<typeof ReportHgrm> {
 
   async run(): Promise<HgrmResult> {
     const {flags} = this
+    // Before the result is read: --out naming it would replace the result with one of its histograms.
+    await checkOutputFiles([{flag: '--out', file: flags.out}], [{flag: 'input file', file: this.args.file}])
     const {file, result} = await loadBenchResult(this.args.file)
     const hgrm = toHgrm(file, result, flags.run, flags.histogram)
     if (flags.out !== undefined) {
       await writeTextAtomically(flags.out, hgrm.hgrm)
       this.logText(() => `${hgrm.run}: ${hgrm.histogram} histogram, ${hgrm.count.toLocaleString('en-US')} values, written to ${flags.out} (values in ms)`)
-    } else if (!this.jsonEnabled()) process.stdout.write(hgrm.hgrm)
+    } else if (!this.jsonEnabled() && !(await writeStdout(hgrm.hgrm))) {
+      // The reader went away before the whole histogram was out: as a shell reports SIGPIPE.
+      process.exitCode = EXIT_CODES.brokenPipe
+    }
     return hgrm
   }
 }

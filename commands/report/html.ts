@@ -1,7 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../src/cli/base-command.js'
-import {checkOutputPath, writeTextAtomically} from '../../src/output.js'
+import {checkOutputFiles, writeTextAtomically} from '../../src/output.js'
 import {loadChartLibrary} from '../../src/report/html-assets.js'
 import {reportData} from '../../src/report/html-data.js'
 import {loadBenchResult} from '../../src/report/load.js'
@@ -43,7 +43,8 @@ export default class ReportHtml extends BaseCommand<typeof ReportHtml> {
   async run(): Promise<HtmlReportResult> {
     const {flags} = this
     const files = this.positional
-    await checkOutputPath(flags.out)
+    // Before any file is read: --out naming one of the results would replace it with its own report.
+    await checkOutputFiles([{flag: '--out', file: flags.out}], files.map((file) => ({flag: 'input file', file})))
     const results = await Promise.all(files.map((file) => loadBenchResult(file)))
     const data = reportData(results)
     await writeTextAtomically(flags.out, renderBenchHtml(data, await loadChartLibrary()))

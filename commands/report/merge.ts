@@ -2,7 +2,7 @@ import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../src/cli/base-command.js'
 import {usageError} from '../../src/errors.js'
-import {checkOutputPath, writeJsonAtomically} from '../../src/output.js'
+import {checkOutputFiles, writeJsonAtomically} from '../../src/output.js'
 import {loadBenchResult} from '../../src/report/load.js'
 import {mergeBenchResults} from '../../src/report/merge.js'
 import type {MergedBenchResult} from '../../src/report/types.js'
@@ -47,7 +47,8 @@ export default class ReportMerge extends BaseCommand<typeof ReportMerge> {
     const {argv} = await this.parse(ReportMerge)
     const files = argv as string[]
     if (files.length < 2) throw usageError(`report merge needs at least two bench result files (got ${files.length})`, 'e.g. pooltool report merge seg0.json seg1.json --out total.json')
-    if (this.flags.out !== undefined) await checkOutputPath(this.flags.out)
+    // Merging into one of the segments would replace it: refused before any file is read.
+    await checkOutputFiles([{flag: '--out', file: this.flags.out}], files.map((file) => ({flag: 'input file', file})))
     const inputs = []
     for (const file of files) inputs.push(await loadBenchResult(file))
     const result = mergeBenchResults(inputs)

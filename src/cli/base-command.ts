@@ -129,6 +129,16 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     this.stderrText(line)
   }
 
+  /**
+   * A file that could not be written once the work was done (OUTPUT_FAILED): said on stderr after
+   * the result was printed (under --json too: stdout keeps the result), and the exit code is its.
+   * The result is never thrown away for a file that could not take it.
+   */
+  protected sayOutputFailed(failure: PoolToolError): void {
+    process.stderr.write(`${failureLine(failure)}\n`)
+    process.exitCode = failure.exitCode
+  }
+
   protected toPoolToolError(error: unknown): PoolToolError {
     if (isOclifError(error)) return fromOclifError(error, this.id)
     // A duration (or other pooltool-typed) flag that does not parse: its own line and hint, not oclif's rewrite of it.

@@ -15,6 +15,7 @@
  * parent tells it to or is gone (src/sim/child.ts).
  */
 import {EXIT_CODES} from '../errors.js'
+import {isClosedPipe} from '../output.js'
 
 export type StopCause = 'SIGINT' | 'SIGTERM' | 'SIGHUP' | 'EPIPE'
 
@@ -33,11 +34,6 @@ export const SAME_REQUEST_WINDOW_MS = 500
 /** After a second signal, the command has this long to print what it has before the process exits. */
 export const FORCE_EXIT_MS = 2000
 
-/** The reader of a pipe went away (EPIPE), or we wrote again after it did. */
-function isClosedPipe(error: NodeJS.ErrnoException): boolean {
-  return error.code === 'EPIPE' || error.code === 'ERR_STREAM_DESTROYED'
-}
-
 export class StopSignals {
   private readonly gracefulController = new AbortController()
   private readonly forceController = new AbortController()
@@ -47,6 +43,9 @@ export class StopSignals {
   private readonly onSignal = (signal: NodeJS.Signals): void => this.stop(signal as StopCause)
   private readonly onStdoutError = (error: NodeJS.ErrnoException): void => {
     if (!isClosedPipe(error)) throw error
+    // Also after the command's finally() (oclif prints a --json document after it, and a big one is
+    // still being written when the reader goes away): a cut-off document must not end with exit 0.
+    process.exitCode = EXIT_CODE_OF_STOP.EPIPE
     this.stop('EPIPE')
   }
   private readonly onStderrError = (error: NodeJS.ErrnoException): void => {
