@@ -12,6 +12,7 @@ import {KEY_DISTRIBUTIONS} from '../src/bench/key-dist.js'
 import {type BenchResult, POOL_MODELS, TIMEOUT_SIDES, WORKLOADS} from '../src/bench/types.js'
 import {TargetCommand} from '../src/cli/base-command.js'
 import {failureLine} from '../src/cli/failures.js'
+import {terminalSafe} from '../src/reporters/escape.js'
 import {durationFlag} from '../src/cli/flags.js'
 import {BENCH_DEFAULTS} from '../src/defaults.js'
 import {EXIT_CODES, PoolToolError} from '../src/errors.js'
@@ -231,7 +232,8 @@ export default class Bench extends TargetCommand<typeof Bench> {
     })
     if (!this.jsonEnabled()) {
       this.log(stringifyYaml(plan.manifest).trimEnd())
-      process.stderr.write(['', `# run ${plan.runId}: ${plan.segments} segments from ${plan.startAt}; then:`, ...plan.collect.map((line) => `#   ${line}`), ''].join('\n'))
+      // The collect lines quote the invocation (a URI's host names): escaped like every other text view.
+      process.stderr.write(terminalSafe(['', `# run ${plan.runId}: ${plan.segments} segments from ${plan.startAt}; then:`, ...plan.collect.map((line) => `#   ${line}`), ''].join('\n')))
     }
     return plan
   }
