@@ -88,7 +88,7 @@ function downLines(hosts: ReadonlyArray<{host: string; state: string; error?: st
 }
 
 export function describeTopology(t: ClusterTopology | ConnsTopologySummary, hostCount: number): string {
-  const kind = t.kind === 'replset' ? `replica set ${t.setName ?? ''}`.trim() : t.kind === 'sharded' ? 'sharded cluster' : 'standalone'
+  const kind = t.kind === 'replset' ? terminalLine(`replica set ${t.setName ?? ''}`.trim()) : t.kind === 'sharded' ? 'sharded cluster' : 'standalone'
   return `${kind}, ${hostCount} host${hostCount === 1 ? '' : 's'} (from ${t.sources.join(', ')})`
 }
 
