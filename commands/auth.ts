@@ -4,6 +4,7 @@ import {toAuthConfig} from '../src/auth/config.js'
 import {measureAuth} from '../src/auth/run-auth.js'
 import {AUTH_MECHANISMS, type AuthResult} from '../src/auth/types.js'
 import {TargetCommand} from '../src/cli/base-command.js'
+import {failureLine} from '../src/cli/failures.js'
 import {AUTH_DEFAULTS} from '../src/defaults.js'
 import {renderAuth, renderAuthProgress} from '../src/reporters/auth.js'
 import {createProgress} from '../src/reporters/progress.js'
@@ -71,7 +72,7 @@ export default class Auth extends TargetCommand<typeof Auth> {
     if (result.interrupted) process.exitCode = this.interruptedExitCode
     else if (result.error) {
       // Stopped early (host gone, credentials refused): the partial figures are printed, the exit code says why.
-      if (!this.jsonEnabled()) process.stderr.write(`Error [${result.error.code}]: ${result.error.message} (hint: ${result.error.hint})\n`)
+      if (!this.jsonEnabled()) process.stderr.write(`${failureLine(result.error)}\n`)
       process.exitCode = result.error.exitCode
     }
     return result

@@ -21,6 +21,7 @@ import {loadChartLibrary} from '../src/report/html-assets.js'
 import {reportData} from '../src/report/html-data.js'
 import {renderBench, renderBenchTick, renderSeriesCsv} from '../src/reporters/bench.js'
 import {type MatrixClock, matrixProgress} from '../src/reporters/eta.js'
+import {terminalSafe} from '../src/reporters/escape.js'
 import {renderBenchHtml} from '../src/reporters/html.js'
 import {renderNamespaceNotes} from '../src/reporters/namespace.js'
 import {createProgress} from '../src/reporters/progress.js'
@@ -230,7 +231,8 @@ export default class Bench extends TargetCommand<typeof Bench> {
     })
     if (!this.jsonEnabled()) {
       this.log(stringifyYaml(plan.manifest).trimEnd())
-      process.stderr.write(['', `# run ${plan.runId}: ${plan.segments} segments from ${plan.startAt}; then:`, ...plan.collect.map((line) => `#   ${line}`), ''].join('\n'))
+      // The collect lines quote the invocation (a URI's host names): escaped like every other text view.
+      process.stderr.write(terminalSafe(['', `# run ${plan.runId}: ${plan.segments} segments from ${plan.startAt}; then:`, ...plan.collect.map((line) => `#   ${line}`), ''].join('\n')))
     }
     return plan
   }

@@ -10,6 +10,7 @@ import {Command, Errors, Flags, type Interfaces, ux} from '@oclif/core'
 import {CONNECTION_DEFAULTS} from '../defaults.js'
 import {PoolToolError} from '../errors.js'
 import {toPoolToolError} from '../mongo/errors.js'
+import {terminalSafe} from '../reporters/escape.js'
 import {fitText, type Layout} from '../reporters/fit.js'
 import type {SimOptions} from '../sim/types.js'
 import {resolveTarget, type Target} from '../target.js'
@@ -228,7 +229,8 @@ export abstract class TargetCommand<T extends typeof Command> extends BaseComman
       connection: {appName: flags['app-name'], timeoutMs: flags['timeout-ms']},
       // Always on stderr, --json included: a user must know the numbers come
       // from the simulated cluster, and stderr never corrupts stdout's JSON.
-      notice: (line) => process.stderr.write(`${line}\n`),
+      // The notice can quote the URI's host names: escaped like every other text view.
+      notice: (line) => process.stderr.write(`${terminalSafe(line)}\n`),
     })
     return this.target
   }

@@ -10,6 +10,7 @@
  */
 import {setDriverLogSink} from '../mongo/client.js'
 import {redactText} from '../redact.js'
+import {terminalSafe} from '../reporters/escape.js'
 
 const PREFIX = 'pooltool debug:'
 
@@ -17,7 +18,8 @@ let enabled = false
 
 /** URIs are redacted by shape here; the invocation's passwords by the secret guard every stderr write passes. */
 function write(line: string): void {
-  process.stderr.write(`${PREFIX} ${redactText(line)}\n`)
+  // The driver's log quotes what servers sent (errmsg, host names): escaped, newlines kept for stacks.
+  process.stderr.write(`${PREFIX} ${terminalSafe(redactText(line))}\n`)
 }
 
 /** Turn the stream on (the driver's log included) for clients created from now on. */

@@ -13,6 +13,7 @@ import {Errors} from '@oclif/core'
 import {EXIT_CODES, PoolToolError, type PoolToolErrorCode} from '../errors.js'
 import {BUG_HINT} from '../mongo/errors.js'
 import {redactText} from '../redact.js'
+import {terminalLine} from '../reporters/escape.js'
 
 const ANSI = /\u001B\[[\d;]*m/g
 
@@ -92,9 +93,12 @@ export function isOclifError(error: unknown): error is Errors.CLIError {
   return error instanceof Errors.CLIError && !(error instanceof Errors.ExitError)
 }
 
-/** The one line a person reads. */
-export function failureLine(failure: PoolToolError): string {
-  return `Error [${failure.code}]: ${failure.message} (hint: ${failure.hint})`
+/**
+ * The one line a person reads. A message can quote a server's errmsg or a host name: control
+ * characters and newlines are shown escaped, so it stays one line and cannot drive the terminal.
+ */
+export function failureLine(failure: {code: string; message: string; hint: string}): string {
+  return terminalLine(`Error [${failure.code}]: ${failure.message} (hint: ${failure.hint})`)
 }
 
 /** What `--json` prints for a failure. */

@@ -3,6 +3,11 @@
  * a string the command writes. The live view keeps each host's recent
  * `current` values for its sparkline and redraws in place (ANSI cursor-up +
  * clear) on a terminal; the plain renderer prints one line per host per round.
+ *
+ * Control characters in what servers and clients sent (appName, driver, host names, a router's
+ * version, errmsg) are escaped by the output layer (fit.ts) every line passes through; the labels
+ * built here from those strings also show a newline as `\x0a` (terminalLine), so an appName cannot
+ * start a line of its own and pass for one of ours.
  */
 import type {
   ClusterTopology,
@@ -21,6 +26,7 @@ import type {
 } from '../conns/types.js'
 import {CONNECTION_OPTIONAL_FIELDS} from '../probes/server-status.js'
 import {LOCAL_TIME, type TimeDisplay, timeOfDay, zoneNote} from './clock.js'
+import {terminalLine} from './escape.js'
 import {type Cell, fitTable, type Layout, UNLIMITED} from './fit.js'
 import {formatCount} from './format.js'
 import {Redraw} from './redraw.js'
@@ -59,13 +65,13 @@ export function roleLabel(h: {role: string; shard?: string; memberState?: string
   if (h.shard) parts.push(h.shard)
   if (h.memberState && (h.role === 'shard' || h.role === 'config')) parts.push(h.memberState === 'primary' ? 'P' : h.memberState === 'secondary' ? 'S' : '?')
   if (h.tags && h.tags.length > 0) parts.push(`zones ${h.tags.join(',')}`)
-  return parts.join(' ')
+  return terminalLine(parts.join(' '))
 }
 
 /** The host as the cluster names it; the entry node marked, with the address it is reached at when that differs. */
 export function hostLabel(h: Pick<HostIdentity, 'host' | 'entry' | 'address'>): string {
-  if (!h.entry) return h.host
-  return h.address && h.address !== h.host ? `${h.host} (entry, via ${h.address})` : `${h.host} (entry)`
+  if (!h.entry) return terminalLine(h.host)
+  return terminalLine(h.address && h.address !== h.host ? `${h.host} (entry, via ${h.address})` : `${h.host} (entry)`)
 }
 
 /** A host without figures: "not reachable from here" for one that never answered, else its state. */
@@ -78,40 +84,40 @@ function downState(h: {state: string; reachedFromHere?: boolean}): string {
  * figure columns would draw a broken rule in the compact table).
  */
 function downLines(hosts: ReadonlyArray<{host: string; state: string; error?: string; reachedFromHere?: boolean}>, width: number): string[] {
-  return hosts.filter((h) => h.state !== 'ok').map((h) => `${h.host} ${downState(h)}: ${(h.error ?? '').slice(0, width)}`)
+  return hosts.filter((h) => h.state !== 'ok').map((h) => `${terminalLine(h.host)} ${downState(h)}: ${terminalLine(h.error ?? '').slice(0, width)}`)
 }
 
 export function describeTopology(t: ClusterTopology | ConnsTopologySummary, hostCount: number): string {
-  const kind = t.kind === 'replset' ? `replica set ${t.setName ?? ''}`.trim() : t.kind === 'sharded' ? 'sharded cluster' : 'standalone'
+  const kind = t.kind === 'replset' ? terminalLine(`replica set ${t.setName ?? ''}`.trim()) : t.kind === 'sharded' ? 'sharded cluster' : 'standalone'
   return `${kind}, ${hostCount} host${hostCount === 1 ? '' : 's'} (from ${t.sources.join(', ')})`
 }
 
 export function renderTopology(t: ClusterTopology): string {
   const lines = [`discovered ${describeTopology(t, t.hosts.length)}:`]
-  for (const h of t.hosts) lines.push(`  ${hostLabel(h)}  ${roleLabel(h)}${h.setName ? ` (${h.setName})` : ''}`)
-  for (const s of t.staleRouters) lines.push(`  ${s.host}  mongos${s.mongoVersion ? ` ${s.mongoVersion}` : ''}, stale (last ping ${s.lastPing ?? 'never'}): not polled`)
+  for (const h of t.hosts) lines.push(`  ${hostLabel(h)}  ${roleLabel(h)}${h.setName ? ` (${terminalLine(h.setName)})` : ''}`)
+  for (const s of t.staleRouters) lines.push(`  ${terminalLine(`${s.host}  mongos${s.mongoVersion ? ` ${s.mongoVersion}` : ''}`)}, stale (last ping ${s.lastPing ?? 'never'}): not polled`)
   if (t.configMongosCount === 0) lines.push('  config.mongos is empty: no router has registered')
   for (const w of t.warnings) lines.push(`  warning: ${w}`)
   return lines.join('\n')
 }
 
 function holderLabel(h: Holder): string {
-  return `${h.appName}@${h.client} (${h.driver})${h.own ? ' [pooltool]' : ''} ×${h.count}`
+  return `${terminalLine(`${h.appName}@${h.client} (${h.driver})`)}${h.own ? ' [pooltool]' : ''} ×${h.count}`
 }
 
 function poolsLine(p: ConnPoolStatsSummary): string {
   const t = p.totals
-  const shards = p.shards.map((s) => `${s.shard} ${s.inUse}/${s.available}/${s.created}/${s.refreshing}`).join(', ')
+  const shards = p.shards.map((s) => `${terminalLine(s.shard)} ${s.inUse}/${s.available}/${s.created}/${s.refreshing}`).join(', ')
   return `pools in use/available/created/refreshing: total ${t.inUse}/${t.available}/${t.created}/${t.refreshing}${shards ? `; ${shards}` : ''}`
 }
 
 export function renderAlert(alert: ConnsAlert, display: TimeDisplay = LOCAL_TIME): string {
   const value = alert.unit === '/s' ? `${alert.value}/s` : alert.unit === '%' ? `${alert.value}%` : String(alert.value)
-  return `ALERT ${timeOfDay(alert.at, display)} ${alert.host}: ${alert.rule} (now ${value})`
+  return `ALERT ${timeOfDay(alert.at, display)} ${terminalLine(alert.host)}: ${alert.rule} (now ${value})`
 }
 
 export function renderNeverShrank(host: string, d: NeverShrankDetail): string {
-  return `NEVER-SHRANK ${host}: ${d.levelAtQuiet} connections still open ${seconds(d.quietForMS)} after creation stopped (was ${d.baseline} before the growth); ${neverShrankAdvice(d)}`
+  return `NEVER-SHRANK ${terminalLine(host)}: ${d.levelAtQuiet} connections still open ${seconds(d.quietForMS)} after creation stopped (was ${d.baseline} before the growth); ${neverShrankAdvice(d)}`
 }
 
 /** "12 ms" → the parameter's value as the router gave it, or "unknown". */
@@ -143,8 +149,8 @@ function neverShrankAdvice(d: NeverShrankDetail): string {
 export function renderPlainRound(round: RoundSample, display: TimeDisplay = LOCAL_TIME): string {
   return round.hosts
     .map((h) => {
-      const head = `${timeOfDay(round.at, display)} #${round.round} ${h.host} ${roleLabel(h).replaceAll(' ', '/')}`
-      if (h.state !== 'ok') return `${head} ${h.state.toUpperCase()}${h.reachedFromHere === false ? ' (not reachable from here)' : ''} ${h.error ?? ''}`.trimEnd()
+      const head = `${timeOfDay(round.at, display)} #${round.round} ${terminalLine(h.host)} ${roleLabel(h).replaceAll(' ', '/')}`
+      if (h.state !== 'ok') return `${head} ${h.state.toUpperCase()}${h.reachedFromHere === false ? ' (not reachable from here)' : ''} ${terminalLine(h.error ?? '')}`.trimEnd()
       const fields: string[] = []
       if (h.current !== undefined) fields.push(`current=${h.current}`, `available=${h.available}`, `totalCreated=${h.totalCreated}`)
       if (h.totalCreatedRatePerSec !== undefined) fields.push(`rate=${h.totalCreatedRatePerSec}/s`)
@@ -156,7 +162,7 @@ export function renderPlainRound(round: RoundSample, display: TimeDisplay = LOCA
       if (h.counterReset) fields.push('restarted')
       if (h.neverShrank) fields.push('neverShrank')
       if (h.pools) fields.push(`pools=${h.pools.totals.inUse}/${h.pools.totals.available}/${h.pools.totals.created}/${h.pools.totals.refreshing}`)
-      if (h.holders && h.holders.length > 0) fields.push(`holders=${h.holders.slice(0, 3).map((x) => `${x.appName}@${x.client}:${x.count}`).join(',')}`)
+      if (h.holders && h.holders.length > 0) fields.push(`holders=${h.holders.slice(0, 3).map((x) => `${terminalLine(`${x.appName}@${x.client}`)}:${x.count}`).join(',')}`)
       return `${head} ${fields.join(' ')}`
     })
     .join('\n')
@@ -234,9 +240,9 @@ export class ConnsLiveView {
       ]
     })
     lines.push(fitTable(columns, rows, layout), ...downLines(round.hosts, 100))
-    for (const h of round.hosts) if (h.pools) lines.push(`${h.host} ${poolsLine(h.pools)}`)
+    for (const h of round.hosts) if (h.pools) lines.push(`${terminalLine(h.host)} ${poolsLine(h.pools)}`)
     for (const h of round.hosts) {
-      if (h.holders && h.holders.length > 0) lines.push(`${h.host} holders: ${h.holders.slice(0, 3).map(holderLabel).join(', ')}`)
+      if (h.holders && h.holders.length > 0) lines.push(`${terminalLine(h.host)} holders: ${h.holders.slice(0, 3).map(holderLabel).join(', ')}`)
     }
     if (this.alerts.length > 0) {
       lines.push(`alerts (${this.alertCount}):`)
@@ -283,7 +289,7 @@ function holdersSection(hosts: ReadonlyArray<{host: string; holders?: Holder[]}>
   for (const h of hosts) {
     if (h.holders && h.holders.length > 0) {
       const more = h.holders.length > top ? ` (+${h.holders.length - top} more)` : ''
-      lines.push(`  ${h.host}: ${h.holders.slice(0, top).map(holderLabel).join(', ')}${more}`)
+      lines.push(`  ${terminalLine(h.host)}: ${h.holders.slice(0, top).map(holderLabel).join(', ')}${more}`)
     }
   }
   return lines.length > 0 ? ['who holds the connections (appName@client (driver) ×count):', ...lines] : []
@@ -295,7 +301,7 @@ export function renderWatchSummary(result: ConnsWatchResult, layout: Layout = UN
     `${result.rounds} rounds every ${result.intervalMS} ms over ${seconds(result.durationMS)}${result.interrupted ? ' (stopped by Ctrl-C)' : ''}; poll round ${result.roundMS.mean ?? '–'} ms mean, ${result.roundMS.max ?? '–'} ms max`,
     hostsTable(result.hosts, layout),
   ]
-  for (const h of result.hosts) if (h.pools) lines.push(`${h.host} ${poolsLine(h.pools)}`)
+  for (const h of result.hosts) if (h.pools) lines.push(`${terminalLine(h.host)} ${poolsLine(h.pools)}`)
   for (const h of result.hosts) if (h.neverShrankDetail) lines.push(renderNeverShrank(h.host, h.neverShrankDetail))
   lines.push(...holdersSection(result.hosts))
   const rules = Object.entries(result.alertCounts)
@@ -319,9 +325,9 @@ export function renderList(result: ConnsListResult, layout: Layout = UNLIMITED):
     return [hostLabel(h), roleLabel(h), h.state, dash(h.current), dash(h.available), usedOf(h.usedPct, h.maxIncoming), dash(h.totalCreated), ...optional.map((f) => dash(h[f])), ...lockCells]
   })
   const lines = [`conns list ${result.target.uri}: ${describeTopology(result.topology, result.hosts.length)} at ${result.at} (poll ${result.roundMS} ms)`, fitTable(columns, rows, layout), ...downLines(result.hosts, 200)]
-  for (const h of result.hosts) if (h.pools) lines.push(`${h.host} ${poolsLine(h.pools)}`)
+  for (const h of result.hosts) if (h.pools) lines.push(`${terminalLine(h.host)} ${poolsLine(h.pools)}`)
   lines.push(...holdersSection(result.hosts, 10))
-  for (const s of result.topology.staleRouters) lines.push(`stale router ${s.host}${s.mongoVersion ? ` ${s.mongoVersion}` : ''} (last ping ${s.lastPing ?? 'never'}): not polled`)
+  for (const s of result.topology.staleRouters) lines.push(`stale router ${terminalLine(`${s.host}${s.mongoVersion ? ` ${s.mongoVersion}` : ''}`)} (last ping ${s.lastPing ?? 'never'}): not polled`)
   for (const note of result.notes) lines.push(`note: ${note}`)
   return lines.join('\n')
 }

@@ -6,11 +6,18 @@
  *
  * Widths are computed from the cells (display width: µ, ✓ and wide characters count as the
  * terminal shows them), not by rendering each candidate: a table of 10,000 rows is laid out once.
+ *
+ * This is also where every text view is made terminal-safe (escape.ts): a cell holds what a server
+ * or a client sent (an appName, a lock's `why`), so each cell and header is escaped where it is
+ * placed, before any width is measured, and `fitText`, which every line printed for a human passes
+ * through, escapes what it is given whatever the width. The codes pooltool writes on purpose (a
+ * live view's redraw, the spinner's colour) are added after, by the code that writes them.
  */
 import Table from 'cli-table3'
 import stringWidth from 'string-width'
 import wrapAnsi from 'wrap-ansi'
 
+import {terminalSafe} from './escape.js'
 import {TABLE_STYLE} from './format.js'
 
 /** How wide the text may be. */
@@ -67,7 +74,8 @@ function place(row: readonly Cell[]): Placed[] {
   let column = 0
   for (const cell of row) {
     const span = typeof cell === 'object' ? cell.colSpan : 1
-    placed.push({content: String(typeof cell === 'object' ? cell.content : cell), column, span})
+    // Escaped here, so the widths below are those of the text the terminal shows.
+    placed.push({content: terminalSafe(String(typeof cell === 'object' ? cell.content : cell)), column, span})
     column += span
   }
   return placed
@@ -164,7 +172,11 @@ const indent = (text: string, by: number): string => text.split('\n').map((line)
  */
 export function fitTable(columns: ReadonlyArray<ColumnSpec | undefined>, rows: ReadonlyArray<ReadonlyArray<Cell | undefined>>, layout: Layout): string {
   // An undefined column (one that does not apply to this result) and its cells are not there at all.
-  const specs: Column[] = columns.filter((column) => column !== undefined).map((column) => (typeof column === 'string' ? {head: column} : column))
+  const specs: Column[] = columns
+    .filter((column) => column !== undefined)
+    .map((column) => (typeof column === 'string' ? {head: column} : column))
+    // A header can be a server's field name (an unknown serverStatus.connections field).
+    .map((column) => ({...column, head: terminalSafe(column.head), ...(column.short === undefined ? {} : {short: terminalSafe(column.short)})}))
   const placed = rows.map((row) => place(row.filter((cell) => cell !== undefined)))
   const fullHeads = specs.map((column) => column.head)
   const fits = (heads: readonly string[], body: readonly Placed[][], boxed: boolean) => tableWidth(heads, body, boxed) <= layout.width
@@ -194,10 +206,13 @@ export function fitTable(columns: ReadonlyArray<ColumnSpec | undefined>, rows: R
 /**
  * Every line at most `layout.width` wide: longer ones wrap, continuing under their own indentation.
  * A line that is one word (a connection string, a path) is left whole, so it can be copied whole.
+ * Terminal-safe at any width, a pipe's included (`less -R` and `cat` replay what a pipe kept):
+ * control characters are shown escaped, never sent, so no text can carry its own escape codes.
  */
 export function fitText(text: string, layout: Layout): string {
-  if (!Number.isFinite(layout.width)) return text
-  return text
+  const safe = terminalSafe(text)
+  if (!Number.isFinite(layout.width)) return safe
+  return safe
     .split('\n')
     .map((line) => {
       if (stringWidth(line) <= layout.width || isOneWord(line)) return line

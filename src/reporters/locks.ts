@@ -1,9 +1,16 @@
-/** What `pooltool locks list | pings | watch` print for humans (pure: results in, text out). */
+/**
+ * What `pooltool locks list | pings | watch` print for humans (pure: results in, text out).
+ *
+ * A lock's _id, who, why and process are whatever wrote config.locks: the output layer (fit.ts)
+ * escapes their control characters; here they are also kept to one line (terminalLine shows a
+ * newline as `\x0a`), so a `why` cannot print what reads as an event line of ours.
+ */
 
 import type {LockObservation} from '../bench/lock-observer.js'
 import {versionAtLeast} from '../locks/parse.js'
 import type {InMemoryView, LockEvent, LockPollFailure, LockRow, LocksListResult, LocksPingsResult, LocksPoll, LocksWatchResult, LockVerdict} from '../locks/types.js'
 import {dateAndTime, LOCAL_TIME, type TimeDisplay, timeOfDay, zoneNote} from './clock.js'
+import {terminalLine} from './escape.js'
 import {fitTable, type Layout, UNLIMITED} from './fit.js'
 import {Redraw} from './redraw.js'
 
@@ -76,10 +83,15 @@ function noteLines(notes: readonly string[]): string[] {
   return notes.map((note) => `note: ${note}`)
 }
 
+/** At most n characters as shown: escaped first, so an escaped control character counts its width. */
 function truncate(s: string | null, n: number): string {
   if (s === null) return '–'
-  return s.length > n ? `${s.slice(0, n - 1)}…` : s
+  const shown = terminalLine(s)
+  return shown.length > n ? `${shown.slice(0, n - 1)}…` : shown
 }
+
+/** A server's string (lock name, process, who, why) kept to one line; absent: the fallback. */
+const one = (s: string | null | undefined, fallback: string): string => (s === null || s === undefined ? fallback : terminalLine(s))
 
 export function renderInMemory(view: InMemoryView, layout: Layout = UNLIMITED): string {
   const lines = [view.note]
@@ -130,7 +142,7 @@ export function renderLocksList(r: LocksListResult, layout: Layout = UNLIMITED, 
       if (summarised) lines.push(`${r.locks.length.toLocaleString('en-US')} locks: ${verdictCounts(r.locks)}; the ${LIST_TOP_ROWS} that need a look first (stale, no ping, held longest):`)
       const columns = ['lock', 'state', {head: 'holder', dropOrder: 1}, {head: 'who', dropOrder: 3}, {head: 'why', dropOrder: 4}, 'since', {head: 'holder ping', short: 'ping', dropOrder: 2}, 'verdict']
       const rows = shown.map((l) => [
-        l.name,
+        terminalLine(l.name),
         l.state,
         truncate(l.holder ?? l.process, 40),
         truncate(l.who, 40),
@@ -168,7 +180,7 @@ export function renderLocksPings(r: LocksPingsResult, layout: Layout = UNLIMITED
   // Not alive first (a lock they hold goes stale), then those holding the most.
   const shown = summarised ? [...r.pings].sort((a, b) => Number(a.alive) - Number(b.alive) || b.holds.length - a.holds.length).slice(0, LIST_TOP_ROWS) : r.pings
   if (summarised) lines.push(`${r.pings.length.toLocaleString('en-US')} processes: ${(r.pings.length - dead).toLocaleString('en-US')} alive, ${dead.toLocaleString('en-US')} not; the ${LIST_TOP_ROWS} to look at first (not alive, holding the most):`)
-  const rows = shown.map((p) => [p.process, p.role, p.ping ? `${formatAgeMs(p.ageMS)} ago` : '–', p.alive ? 'yes' : 'NO', holdsText(p.holds)])
+  const rows = shown.map((p) => [terminalLine(p.process), p.role, p.ping ? `${formatAgeMs(p.ageMS)} ago` : '–', p.alive ? 'yes' : 'NO', holdsText(p.holds.map((name) => terminalLine(name)))])
   lines.push(fitTable(['process', 'role', 'last ping', 'alive', 'holds'], rows, layout))
   if (summarised) lines.push(`… and ${(r.pings.length - LIST_TOP_ROWS).toLocaleString('en-US')} more: --all lists every process, --json has each one's every lock`)
   lines.push(`alive = pinged within ${formatAgeMs(3 * r.pingIntervalMS)} (3 ping intervals)`)
@@ -188,27 +200,29 @@ export function holdText(e: Pick<LockEvent, 'holdMS' | 'holdMinMS' | 'holdBetwee
 export function renderLockEvent(e: LockEvent, serverVersion = '', display: TimeDisplay = LOCAL_TIME): string {
   const time = timeOfDay(e.at, display, true)
   const hold = holdText(e)
+  const name = terminalLine(e.name)
+  const by = one(e.process, '?')
   switch (e.kind) {
     case 'held-at-start': {
       const since = e.since ? ` since ${dateAndTime(e.since, display)}${e.whenMeans === 'balancer-step-up' ? ' (config primary step-up)' : e.whenMeans === 'config-primary' ? " (config primary's grab or step-up)" : ''}` : ''
-      return `${time} held      ${e.name} by ${e.process ?? '?'}${since} (${e.verdict ? verdictText(e.verdict, serverVersion) : 'running'}${e.why ? `; ${e.why}` : ''})`
+      return `${time} held      ${name} by ${by}${since} (${e.verdict ? verdictText(e.verdict, serverVersion) : 'running'}${e.why ? `; ${terminalLine(e.why)}` : ''})`
     }
     case 'stale':
-      return `${time} stale     ${e.name}: ${e.process ?? '?'} has not pinged for the expiry: the next DDL on it can overtake it`
+      return `${time} stale     ${name}: ${by} has not pinged for the expiry: the next DDL on it can overtake it`
     case 'acquired':
-      return `${time} acquired  ${e.name} by ${e.process ?? '?'} (${e.why ?? 'no reason'})`
+      return `${time} acquired  ${name} by ${by} (${one(e.why, 'no reason')})`
     case 'released':
-      return `${time} released  ${e.name} by ${e.process ?? '?'}${hold}`
+      return `${time} released  ${name} by ${by}${hold}`
     case 'overtaken':
-      return `${time} overtaken ${e.name}: ${e.process ?? '?'} took it from ${e.previousProcess ?? '?'}${hold} (${e.why ?? 'no reason'})`
+      return `${time} overtaken ${name}: ${by} took it from ${one(e.previousProcess, '?')}${hold} (${one(e.why, 'no reason')})`
     case 'waiting':
-      return `${time} waiting   ${e.name}: ${e.who ?? '?'} (${e.why ?? ''})`
+      return `${time} waiting   ${name}: ${one(e.who, '?')} (${one(e.why, '')})`
   }
 }
 
 /** One failed poll, as it happens (stderr): the watch goes on. */
 export function renderLockPollFailure(f: LockPollFailure, display: TimeDisplay = LOCAL_TIME): string {
-  return `${timeOfDay(f.at, display, true)} poll ${f.poll} failed (${f.reason}): ${f.error}; the watch goes on`
+  return `${timeOfDay(f.at, display, true)} poll ${f.poll} failed (${f.reason}): ${terminalLine(f.error)}; the watch goes on`
 }
 
 /** "3 failed: 2 timeout, 1 unreachable" or "" when every poll answered. */
@@ -238,7 +252,7 @@ export function renderLocksWatch(r: LocksWatchResult, layout: Layout = UNLIMITED
     const rows = r.locks.map((l) => {
       const h = l.holdMS
       const between = l.betweenPolls.count > 0 ? `${l.betweenPolls.count} × ≤ ${formatAgeMs(l.betweenPolls.maxMS)}` : '–'
-      return [l.name, l.acquired, l.released, l.overtaken, h.count ? formatAgeMs(h.p50) : '–', h.count ? formatAgeMs(h.p99) : '–', h.count ? formatAgeMs(h.max) : '–', between]
+      return [terminalLine(l.name), l.acquired, l.released, l.overtaken, h.count ? formatAgeMs(h.p50) : '–', h.count ? formatAgeMs(h.p99) : '–', h.count ? formatAgeMs(h.max) : '–', between]
     })
     lines.push(fitTable(columns, rows, layout))
   }
@@ -297,7 +311,7 @@ export class LocksLiveView {
       const shown = [...poll.held].sort((a, b) => VERDICT_ATTENTION[a.verdict] - VERDICT_ATTENTION[b.verdict] || (b.sinceAgeMS ?? 0) - (a.sinceAgeMS ?? 0)).slice(0, LIST_TOP_ROWS)
       const columns = ['lock', {head: 'holder', dropOrder: 2}, {head: 'why', dropOrder: 3}, 'since', {head: 'holder ping', short: 'ping', dropOrder: 1}, 'verdict']
       const rows = shown.map((l) => [
-        l.name,
+        terminalLine(l.name),
         truncate(l.holder ?? l.process, 40),
         truncate(l.why, 40),
         sinceText(l),

@@ -13,6 +13,7 @@
 import ora from 'ora'
 
 import {colorAllowed} from './color.js'
+import {terminalSafe} from './escape.js'
 
 export interface Progress {
   update(text: string): void
@@ -59,9 +60,13 @@ function usableColumns(columns: number | undefined): number {
   return typeof columns === 'number' && Number.isInteger(columns) && columns > 0 ? columns : FALLBACK_COLUMNS
 }
 
-/** One line of text that does not wrap: a wrapped line could not be erased with one carriage return. */
+/**
+ * One line of text that does not wrap: a wrapped line could not be erased with one carriage return.
+ * The text can name hosts a server gave: its control characters are shown escaped (ora adds the
+ * spinner's own colour codes around it, after this).
+ */
 export function fitToWidth(text: string, columns: number): string {
-  const oneLine = text.replace(/\s*\n\s*/g, ' ')
+  const oneLine = terminalSafe(text).replace(/\s*\n\s*/g, ' ')
   const characters = [...oneLine]
   // The last column is left free: writing into it makes some terminals wrap at once.
   const room = Math.max(1, columns - 1)

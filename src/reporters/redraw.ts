@@ -12,6 +12,8 @@ export class Redraw {
   private lastLines = 0
 
   frame(body: string, layout: Layout): string {
+    // fitText escapes every control character in the body (an appName can hold a cursor move); the
+    // redraw's own codes are added after it, so they are the only ones the terminal receives.
     const fitted = clipToHeight(fitText(body, layout), layout.height)
     const erase = this.lastLines > 0 ? `\u001B[${this.lastLines}F\u001B[0J` : ''
     this.lastLines = fitted.split('\n').length

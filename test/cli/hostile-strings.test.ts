@@ -1,0 +1,127 @@
+/**
+ * Issue 23: terminal escape injection, through the built CLI against an embedded 4.4 sharded
+ * cluster. Any application sets its own appName, and anyone who can write config.locks sets a
+ * lock's _id, who, why and process: a client connected with an appName full of escape codes
+ * (retitle the terminal, move up a line, erase it), and a lock and lockping written with the same
+ * payload, must reach `conns list | watch` and `locks list | pings | watch` visibly escaped
+ * (`\x1b]0;pwned`), with no raw ESC or BEL on stdout or stderr.
+ */
+import assert from 'node:assert/strict'
+import type {ChildProcess} from 'node:child_process'
+import {after, before, describe, it} from 'node:test'
+import {MongoClient, ObjectId} from 'mongodb'
+
+import {type CliRun, runCli} from '../helpers/cli.js'
+import {useCluster} from '../helpers/cluster.js'
+
+const PAYLOAD = '\u001B]0;pwned\u0007\u001B[1A\u001B[2K'
+const SHOWN = '\\x1b]0;pwned\\x07\\x1b[1A\\x1b[2K'
+const APP = `app${PAYLOAD}`
+const LOCK = `orders${PAYLOAD}`
+/** A process id of the 4.4 shape (host:port:epoch:random), its host poisoned; the lockping's _id too. */
+const PROCESS = `evil${PAYLOAD}:27018:1604300000:42`
+/** Anything a terminal acts on: C0 but the newline, DEL, C1. */
+// eslint-disable-next-line no-control-regex
+const RAW_CONTROL = /[\u0000-\u0009\u000B-\u001F\u007F-\u009F]/
+
+function assertClean(name: string, run: CliRun): void {
+  for (const [stream, text] of [['stdout', run.stdout], ['stderr', run.stderr]] as const) {
+    const found = RAW_CONTROL.exec(text)
+    assert.equal(found, null, `${name}: a raw control character (U+${found?.[0].codePointAt(0)!.toString(16).padStart(4, '0')}) on ${stream}: ${JSON.stringify(text)}`)
+  }
+}
+
+/** Resolves once the child's stdout (as read so far) matches: the test waits for output, not for time. */
+function stdoutMatches(child: ChildProcess, pattern: RegExp): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let seen = ''
+    const onData = (chunk: Buffer) => {
+      seen += chunk.toString()
+      if (!pattern.test(seen)) return
+      child.stdout!.off('data', onData)
+      resolve()
+    }
+    child.stdout!.on('data', onData)
+    child.once('close', () => reject(new Error(`the command ended before its stdout matched ${pattern}: ${JSON.stringify(seen)}`)))
+  })
+}
+
+const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+
+describe('hostile strings from clients and config.locks are shown escaped', {timeout: 180_000}, () => {
+  const cluster = useCluster({topology: 'sharded', versionProfile: '4.4', mongos: 1, shards: 1, shardMembers: 1, configMembers: 1})
+  let app: MongoClient
+  let admin: MongoClient
+
+  before(async () => {
+    // The appName travels in the handshake's client metadata, as the server shows it in $currentOp.
+    app = new MongoClient(cluster.uri, {appName: APP, minPoolSize: 1})
+    await app.db('admin').command({ping: 1})
+    admin = new MongoClient(cluster.uri)
+    // Through the router, as any user with write access to the config database could.
+    await admin.db('config').collection('lockpings').insertOne({_id: PROCESS as never, ping: new Date()})
+    await admin.db('config').collection('locks').insertOne({
+      _id: LOCK as never, state: 2, process: PROCESS, ts: new ObjectId(), when: new Date(), who: `${PROCESS}:conn${PAYLOAD}`, why: `why${PAYLOAD}`,
+    })
+  })
+
+  after(async () => {
+    await app?.close()
+    await admin?.close()
+  })
+
+  it('the handshake keeps the appName (the JSON has it, control characters escaped by JSON)', async () => {
+    const run = await runCli(['conns', 'list', '--uri', cluster.uri, '--json'])
+    assert.equal(run.code, 0, run.stderr)
+    assertClean('conns list --json', run)
+    const holders = JSON.parse(run.stdout).hosts.flatMap((h: {holders?: Array<{appName: string}>}) => h.holders ?? [])
+    assert.ok(holders.some((h: {appName: string}) => h.appName === APP), JSON.stringify(holders))
+  })
+
+  it('conns list', async () => {
+    const run = await runCli(['conns', 'list', '--uri', cluster.uri])
+    assert.equal(run.code, 0, run.stderr)
+    assertClean('conns list', run)
+    assert.ok(run.stdout.includes(`app${SHOWN}@127.0.0.1`), run.stdout)
+  })
+
+  it('conns watch, plain, two rounds and the summary', async () => {
+    const run = await runCli(['conns', 'watch', '--uri', cluster.uri, '--count', '2', '--interval', '200ms'])
+    assert.equal(run.code, 0, run.stderr)
+    assertClean('conns watch', run)
+    assert.match(run.stdout, new RegExp(` #2 .*holders=[^ ]*${escaped(`app${SHOWN}@127.0.0.1`)}`), 'a round line names the holder')
+    assert.ok(run.stdout.includes(`app${SHOWN}@127.0.0.1 (nodejs)`), `the summary names it: ${run.stdout}`)
+  })
+
+  it('locks list and locks pings', async () => {
+    const list = await runCli(['locks', 'list', '--uri', cluster.uri, '--all'])
+    assert.equal(list.code, 0, list.stderr)
+    assertClean('locks list', list)
+    const row = list.stdout.split('\n').find((line) => line.startsWith(`│ orders${SHOWN}`))
+    assert.ok(row, list.stdout)
+    for (const field of [`evil${SHOWN}`, `why${SHOWN}`]) assert.ok(row!.includes(field), `${field} in ${row}`)
+    // who is cut to its column's 40 characters: its escaped start is there.
+    assert.ok(row!.includes(`evil\\x1b]0;pwned`), row)
+
+    const pings = await runCli(['locks', 'pings', '--uri', cluster.uri, '--all'])
+    assert.equal(pings.code, 0, pings.stderr)
+    assertClean('locks pings', pings)
+    const ping = pings.stdout.split('\n').find((line) => line.startsWith(`│ evil${SHOWN}:27018:1604300000:42`))
+    assert.ok(ping, pings.stdout)
+    assert.ok(ping!.includes(`orders${SHOWN}`), `the lock it holds: ${ping}`)
+  })
+
+  it('locks watch, plain: held at the start, released, and the summary', async () => {
+    let child: ChildProcess | undefined
+    const run = runCli(['locks', 'watch', '--uri', cluster.uri, '--interval', '200ms'], {timeoutMs: 90_000, onSpawn: (spawned) => (child = spawned)})
+    await stdoutMatches(child!, new RegExp(`held {6}${escaped(`orders${SHOWN}`)} by ${escaped(`evil${SHOWN}`)}.*; ${escaped(`why${SHOWN}`)}\\)`))
+    // Freed on the server: the next poll prints the release, with the lock's name escaped again.
+    await admin.db('config').collection('locks').updateOne({_id: LOCK as never}, {$set: {state: 0}})
+    await stdoutMatches(child!, new RegExp(`released {2}${escaped(`orders${SHOWN}`)} by ${escaped(`evil${SHOWN}`)}`))
+    child!.kill('SIGINT')
+    const done = await run
+    assert.equal(done.code, 0, done.stderr)
+    assertClean('locks watch', done)
+    assert.match(done.stdout, new RegExp(`^│ ${escaped(`orders${SHOWN}`)} +│`, 'm'), `the summary's hold table: ${done.stdout}`)
+  })
+})
