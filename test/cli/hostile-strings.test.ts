@@ -8,9 +8,13 @@
  */
 import assert from 'node:assert/strict'
 import type {ChildProcess} from 'node:child_process'
+import {mkdtempSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import path from 'node:path'
 import {after, before, describe, it} from 'node:test'
 import {MongoClient, ObjectId} from 'mongodb'
 
+import {assertNothingInjected, browserMissing, launchBrowser, openReportPage} from '../helpers/browser.js'
 import {type CliRun, runCli} from '../helpers/cli.js'
 import {useCluster} from '../helpers/cluster.js'
 
@@ -45,6 +49,10 @@ function stdoutMatches(child: ChildProcess, pattern: RegExp): Promise<void> {
     child.once('close', () => reject(new Error(`the command ended before its stdout matched ${pattern}: ${JSON.stringify(seen)}`)))
   })
 }
+
+/** Markup a lock's writer could put in its _id and why, for the HTML report. */
+const MARKUP_LOCK = 'orders.<img src=x onerror=alert(1)>'
+const MARKUP_WHY = '</script><script>alert(2)</script>'
 
 const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 
@@ -123,5 +131,27 @@ describe('hostile strings from clients and config.locks are shown escaped', {tim
     assert.equal(done.code, 0, done.stderr)
     assertClean('locks watch', done)
     assert.match(done.stdout, new RegExp(`^│ ${escaped(`orders${SHOWN}`)} +│`, 'm'), `the summary's hold table: ${done.stdout}`)
+  })
+
+  it('locks watch --html: a lock whose _id and why are markup is shown as text in the browser, never run', {skip: browserMissing()}, async () => {
+    await admin.db('config').collection('locks').insertOne({
+      _id: MARKUP_LOCK as never, state: 2, process: 'ConfigServer', ts: new ObjectId(), when: new Date(), who: `ConfigServer:conn1${MARKUP_WHY}`, why: MARKUP_WHY,
+    })
+    const html = path.join(mkdtempSync(path.join(tmpdir(), 'pooltool-hostile-')), 'locks.html')
+    let child: ChildProcess | undefined
+    const run = runCli(['locks', 'watch', '--uri', cluster.uri, '--interval', '200ms', '--html', html], {timeoutMs: 90_000, onSpawn: (spawned) => (child = spawned)})
+    await stdoutMatches(child!, /held {6}orders\.<img src=x onerror=alert\(1\)>/)
+    // Freed, so the page has a whole hold (a bar with its holder in the title) as well as the lane.
+    await admin.db('config').collection('locks').updateOne({_id: MARKUP_LOCK as never}, {$set: {state: 0}})
+    await stdoutMatches(child!, /released {2}orders\.<img/)
+    child!.kill('SIGINT')
+    const done = await run
+    assert.equal(done.code, 0, done.stderr)
+    const browser = await launchBrowser()
+    try {
+      assertNothingInjected(await openReportPage(browser, html), {title: `pooltool locks watch · ${cluster.uri}`, texts: [MARKUP_LOCK], charts: ['timeline']})
+    } finally {
+      await browser.close()
+    }
   })
 })
