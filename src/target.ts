@@ -52,6 +52,11 @@ export interface OpenReaderOptions {
 /** A reader over one connection, and how to let it go. */
 export interface OpenReader {
   reader: ServerReader
+  /**
+   * Whether the server answered this client at least once (a monitor's hello or a connection's
+   * handshake): a failure after that is the target going away, not a target never reached.
+   */
+  answered(): boolean
   /** Closes the connection, waiting at most CLOSE_GRACE_MS for a stalled server. */
   close(): Promise<void>
 }
@@ -190,8 +195,15 @@ function targetFromUri({uri, source, connection, recorder, sim}: TargetParts): T
         ...(options.pollMonitoring ? {extra: {serverMonitoringMode: 'poll'}} : {}),
       }
       const client = host === undefined ? createClient(settings) : createHostClient(settings, host)
+      let answered = false
+      const heard = (): void => {
+        answered = true
+      }
+      client.once('serverHeartbeatSucceeded', heard)
+      client.once('connectionReady', heard)
       return {
         reader: new ServerReader(driverChannel(client, host ?? cs.hosts.join(',')), recorder),
+        answered: () => answered,
         close: () => closeWithin(client, CLOSE_GRACE_MS),
       }
     },

@@ -63,6 +63,8 @@ export interface OpenLocksOptions {
   purpose?: string
   /** Overrides the 15 min expiry (--lock-expiry; e.g. a cluster with a patched setDistLockTimeout). */
   expiryMS?: number
+  /** Set when the target answered this attempt at all, even if the session then failed to open (the watch rides that out). */
+  reached?: {answered: boolean}
 }
 
 /** One snapshot of the config collections, and the router's clock when it was taken. */
@@ -136,11 +138,12 @@ export async function withinTimeout<T>(target: Target, read: (bounds: ReadBounds
 /** Opens the session; a replica set or standalone is WRONG_TOPOLOGY (exit 7). Bounded by --timeout-ms. */
 export async function openLocksSession(target: Target, options: OpenLocksOptions = {}): Promise<LocksSession> {
   // A snapshot round reads hello and four config collections at once: two connections serve it, as before.
-  const {reader, close} = target.openReader(undefined, options.purpose, {pool: {maxPoolSize: 2}})
+  const {reader, close, answered} = target.openReader(undefined, options.purpose, {pool: {maxPoolSize: 2}})
   try {
     const facts = await withinTimeout(target, (bounds) => readRouterFacts(reader, target.redactedUri, options.expiryMS, bounds))
     return {target, reader, ...(options.purpose === undefined ? {} : {purpose: options.purpose}), ...facts, close}
   } catch (error) {
+    if (options.reached && answered()) options.reached.answered = true
     await close()
     throw error
   }

@@ -5,6 +5,8 @@
  * and summarised per lock. On 6.1+ (in-memory model) the DDL operations of `$currentOp`
  * stand in for locks, keyed by namespace.
  */
+import {PoolToolError} from '../errors.js'
+import {toPoolToolError} from '../mongo/errors.js'
 import {targetSummary} from '../result.js'
 import type {Target} from '../target.js'
 import {filterLocks, toLockRows, type LockFilter} from './parse.js'
@@ -76,17 +78,26 @@ export const FAILED_POLLS_NOTE = 'transitions during failed polls show at the ne
  */
 export async function runLocksWatch(target: Target, config: LocksWatchConfig, hooks: WatchHooks): Promise<LocksWatchResult> {
   const pollTimeoutMS = target.connection.timeoutMs
-  const session = await openLocksSession(target, {expiryMS: config.expiryMS})
   const started = Date.now()
+  const until = config.durationMS === undefined ? Number.POSITIVE_INFINITY : started + config.durationMS
   const events: LockEvent[] = []
   const pollFailures: LockPollFailure[] = []
   const failedPollsByReason = noFailures()
   let polls = 0
+  const markFailed = (failure: Omit<LockPollFailure, 'poll'>): void => {
+    const marked: LockPollFailure = {at: failure.at, poll: polls, reason: failure.reason, error: failure.error}
+    pollFailures.push(marked)
+    failedPollsByReason[marked.reason] += 1
+    hooks.onPollFailed?.(marked)
+  }
+  const session = await openRidingRestarts(target, config, hooks.signal, until, (failure) => {
+    polls++
+    markFailed(failure)
+  })
   const locks = new LockTransitionTracker()
   const ddl = new DdlOpTracker()
   try {
     hooks.onStart?.({model: session.model, serverVersion: session.serverVersion, message: session.message, expiryMS: session.timing.expiryMS})
-    const until = config.durationMS === undefined ? Number.POSITIVE_INFINITY : started + config.durationMS
     while (!hooks.signal.aborted) {
       const at = Date.now()
       polls++
@@ -112,10 +123,7 @@ export async function runLocksWatch(target: Target, config: LocksWatchConfig, ho
         })
         // No reply to take the server's clock from: this machine's, moved by the skew measured at the start, so
         // failures and events read on one clock.
-        const failure: LockPollFailure = {at: new Date(at + (session.clockSkewMS ?? 0)).toISOString(), poll: polls, reason, error: text}
-        pollFailures.push(failure)
-        failedPollsByReason[reason] += 1
-        hooks.onPollFailed?.(failure)
+        markFailed({at: new Date(at + (session.clockSkewMS ?? 0)).toISOString(), reason, error: text})
       }
       // The poll that started at (or after) the deadline was the last; else the next one, the deadline at the latest.
       if (at >= until) break
@@ -143,6 +151,50 @@ export async function runLocksWatch(target: Target, config: LocksWatchConfig, ho
     }
   } finally {
     await session.close().catch(() => undefined)
+  }
+}
+
+/**
+ * Opens the session, riding out a router that restarts or stalls while it opens, as the watch rides out one
+ * that does so between polls. A target that never answered (a wrong port, a host that is down) fails at once,
+ * as before: exit 4 with the driver's reason. Once it has answered (a monitor's hello, a handshake), a failure
+ * to read the session's facts (hello, buildInfo, config's collections) is a failed poll, marked and retried
+ * every --interval with a fresh client (a driver client whose first connection failed stays closed).
+ * Ends with the last failure when --duration runs out first (no poll answered: the watch saw nothing, the
+ * exit of the failure's class) or on Ctrl-C (exit 130).
+ */
+async function openRidingRestarts(
+  target: Target,
+  config: LocksWatchConfig,
+  signal: AbortSignal,
+  until: number,
+  onFailedOpen: (failure: Omit<LockPollFailure, 'poll'>) => void,
+): Promise<LocksSession> {
+  const reached = {answered: false}
+  const stopped = (failure: PoolToolError, cause: unknown) =>
+    new PoolToolError('INTERRUPTED', `stopped before the watch could read ${target.redactedUri} again: ${failure.message}`, 'the target answered at first and then went away; run the watch again once it is back', {cause})
+  for (let attempt = 1; ; attempt++) {
+    const at = Date.now()
+    try {
+      return await openLocksSession(target, {expiryMS: config.expiryMS, reached})
+    } catch (error) {
+      if (!reached.answered) throw error
+      const failure = toPoolToolError(error, {target: target.redactedUri, secrets: target.secrets})
+      // Not the cluster going away (a wrong topology, refused credentials, a bug): the open's own error, as before.
+      if (failure.code !== 'UNREACHABLE') throw error
+      if (signal.aborted) throw stopped(failure, error)
+      onFailedOpen({at: new Date(at).toISOString(), reason: 'unreachable', error: failure.message})
+      if (Date.now() >= until) {
+        throw new PoolToolError(
+          'UNREACHABLE',
+          `${failure.message} (${target.redactedUri} answered at first, then not again within --duration: ${attempt} attempts to open the watch failed)`,
+          failure.hint,
+          {cause: error},
+        )
+      }
+      await sleep(Math.min(at + config.intervalMS, until) - Date.now(), signal)
+      if (signal.aborted) throw stopped(failure, error)
+    }
   }
 }
 

@@ -120,6 +120,31 @@ const LISTEN_FAILURE = /EADDRINUSE|address already in use|EADDRNOTAVAIL/i
 export const BUG_HINT = 'this looks like a pooltool bug: please report the command (without the URI) and this line; --debug shows more, with credentials redacted'
 
 /**
+ * The driver loads some features' packages only when a connection string asks for them
+ * (MongoMissingDependencyError, by `dependencyName`); pooltool ships none of them.
+ * What asks for each, and its package.
+ */
+const OPTIONAL_DEPENDENCIES: Record<string, {feature: string; pkg: string; instead: string}> = {
+  kerberos: {feature: 'authMechanism=GSSAPI', pkg: 'kerberos', instead: 'or use another authMechanism: SCRAM-SHA-256, MONGODB-X509 or PLAIN'},
+  '@aws-sdk/credential-providers': {feature: 'authMechanism=MONGODB-AWS', pkg: '@aws-sdk/credential-providers', instead: 'or use another authMechanism'},
+  'gcp-metadata': {feature: 'authMechanism=MONGODB-OIDC with ENVIRONMENT:gcp', pkg: 'gcp-metadata', instead: 'or use another authMechanism'},
+  snappy: {feature: 'compressors=snappy', pkg: 'snappy', instead: 'or drop snappy from compressors= (zlib needs no package)'},
+  zstd: {feature: 'compressors=zstd', pkg: '@mongodb-js/zstd', instead: 'or run pooltool on Node.js 22.15 or later (built-in zstd), or drop zstd from compressors= (zlib needs no package)'},
+  socks: {feature: 'proxyHost (a SOCKS5 proxy)', pkg: 'socks', instead: 'or connect without proxyHost'},
+  'mongodb-client-encryption': {feature: 'client-side field level encryption', pkg: 'mongodb-client-encryption', instead: 'or connect without auto-encryption options'},
+}
+
+/** A usage line (and hint) for an optional driver package the URI needs and this install lacks. */
+function missingDependency(dependencyName: unknown): {message: string; hint: string} {
+  const name = typeof dependencyName === 'string' && dependencyName !== '' ? dependencyName : 'an optional package'
+  const known = OPTIONAL_DEPENDENCIES[name] ?? {feature: 'an option in the connection string', pkg: name, instead: 'or remove that option'}
+  return {
+    message: `${known.feature} needs the optional '${known.pkg}' package, which this install of pooltool does not have`,
+    hint: `npm install ${known.pkg} where pooltool is installed, ${known.instead}`,
+  }
+}
+
+/**
  * Turn an error that ends a command into a PoolToolError with a hint.
  * `secrets` are literal values (the password) to scrub from any message.
  * Exit 1 (INTERNAL) is left for what no rule below recognises: a bug.
@@ -132,6 +157,12 @@ export function toPoolToolError(error: unknown, context: {target: string; secret
   const message = scrub(first?.message ?? String(error))
   const named = (...names: string[]) => names.includes(first?.name ?? '')
 
+  const missing = chain.find((e) => e.name === 'MongoMissingDependencyError')
+  if (missing) {
+    // An option in the URI asks the driver for an optional package this install does not ship: the option cannot work here.
+    const {message: needs, hint} = missingDependency((missing as {dependencyName?: unknown}).dependencyName)
+    return new PoolToolError('USAGE', needs, hint, {cause: error})
+  }
   if (chain.some((e) => e.code === AUTH_FAILED_CODE || /authentication failed/i.test(e.message ?? ''))) {
     // `pooltool sim --replay` has no users and says so in its refusal: pass that on rather than "check the password".
     const replay = chain.find((e) => /a replay serves reads without authentication/.test(e.message ?? ''))

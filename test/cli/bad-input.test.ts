@@ -40,6 +40,8 @@ interface Cluster {
   weakUserUri: string
   /** host:port of a TLS listener whose certificate is self-signed, for example.invalid */
   tlsHost: string
+  /** host:port of the cluster, for URIs of another mechanism */
+  hostPort: string
 }
 
 interface BadInput {
@@ -152,6 +154,13 @@ const cases: BadInput[] = [
   {name: 'conns list: self-signed server certificate', command: ['conns', 'list'], args: (c) => ['--uri', `mongodb://${c.tlsHost}/?tls=true`, '--timeout-ms', '3000'], ...USAGE, message: /self-signed certificate/},
   {name: 'bench: server certificate for another host name', command: ['bench'], args: (c) => ['--uri', `mongodb://${c.tlsHost}/?tls=true&tlsCAFile=${SELF_SIGNED_CERT}`, '--timeout-ms', '3000'], ...USAGE, message: /altnames/},
 
+  // A mechanism whose optional driver package this install lacks (the driver throws MongoMissingDependencyError as it
+  // connects): the URI's option cannot work here (exit 2), not a pooltool bug (exit 1 before).
+  {name: 'conns list: GSSAPI without the kerberos package', command: ['conns', 'list'], args: (c) => ['--uri', `mongodb://alice%40EXAMPLE.COM@${c.hostPort}/?authMechanism=GSSAPI`], ...USAGE, message: /authMechanism=GSSAPI needs the optional 'kerberos' package, which this install of pooltool does not have/, hint: /npm install kerberos/},
+  {name: 'auth: GSSAPI without the kerberos package', command: ['auth'], args: (c) => ['--uri', `mongodb://alice%40EXAMPLE.COM@${c.hostPort}/?authMechanism=GSSAPI`], ...USAGE, message: /'kerberos' package/},
+  {name: 'bench: GSSAPI without the kerberos package', command: ['bench'], args: (c) => ['--uri', `mongodb://alice%40EXAMPLE.COM@${c.hostPort}/?authMechanism=GSSAPI`, '--duration', '1s'], ...USAGE, message: /'kerberos' package/},
+  {name: 'locks list: MONGODB-AWS without the AWS SDK', command: ['locks', 'list'], args: (c) => ['--uri', `mongodb://${c.hostPort}/?authMechanism=MONGODB-AWS`], ...USAGE, message: /authMechanism=MONGODB-AWS needs the optional '@aws-sdk\/credential-providers' package/},
+
   // Targets that cannot be reached (exit 4): an SRV name that does not resolve fails fast.
   ...everyClusterCommand('unresolvable mongodb+srv name', ['--uri', 'mongodb+srv://nonexistent.invalid', '--timeout-ms', '2000'], UNREACHABLE, /SRV/),
   {name: 'conns list: nothing listens', command: ['conns', 'list'], args: ['--uri', 'mongodb://127.0.0.1:1/', '--timeout-ms', '500'], ...UNREACHABLE, message: /cannot reach/},
@@ -221,6 +230,7 @@ describe('bad input: one line, its exit code, its --json error object', {concurr
       wrongPasswordUri: `mongodb://${username}:not-${password}@${hostPort}/?authSource=admin`,
       weakUserUri: `mongodb://reader:reader-pw-1@${hostPort}/?authSource=admin`,
       tlsHost: `127.0.0.1:${(tlsServer.address() as AddressInfo).port}`,
+      hostPort,
     }
   })
   after(async () => {

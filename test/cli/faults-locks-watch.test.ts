@@ -12,7 +12,7 @@ import {after, before, describe, it} from 'node:test'
 import type {MongoClient} from 'mongodb'
 
 import type {LocksWatchResult} from '../../src/locks/types.js'
-import {parseJson} from '../helpers/cli.js'
+import {parseJson, runCli} from '../helpers/cli.js'
 import {useCluster} from '../helpers/cluster.js'
 import {observer, runWithFault, serverFigureGrew, sum, withUser} from '../helpers/faults.js'
 import {waitForState} from '../helpers/sim.js'
@@ -143,5 +143,39 @@ describe('fault matrix: locks watch', {timeout: 120_000}, () => {
     assertHonestSummary(result)
     assert.ok(result.failedPollsByReason.unreachable + result.failedPollsByReason.timeout >= 1, JSON.stringify(result.pollFailures))
     assert.equal(result.pollFailures.at(-1)?.poll, result.polls, 'still failing at the end')
+  })
+})
+
+/**
+ * A restart while the watch opens its session (hello, buildInfo, config's collections): the router had
+ * answered (the handshake), so the watch rides it out as it does between polls: failed attempts are marked
+ * polls, and the watch starts once the router answers again. A cluster of its own, with no other client:
+ * the armed trigger counts the router's commands, and only the watch's may move it.
+ */
+describe('fault matrix: locks watch, a restart as it starts', {timeout: 120_000}, () => {
+  const cluster = useCluster({topology: 'sharded', versionProfile: '6.0', mongos: 1, shards: 1, auth: true})
+
+  it('the router restarts for 3 s before the first poll: the watch rides it out and starts when it is back, exit 0', async () => {
+    const router = cluster.sim.info.processes.find((p) => p.role === 'mongos')!.host
+    // Two commands in: past the handshake, inside the session's first reads (before this change: exit 4 at once).
+    const armed = await cluster.sim.armFault({kind: 'restart', downMS: 3000, hosts: [router]}, {host: router, opcounter: 'command', grows: 2})
+    // Open-ended: stopped with Ctrl-C once it has started after a failed attempt (exit 0: nothing cut short).
+    const run = await runCli(['locks', 'watch', '--uri', cluster.uri, '--interval', '200ms', '--timeout-ms', String(LOST_HOST_TIMEOUT_MS), '--ndjson'], {
+      timeoutMs: 60_000,
+      signalWhen: [[/"type":"pollFailure"[\s\S]*"type":"start"/, 'SIGINT']],
+    })
+    assert.ok(await armed.disarm(), `the restart fired:\n${run.stdout}\n${run.stderr}`)
+    assert.equal(run.code, 0, `${run.stdout}\n${run.stderr}`)
+    const lines = run.stdout.trim().split('\n').map((line) => JSON.parse(line))
+    const summary = lines.at(-1)
+    assert.equal(summary.type, 'summary')
+    assert.equal(summary.interrupted, true)
+    assert.ok(summary.failedPolls >= 1, JSON.stringify(summary.pollFailures))
+    assert.equal(summary.failedPolls, summary.pollFailures.length)
+    assert.equal(summary.failedPolls, sum(summary.failedPollsByReason))
+    assert.equal(summary.pollFailures[0].poll, 1, 'the failed open is the first poll')
+    assert.equal(summary.pollFailures[0].reason, 'unreachable')
+    assert.equal(summary.pollFailures[0].error.includes('pooltool-sim'), false, 'credentials redacted')
+    assert.ok(summary.notes.some((note: string) => /failed polls/.test(note)), JSON.stringify(summary.notes))
   })
 })
