@@ -102,8 +102,15 @@ export function parseReadNamespace(text: string): {db: string; collection: strin
   return {db: text.slice(0, dot), collection: text.slice(dot + 1)}
 }
 
+/**
+ * 1 MiB: a workload file is a list of operations, each a few lines; 1 MiB holds thousands of them.
+ * A bigger file is not a workload, and parsing it is not free (YAML reads a 58 MB file in 91 s and
+ * 3.3 GB): the size is checked before a byte is read.
+ */
+export const MAX_WORKLOAD_FILE_BYTES = 1024 * 1024
+
 export async function loadWorkloadFile(path: string, readNamespace: string | undefined): Promise<WorkloadFile> {
-  const text = await readUserFile(path, `--workload-file ${path}`, 'give the path of a JSON or YAML file')
+  const text = await readUserFile(path, `--workload-file ${path}`, 'give the path of a JSON or YAML file', {maxBytes: MAX_WORKLOAD_FILE_BYTES, what: 'a workload file'})
   let data: unknown
   try {
     // YAML is a superset of JSON: one parser reads both.
