@@ -3,6 +3,8 @@
  * recorded in whole microseconds into one of these; lanes and runs are
  * combined with `mergeHistograms`, never by averaging percentiles.
  */
+import {inflateSync} from 'node:zlib'
+
 import * as hdr from 'hdr-histogram-js'
 
 export type Histogram = hdr.Histogram
@@ -95,8 +97,111 @@ export function fromPortable(portable: PortableHistogram): Histogram {
   return histogram
 }
 
+/** Why an encoded histogram was refused: the caller names the file and field. */
+export class HistogramDecodeError extends Error {
+  override name = 'HistogramDecodeError'
+}
+
+/** HdrHistogram's V2 cookies (the low nibble of the second byte is the word size: 0x10 = 9-byte LEB128). */
+const V2_COMPRESSED_COOKIE_BASE = 0x1c849304
+const V2_COOKIE_BASE = 0x1c849303
+const COOKIE_WORD_SIZE_MASK = 0xf0
+/** cookie, payload length, normalizing offset, significant digits (4 bytes each); lowest, highest, int-to-double ratio (8 each). */
+const HEADER_BYTES = 40
+/** A count or a run of zeros is one ZigZag LEB128 word of at most 9 bytes. */
+const MAX_WORD_BYTES = 9
+/**
+ * The most counts a pooltool histogram can have: 1 µs to 2^53 µs (the largest integer a JS number
+ * holds exactly) at 3 significant digits is 43 buckets of 1,024 sub-buckets, 45,056 counts.
+ */
+const MAX_COUNTS = countsLength(Number.MAX_SAFE_INTEGER)
+/**
+ * The largest decoded histogram pooltool can have written: the header and every count at 9 bytes
+ * (405,544 bytes). Inflating stops there: a few MB of deflated zeros (a zlib bomb) would
+ * otherwise inflate to gigabytes before anything looked at them.
+ */
+export const MAX_DECODED_HISTOGRAM_BYTES = HEADER_BYTES + MAX_COUNTS * MAX_WORD_BYTES
+
+/** HdrHistogram's counts array length (getLengthForNumberOfBuckets) for lowest value 1 and 3 digits: 2,048 sub-buckets. */
+function countsLength(highestTrackableValue: number): number {
+  const subBuckets = 2048
+  let buckets = 1
+  for (let untrackable = subBuckets; untrackable <= highestTrackableValue; untrackable *= 2) {
+    buckets++
+    // As getBucketsNeededToCoverValue: the bucket past 2^52 is the last.
+    if (untrackable > Number.MAX_SAFE_INTEGER / 2) break
+  }
+  return (buckets + 1) * (subBuckets / 2)
+}
+
+/**
+ * A histogram from its compressed base64 (encodeHistogram's output), bounded: what hdr-histogram-js
+ * would decode unchecked (any size, any configuration, runs of zeros it walks one by one) is
+ * checked first, and a histogram pooltool could not have written is a HistogramDecodeError.
+ */
 export function decodeHistogram(encoded: string): Histogram {
   const merged = createHistogram()
-  merged.add(hdr.decodeFromCompressedBase64(encoded))
+  merged.add((hdr.JsHistogram as unknown as {decode(data: Uint8Array, bitBucketSize: 32): Histogram}).decode(inflateHistogram(encoded), 32))
   return merged
+}
+
+/** The decoded (inflated) V2 encoding, its header and counts checked against pooltool's configuration. */
+function inflateHistogram(encoded: string): Uint8Array {
+  const bad = (why: string) => new HistogramDecodeError(why)
+  if (typeof encoded !== 'string') throw bad('is not a string')
+  const bytes = Buffer.from(encoded.trim(), 'base64')
+  if (bytes.length < 8 || (bytes.readInt32BE(0) & ~COOKIE_WORD_SIZE_MASK) !== V2_COMPRESSED_COOKIE_BASE) throw bad('is not a compressed HDR histogram (no V2 cookie)')
+  const compressedLength = bytes.readInt32BE(4)
+  if (compressedLength <= 0 || 8 + compressedLength > bytes.length) throw bad(`states ${compressedLength} compressed bytes, has ${bytes.length - 8}`)
+  let raw: Buffer
+  try {
+    raw = inflateSync(bytes.subarray(8, 8 + compressedLength), {maxOutputLength: MAX_DECODED_HISTOGRAM_BYTES})
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') {
+      throw bad(`inflates past ${MAX_DECODED_HISTOGRAM_BYTES.toLocaleString('en-US')} bytes, the largest histogram pooltool writes`)
+    }
+    throw bad(`does not inflate (${(error as Error).message})`)
+  }
+  if (raw.length < HEADER_BYTES) throw bad('is shorter than an HDR header')
+  const cookie = raw.readInt32BE(0)
+  if ((cookie & ~COOKIE_WORD_SIZE_MASK) !== V2_COOKIE_BASE || (cookie & COOKIE_WORD_SIZE_MASK) !== 0x10) throw bad('is not an HDR V2 histogram')
+  const payloadLength = raw.readInt32BE(4)
+  const digits = raw.readInt32BE(12)
+  const lowest = Number(raw.readBigInt64BE(16))
+  const highest = Number(raw.readBigInt64BE(24))
+  if (payloadLength < 0 || HEADER_BYTES + payloadLength > raw.length) throw bad(`states ${payloadLength} bytes of counts, has ${raw.length - HEADER_BYTES}`)
+  // pooltool's configuration (createHistogram): another one would decode to other buckets, or to a much larger array.
+  if (digits !== 3 || lowest !== 1) throw bad(`is not pooltool's (${digits} significant digits, lowest value ${lowest}; pooltool's: 3 and 1)`)
+  if (!(highest >= 2 && highest <= Number.MAX_SAFE_INTEGER)) throw bad(`has highest trackable value ${highest}`)
+  checkCounts(raw, HEADER_BYTES, HEADER_BYTES + payloadLength, countsLength(highest), bad)
+  return raw
+}
+
+/**
+ * Walks the counts as hdr-histogram-js will: a negative word is a run of zeros it skips, and it then
+ * visits every index up to the last one, so a run of 2^50 zeros in 9 bytes would loop for days.
+ * Every index must fall inside the counts array the header's highest value gives.
+ */
+function checkCounts(raw: Buffer, start: number, end: number, length: number, bad: (why: string) => Error): void {
+  let index = 0
+  let at = start
+  while (at < end) {
+    let value = 0
+    let scale = 1
+    for (let byte = 0; ; byte++) {
+      if (at >= end) throw bad('ends inside a count')
+      const b = raw[at++]!
+      // The 9th byte carries 8 bits, the others 7 and a continuation bit.
+      if (byte === MAX_WORD_BYTES - 1) {
+        value += b * scale
+        break
+      }
+      value += (b & 0x7f) * scale
+      if ((b & 0x80) === 0) break
+      scale *= 128
+    }
+    const count = value % 2 === 0 ? value / 2 : -(value + 1) / 2
+    index += count < 0 ? -count : 1
+    if (index > length) throw bad(`has counts past its ${length.toLocaleString('en-US')} buckets`)
+  }
 }

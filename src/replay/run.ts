@@ -4,8 +4,17 @@ import {stopRequested, type StopWhen} from '../run-sim.js'
 import {parseSnapshot, type SnapshotFile} from '../snapshot/format.js'
 import {type ReplayInfo, startReplayServer} from './server.js'
 
+/**
+ * 256 MiB: a snapshot is every host's replies to pooltool's probes (serverStatus, currentOp, pool
+ * stats), a few hundred kB a host even on a busy one, so a few MB for a large sharded cluster; 256 MiB
+ * leaves room for a currentOp of many thousands of operations, while Extended JSON parsing of anything
+ * bigger (several times its size in memory) is not worth waiting for: such a file is not a snapshot.
+ */
+export const MAX_SNAPSHOT_BYTES = 256 * 1024 * 1024
+
 export async function loadSnapshot(file: string): Promise<SnapshotFile> {
-  return parseSnapshot(await readUserFile(file, `--replay ${file}`, 'pass a file written by `pooltool snapshot --out FILE`'), file)
+  const text = await readUserFile(file, `--replay ${file}`, 'pass a file written by `pooltool snapshot --out FILE`', {maxBytes: MAX_SNAPSHOT_BYTES, what: 'a snapshot'})
+  return parseSnapshot(text, file)
 }
 
 export interface RunReplayHooks extends StopWhen {

@@ -59,6 +59,7 @@ export const STAGES_NOTE = 'per-stage results (runs[].stages, --stages) are not 
 
 export function mergeBenchResults(inputs: readonly LoadedResult[]): MergedBenchResult {
   if (inputs.length < 2) throw usageError(`report merge needs at least two files (got ${inputs.length})`, MISMATCH_HINT)
+  checkDistinct(inputs)
   const [first, ...rest] = inputs as [LoadedResult, ...LoadedResult[]]
   for (const other of rest) checkSameConfig(first, other)
   const {note: segmentNote, indices} = checkSegments(inputs)
@@ -89,6 +90,23 @@ export function mergeBenchResults(inputs: readonly LoadedResult[]): MergedBenchR
     namespace: namespaces[0] ?? null,
     abandoned: unique(inputs.flatMap((input) => input.result.abandoned ?? [])),
     segments: inputs.reduce((sum, input) => sum + segmentsOf(input.result), 0),
+  }
+}
+
+/**
+ * The same result twice (one file named twice, `./a.json` and its absolute path, a symbolic link,
+ * or a copy) would count every operation twice: refused. Segments of one run are told apart by
+ * --segment (checkSegments); files without one only by their real path and bytes.
+ */
+function checkDistinct(inputs: readonly LoadedResult[]): void {
+  const seen = new Map<string, string>()
+  for (const {file, identity} of inputs) {
+    if (!identity) continue
+    for (const [key, what] of [[`path:${identity.realPath}`, 'the same file as'], [`sha256:${identity.sha256}`, 'a copy of']] as const) {
+      const earlier = seen.get(key)
+      if (earlier !== undefined) throw usageError(`${file} is ${what} ${earlier}: merging it twice would count its operations twice`, 'give each segment\'s file once')
+      seen.set(key, file)
+    }
   }
 }
 

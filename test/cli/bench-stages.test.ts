@@ -93,11 +93,14 @@ describe('bench --stages', () => {
     const file = path.join(dir, 'staged.json')
     const bench = await runCli(['bench', '--uri', cluster.uri, '--workload', 'ping', '--stages', '200ms:1,200ms:2', '--out', file], {timeoutMs: 60_000})
     assert.equal(bench.code, 0, bench.stderr)
-    const merged = await runCli(['report', 'merge', file, file, '--json'], {timeoutMs: 30_000})
+    const single = JSON.parse(await readFile(file, 'utf8'))
+    // A twin of the file (report merge refuses one result given twice; a note tells the two apart).
+    const twinFile = path.join(dir, 'twin.json')
+    await writeFile(twinFile, JSON.stringify({...single, notes: [...single.notes, 'twin segment']}))
+    const merged = await runCli(['report', 'merge', file, twinFile, '--json'], {timeoutMs: 30_000})
     assert.equal(merged.code, 0, merged.stderr)
     const result = parseJson(merged)
-    const single = JSON.parse(await readFile(file, 'utf8'))
-    // The same file twice: every count doubles, the histograms add, the percentiles stay.
+    // The same run twice: every count doubles, the histograms add, the percentiles stay.
     assert.deepEqual(result.runs[0].stages.map((s: any) => s.ops), single.runs[0].stages.map((s: any) => 2 * s.ops))
     assert.deepEqual(result.runs[0].stages.map((s: any) => s.inFlightPeak), single.runs[0].stages.map((s: any) => 2 * s.inFlightPeak))
     for (const [index, stage] of result.runs[0].stages.entries()) {

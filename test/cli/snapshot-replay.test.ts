@@ -6,7 +6,7 @@
  * credentials never reach the file; --redact-hosts leaves no name or address behind.
  */
 import assert from 'node:assert/strict'
-import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
 import {after, before, describe, it} from 'node:test'
@@ -15,6 +15,7 @@ import {EJSON} from 'bson'
 import {MongoClient, MongoServerError} from 'mongodb'
 import {ConnectionString} from 'mongodb-connection-string-url'
 
+import {MAX_SNAPSHOT_BYTES} from '../../src/replay/run.js'
 import {rewriteNames} from '../../src/snapshot/rewrite.js'
 import {parseJson, runCli} from '../helpers/cli.js'
 import {useCluster} from '../helpers/cluster.js'
@@ -252,6 +253,13 @@ describe('snapshot and replay refuse what cannot work, before any work', () => {
     const wrong = await runCli(['sim', '--replay', other])
     assert.equal(wrong.code, 2)
     assert.match(wrong.stderr, /other\.json is not a pooltool snapshot/)
+    // Over the cap (a sparse file): refused from its size, not parsed (Extended JSON holds several times a file's size).
+    const huge = path.join(dir, 'huge.json')
+    writeFileSync(huge, '')
+    truncateSync(huge, MAX_SNAPSHOT_BYTES + 1)
+    const tooBig = await runCli(['sim', '--replay', huge])
+    assert.equal(tooBig.code, 2, tooBig.stderr)
+    assert.match(tooBig.stderr, /--replay .*huge\.json is [\d,]+ bytes, over the 256 MiB a snapshot may be/)
     const shaped = await runCli(['sim', '--replay', other, '--topology', 'replset'])
     assert.equal(shaped.code, 2)
     assert.match(shaped.stderr, /--topology=replset cannot also be provided when using --replay/)

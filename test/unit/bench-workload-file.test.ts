@@ -11,7 +11,7 @@ import {describe, it} from 'node:test'
 import {loadBenchConfig} from '../../src/bench/config.js'
 import {createRandom} from '../../src/bench/workloads.js'
 import {compileValue} from '../../src/bench/templates.js'
-import {compileWorkloadFile, loadWorkloadFile} from '../../src/bench/workload-file.js'
+import {compileWorkloadFile, loadWorkloadFile, MAX_WORKLOAD_FILE_BYTES} from '../../src/bench/workload-file.js'
 import {PoolToolError} from '../../src/errors.js'
 
 const READ = {db: 'shop', collection: 'orders'}
@@ -112,3 +112,54 @@ describe('loading a file', () => {
     await assert.rejects(loadBenchConfig({...base, 'workload-file': jsonFile, 'read-namespace': 'orders'}), /--read-namespace 'orders' is not db\.collection/)
   })
 })
+
+describe('hostile workload files', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'pooltool-wf-hostile-'))
+  const usage = (message: RegExp) => (e: unknown) => e instanceof PoolToolError && e.exitCode === 2 && !e.message.includes('\n') && message.test(e.message)
+
+  it('a YAML tag is refused: an !!omap hid a $out from the check', async () => {
+    const file = path.join(dir, 'omap.yaml')
+    // yaml made the !!omap a Map, whose entries the $out walk (Object.entries) did not see; the driver sends a Map as a document.
+    writeFileSync(file, ['operations:', '  - name: sneaky', '    namespace: read', '    aggregate:', '      pipeline:', '        - $facet: !!omap', '            - copy: [{$out: stolen}]', ''].join('\n'))
+    await assert.rejects(loadWorkloadFile(file, 'shop.orders'), usage(/omap\.yaml: line 6: the YAML tag !!omap is not allowed/))
+    for (const [tag, value] of [['!!set', '{a, b}'], ['!!binary', 'aGVsbG8='], ['!!timestamp', '2001-12-14'], ['!custom', 'x']]) {
+      writeFileSync(file, `operations:\n  - name: t\n    find: {filter: {x: ${tag} ${value}}}\n`)
+      await assert.rejects(loadWorkloadFile(file, undefined), usage(new RegExp(`the YAML tag ${tag} is not allowed`)), tag)
+    }
+  })
+
+  it('$out and $merge are refused wherever they are nested, in maps and lists', () => {
+    refused(op('deep', {aggregate: {pipeline: [{$facet: {a: [{$match: {}}, {$unionWith: {coll: 'x', pipeline: [[{$merge: {into: 'y'}}]]}}]}}]}}), /\$merge writes/)
+    // Data a parser made of tags (a Map, a Set, a Date) is not looked into by the walk: refused as not plain data.
+    refused(op('map', {aggregate: {pipeline: [{$facet: new Map([['copy', [{$out: 'stolen'}]]])}]}}), /operation 'map' field aggregate\.pipeline\.0\.\$facet: is not plain JSON data/)
+  })
+
+  it('a file over the cap is refused from its size, before it is read or parsed', async () => {
+    const file = path.join(dir, 'big.json')
+    // A valid file, only too big (58 MB of JSON took the YAML parser 91 s and 3.3 GB).
+    writeFileSync(file, JSON.stringify(op('p', {find: {filter: {note: 'x'.repeat(MAX_WORKLOAD_FILE_BYTES)}}})))
+    await assert.rejects(loadWorkloadFile(file, undefined), usage(/--workload-file .*big\.json is [\d,]+ bytes, over the 1 MiB a workload file may be/))
+  })
+
+  it('JSON is read as JSON (by extension or a leading { or [), YAML aliases are bounded', async () => {
+    const json = path.join(dir, 'ops.txt')
+    writeFileSync(json, `  ${JSON.stringify(op('p', {command: {ping: 1}}))}`)
+    assert.equal((await loadWorkloadFile(json, undefined)).operations[0]!.kind, 'command')
+    const badJson = path.join(dir, 'bad.json')
+    writeFileSync(badJson, 'operations:\n  - name: p\n    command: {ping: 1}\n')
+    await assert.rejects(loadWorkloadFile(badJson, undefined), usage(/bad\.json does not parse: not JSON/))
+    // Billion laughs: each level names the previous one ten times.
+    const laughs = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
+    for (let level = 1; level <= 8; level++) laughs.push(`${'b'.repeat(level)}: &${'b'.repeat(level)} [${Array(10).fill(level === 1 ? '*a' : `*${'b'.repeat(level - 1)}`).join(',')}]`)
+    const yaml = path.join(dir, 'laughs.yaml')
+    writeFileSync(yaml, `${laughs.join('\n')}\noperations: [{name: p, command: {ping: 1}}]\n`)
+    await assert.rejects(loadWorkloadFile(yaml, undefined), usage(/laughs\.yaml does not parse: .*alias/i))
+  })
+
+  it('a file nested deeper than a walk over it can go is refused, not a crash', async () => {
+    const file = path.join(dir, 'deep.json')
+    writeFileSync(file, `{"operations": [{"name": "p", "find": {"filter": {"a": ${'['.repeat(200_000)}${']'.repeat(200_000)}}}}]}`)
+    await assert.rejects(loadWorkloadFile(file, undefined), usage(/deep\.json nests too deeply/))
+  })
+})
+

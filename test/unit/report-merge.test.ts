@@ -141,7 +141,14 @@ describe('report merge', () => {
   it('refuses a file that is not a bench result, naming the field', () => {
     const broken = JSON.parse(JSON.stringify(a.result))
     delete broken.runs[0].histograms
-    assert.throws(() => checkBenchResult('x.json', broken), /^PoolToolError: x\.json: runs\[0\]\.histograms\.latencyUs is missing: not a pooltool bench result$/)
+    // The field named is the one missing (the whole histograms object here).
+    assert.throws(() => checkBenchResult('x.json', broken), /^PoolToolError: x\.json: runs\[0\]\.histograms is missing: not a pooltool bench result$/)
+    broken.runs[0].histograms = {latencyUs: a.result.runs[0]!.histograms.latencyUs, latencyCorrectedUs: 42}
+    assert.throws(() => checkBenchResult('x.json', broken), /^PoolToolError: x\.json: runs\[0\]\.histograms\.latencyCorrectedUs is not a string: not a pooltool bench result$/)
+    broken.runs[0].histograms.latencyCorrectedUs = null
+    // JSON's 1e999 parses to Infinity.
+    const infinite = JSON.parse(JSON.stringify(broken).replace(/"opsPerSec":[\d.e+-]+/, '"opsPerSec":1e999'))
+    assert.throws(() => checkBenchResult('x.json', infinite), /runs\[0\]\.opsPerSec is not a finite number/)
     assert.throws(() => checkBenchResult('y.json', {runs: []}), /y\.json: config is missing/)
   })
 })

@@ -1,0 +1,141 @@
+/**
+ * Hostile result files through every report command (html, hgrm, merge, compare): a zlib bomb in a
+ * histogram, a corrupt histogram, a string where a number belongs, a file over the size cap, the
+ * same file twice. Each is one usage line naming the file and the field (exit 2), never "a
+ * pooltool bug" (exit 1) and never gigabytes inflated first.
+ */
+import assert from 'node:assert/strict'
+import {mkdtemp, readFile, truncate, writeFile} from 'node:fs/promises'
+import {tmpdir} from 'node:os'
+import path from 'node:path'
+import {before, describe, it} from 'node:test'
+import {deflateSync} from 'node:zlib'
+
+import type {BenchResult} from '../../src/bench/types.js'
+import {MAX_RESULT_BYTES} from '../../src/report/load.js'
+import {type CliRun, parseJson, runCli} from '../helpers/cli.js'
+
+/**
+ * A histogram field as HdrHistogram's compressed encoding frames one (V2 compressed cookie, the
+ * deflated length, the deflated bytes) around 1 GiB of deflated zeros: about 1 MB of base64.
+ * It need not decode past the frame: inflating it at all is the attack.
+ */
+function zlibBomb(): string {
+  const deflated = deflateSync(Buffer.alloc(1024 * 1024 * 1024))
+  const frame = Buffer.alloc(8)
+  frame.writeInt32BE(0x1c849314, 0)
+  frame.writeInt32BE(deflated.length, 4)
+  return Buffer.concat([frame, deflated]).toString('base64')
+}
+
+describe('report commands refuse hostile result files', {timeout: 240_000}, () => {
+  let dir: string
+  const file = (name: string) => path.join(dir, name)
+  let good: BenchResult
+
+  /** Every report command on `bad` (beside the good file where two are needed). */
+  const everyCommand = (bad: string): Array<[string, string[]]> => [
+    ['html', ['report', 'html', bad, '--out', file('report.html')]],
+    ['hgrm', ['report', 'hgrm', bad]],
+    ['merge', ['report', 'merge', file('good.json'), bad]],
+    ['compare', ['report', 'compare', file('good.json'), bad]],
+  ]
+  const refusedEverywhere = async (bad: string, message: RegExp) => {
+    for (const [name, args] of everyCommand(bad)) {
+      const run: CliRun = await runCli(args)
+      assert.equal(run.code, 2, `${name}: ${run.stderr}`)
+      assert.match(run.stderr, message, name)
+      assert.doesNotMatch(run.stderr, /pooltool bug|\n\s+at /, name)
+      assert.equal(run.stderr.trim().split('\n').length, 1, `${name}: one line\n${run.stderr}`)
+    }
+  }
+  const writeVariant = async (name: string, change: (result: any) => void) => {
+    const copy = structuredClone(good)
+    change(copy)
+    await writeFile(file(name), JSON.stringify(copy))
+    return file(name)
+  }
+
+  before(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'pooltool-hostile-'))
+    const run = await runCli(['bench', '--duration', '1s', '--warmup', '200ms', '--concurrency', '2', '--out', file('good.json')])
+    assert.equal(run.code, 0, run.stderr)
+    good = JSON.parse(await readFile(file('good.json'), 'utf8')) as BenchResult
+  })
+
+  it('a zlib bomb in a histogram: exit 2 naming the file and the field', async () => {
+    const bomb = zlibBomb()
+    const bad = await writeVariant('bomb.json', (result) => {
+      result.runs[0].histograms.latencyUs = bomb
+    })
+    await refusedEverywhere(bad, /bomb\.json: runs\[0\]\.histograms\.latencyUs does not decode as an HDR histogram \(inflates past [\d,]+ bytes/)
+  })
+
+  it('a zlib bomb in a per-operation histogram is refused the same way (every histogram is checked on load)', async () => {
+    const bomb = zlibBomb()
+    const bad = await writeVariant('bomb-op.json', (result) => {
+      result.runs[0].histograms.latencyByOpUs = {find: bomb}
+    })
+    const run = await runCli(['report', 'hgrm', bad])
+    assert.equal(run.code, 2, run.stderr)
+    assert.match(run.stderr, /bomb-op\.json: runs\[0\]\.histograms\.latencyByOpUs\.find does not decode/)
+  })
+
+  it('a corrupt histogram: exit 2 in all four commands', async () => {
+    const bad = await writeVariant('corrupt.json', (result) => {
+      result.runs[0].histograms.latencyUs = result.runs[0].histograms.latencyUs.slice(0, 30)
+    })
+    await refusedEverywhere(bad, /corrupt\.json: runs\[0\]\.histograms\.latencyUs does not decode as an HDR histogram/)
+  })
+
+  it('a string where a number belongs: exit 2 naming the field (it would reach the HTML report as it is)', async () => {
+    const bad = await writeVariant('string.json', (result) => {
+      result.runs[0].errors = '<img src=x onerror=alert(1)>'
+    })
+    await refusedEverywhere(bad, /string\.json: runs\[0\]\.errors is not a number: not a pooltool bench result/)
+    const nested = await writeVariant('nested.json', (result) => {
+      result.runs[0].latencyUs.p99 = '12'
+    })
+    const run = await runCli(['report', 'html', nested, '--out', file('nested.html'), '--json'])
+    assert.equal(run.code, 2, run.stderr)
+    assert.match(parseJson(run).error.message, /nested\.json: runs\[0\]\.latencyUs\.p99 is not a number/)
+  })
+
+  it('arrays nested 200,000 deep in a field carried as it is: exit 2, not a stack overflow', async () => {
+    const text = JSON.stringify(good).replace('"notes":[', `"extra":${'['.repeat(200_000)}${']'.repeat(200_000)},"notes":[`)
+    await writeFile(file('deep.json'), text)
+    const run = await runCli(['report', 'hgrm', file('deep.json')])
+    assert.equal(run.code, 2, run.stderr)
+    assert.match(run.stderr, /deep\.json: the file nests too deeply: not a pooltool bench result/)
+  })
+
+  it('a file over the size cap is refused from its size, without being read', async () => {
+    // A sparse file: reading it would take 64 MiB of zeros and then fail as "not JSON".
+    await writeFile(file('huge.json'), '')
+    await truncate(file('huge.json'), MAX_RESULT_BYTES + 1)
+    await refusedEverywhere(file('huge.json'), /huge\.json is [\d,]+ bytes, over the 64 MiB a bench result may be/)
+  })
+
+  it('report merge refuses the same file twice: the same path, ./ and absolute, or a copy', async () => {
+    const twice = await runCli(['report', 'merge', file('good.json'), file('good.json')])
+    assert.equal(twice.code, 2, twice.stderr)
+    assert.match(twice.stderr, /good\.json is the same file as .*good\.json: merging it twice would count its operations twice/)
+    const relative = await runCli(['report', 'merge', './good.json', file('good.json')], {cwd: dir})
+    assert.equal(relative.code, 2, relative.stderr)
+    assert.match(relative.stderr, /is the same file as \.\/good\.json/)
+    await writeFile(file('copy.json'), JSON.stringify(good, null, 4))
+    const copy = await runCli(['report', 'merge', file('good.json'), file('copy.json')])
+    assert.equal(copy.code, 2, copy.stderr)
+    assert.match(copy.stderr, /copy\.json is a copy of .*good\.json/)
+  })
+
+  it('the untouched file still goes through every command', async () => {
+    const other = await writeVariant('other.json', (result) => {
+      result.notes = [...result.notes, 'another segment']
+    })
+    for (const [name, args] of everyCommand(other)) {
+      const run = await runCli(args)
+      assert.equal(run.code, 0, `${name}: ${run.stderr}`)
+    }
+  })
+})
