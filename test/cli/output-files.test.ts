@@ -29,10 +29,12 @@ const file = (name: string) => path.join(dir, name)
 before(async () => {
   // Real paths throughout: a test compares the path pooltool names with the one it resolved.
   dir = await realpath(await mkdtemp(path.join(tmpdir(), 'pooltool-outputs-')))
-  // One real bench result (and a copy), so the commands below would read and write for real were they not stopped.
+  // One real bench result and its twin, so the commands below would read and write for real were they not stopped.
+  // The twin differs by one note: report merge refuses one result given twice, even as a copy.
   const run = await runCli(['bench', '--duration', '300ms', '--warmup', '0', '--concurrency', '2', '--out', file('seg0.json')])
   assert.equal(run.code, 0, run.stderr)
-  await copyFile(file('seg0.json'), file('seg1.json'))
+  const result = JSON.parse(await readFile(file('seg0.json'), 'utf8')) as {notes: string[]}
+  await writeFile(file('seg1.json'), JSON.stringify({...result, notes: [...result.notes, 'twin segment']}))
 })
 
 after(async () => {
