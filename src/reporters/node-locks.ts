@@ -7,7 +7,7 @@
  * through fitText (which escapes again and wraps to the width). The command's values are never in
  * the view (src/locks/node/operations.ts keeps its name only), so they cannot be printed.
  */
-import type {BlockingAnalysis, BlockingEdge, BlockingTreeNode, LockResource, LockWaitsView, NodeOperation, TicketPoolView, TicketsView} from '../locks/node/types.js'
+import type {BlockingAnalysis, BlockingEdge, BlockingTreeNode, LockResource, LockWaitRates, LockWaitsView, NodeOperation, TicketPoolView, TicketsView} from '../locks/node/types.js'
 import {terminalLine} from './escape.js'
 import {fitTable, fitText, type Layout, UNLIMITED} from './fit.js'
 import {formatCount, formatUs} from './format.js'
@@ -52,41 +52,50 @@ function edgeText(edge: BlockingEdge, waitingAtMostMicros: number | null): strin
   return `${waited} for ${edge.waiterMode} on ${resourceText(edge.resource)} (${how})`
 }
 
-function treeLines(node: BlockingTreeNode, prefix: string, last: boolean, lines: string[]): void {
+/**
+ * One entry of the tree: `first` before its first line, `rest` before its continuations, so a wrapped
+ * line stays inside its branch (the tree's guides go on down the left). Escaped and wrapped by fitText.
+ */
+function placed(first: string, rest: string, content: string, layout: Layout): string[] {
+  if (!Number.isFinite(layout.width)) return [first + fitText(content, layout)]
+  const room = Math.max(20, layout.width - Math.max(first.length, rest.length + 2))
+  const [head, ...tail] = fitText(content, {width: room}).split('\n')
+  return [first + head!, ...tail.map((line) => `${rest}  ${line.trimStart()}`)]
+}
+
+function treeLines(node: BlockingTreeNode, prefix: string, last: boolean, lines: string[], layout: Layout): void {
   const branch = `${prefix}${last ? '└─ ' : '├─ '}`
   const under = `${prefix}${last ? '   ' : '│  '}`
-  lines.push(`${branch}opid ${opidText(node.operation.opid)} ${edgeText(node.edge!, node.waitingAtMostMicros)}`)
-  lines.push(`${under}${operationText(node.operation)}`)
-  if (node.alsoBlockedBy.length > 0) lines.push(`${under}also blocked by ${node.alsoBlockedBy.map(opidText).join(', ')}`)
-  node.children.forEach((child, index) => treeLines(child, under, index === node.children.length - 1, lines))
+  const guide = node.children.length > 0 ? `${under}│` : under
+  lines.push(...placed(branch, guide, `opid ${opidText(node.operation.opid)} ${edgeText(node.edge!, node.waitingAtMostMicros)}`, layout))
+  lines.push(...placed(guide === under ? under : `${under}│  `, guide, operationText(node.operation), layout))
+  if (node.alsoBlockedBy.length > 0) lines.push(...placed(guide === under ? under : `${under}│  `, guide, `also blocked by ${node.alsoBlockedBy.map(opidText).join(', ')}`, layout))
+  node.children.forEach((child, index) => treeLines(child, under, index === node.children.length - 1, lines, layout))
 }
 
 /** The blocking tree: each root blocker first (with the killOp hint), its waiters indented under what blocks them. */
 export function blockingTreeText(analysis: BlockingAnalysis, layout: Layout = UNLIMITED): string {
-  const lines: string[] = []
-  if (analysis.chains.length === 0 && analysis.unexplainedWaiters.length === 0) {
-    lines.push(`no operation waits for a lock (${analysis.chainSourceText})`)
-    return fitText(lines.join('\n'), layout)
-  }
-  lines.push(`who blocks whom (${analysis.chainSourceText})`)
+  if (analysis.chains.length === 0 && analysis.unexplainedWaiters.length === 0) return fitText(`no operation waits for a lock (${analysis.chainSourceText})`, layout)
+  const lines: string[] = [...placed('', '', `who blocks whom (${analysis.chainSourceText})`, layout)]
   for (const chain of analysis.chains) {
     const root = chain.root
+    const guide = root.children.length > 0 ? '  │' : '  '
     const waiting = root.operation.waitingForLock ? ', itself waiting with no visible blocker' : ''
-    lines.push(`root blocker opid ${opidText(root.operation.opid)}: blocks ${chain.waiterCount} operation${chain.waiterCount === 1 ? '' : 's'}${waiting}`)
-    lines.push(`  ${operationText(root.operation)}`)
+    lines.push(...placed('', '', `root blocker opid ${opidText(root.operation.opid)}: blocks ${chain.waiterCount} operation${chain.waiterCount === 1 ? '' : 's'}${waiting}`, layout))
+    lines.push(...placed(`${guide} `.slice(0, 2), guide, operationText(root.operation), layout))
     const held = Object.entries(root.operation.locks).map(([type, mode]) => `${terminalLine(type)} ${terminalLine(mode)}`)
-    if (held.length > 0) lines.push(`  locks: ${held.join(', ')}`)
-    lines.push(`  hint: ${chain.killOpHint} (pooltool never kills)`)
-    root.children.forEach((child, index) => treeLines(child, '  ', index === root.children.length - 1, lines))
+    if (held.length > 0) lines.push(...placed('  ', guide, `locks: ${held.join(', ')}`, layout))
+    lines.push(...placed('  ', guide, `hint: ${chain.killOpHint} (pooltool never kills)`, layout))
+    root.children.forEach((child, index) => treeLines(child, '  ', index === root.children.length - 1, lines, layout))
   }
   for (const w of analysis.unexplainedWaiters) {
     const on = w.resource ? ` for ${w.mode ?? '?'} on ${resourceText(w.resource)}` : ''
     const holders = w.compatibleHolders.length > 0 ? `; holding it in a compatible mode: ${w.compatibleHolders.map(opidText).join(', ')} (a conflicting request not listed may sit between)` : ''
-    lines.push(`opid ${opidText(w.operation.opid)} waits${on} with no visible blocker${holders}`)
-    lines.push(`  ${operationText(w.operation)}`)
+    lines.push(...placed('', '', `opid ${opidText(w.operation.opid)} waits${on} with no visible blocker${holders}`, layout))
+    lines.push(...placed('  ', '  ', operationText(w.operation), layout))
   }
-  if (analysis.inferredEdgesNotInLockInfo > 0) lines.push(`${analysis.inferredEdgesNotInLockInfo} edge(s) $currentOp suggested are not in lockInfo: left out`)
-  return fitText(lines.join('\n'), layout)
+  if (analysis.inferredEdgesNotInLockInfo > 0) lines.push(...placed('', '', `${analysis.inferredEdgesNotInLockInfo} edge(s) $currentOp suggested are not in lockInfo: left out`, layout))
+  return lines.join('\n')
 }
 
 /** A share as a percentage a human reads: "3.1%", "0.25%", "<0.01%" (a billion acquisitions and 13 waits). */
@@ -144,18 +153,30 @@ function poolText(name: string, pool: TicketPoolView | null): string {
   return `${name} ${formatCount(pool.out)}/${formatCount(pool.totalTickets)} out, ${formatCount(pool.available)} available${queue}: ${VERDICT_TEXT[pool.verdict]}`
 }
 
-/** The tickets line, the global lock queue beside it, and why the verdicts say what they say. */
+/** The tickets lines (read, write), the global lock queue beside it, and why the verdicts say what they say. */
 export function ticketsText(view: TicketsView, layout: Layout = UNLIMITED): string {
   const lines: string[] = []
   if (view.source === 'none') lines.push(`tickets: ${view.explanation}`)
-  else lines.push(`tickets (${view.source}): ${poolText('read', view.read)} · ${poolText('write', view.write)}`)
+  else lines.push(`tickets (${view.source}):`, `  ${poolText('read', view.read)}`, `  ${poolText('write', view.write)}`)
   const q = view.currentQueue
   const a = view.activeClients
   if (q || a) {
     const trio = (t: {readers: number | null; writers: number | null} | null) => (t ? `${formatCount(t.readers)} readers, ${formatCount(t.writers)} writers` : '–')
-    lines.push(`global lock queue: ${trio(q)} · active: ${trio(a)}`)
+    lines.push(`  global lock queue: ${trio(q)} · active: ${trio(a)}`)
   }
-  if (view.source !== 'none') lines.push(view.explanation)
+  if (view.source !== 'none') lines.push(`  ${view.explanation}`)
+  return fitText(lines.join('\n'), layout)
+}
+
+/** Waits between two samples (a watch's interval), most time waited first. */
+export function lockWaitRatesText(rates: LockWaitRates, layout: Layout = UNLIMITED, top = 10): string {
+  const over = `over ${formatAgeMs(rates.intervalMS)}`
+  if (rates.reset) return fitText(`lock waits ${over}: counters went down (the server restarted): no rates this interval`, layout)
+  if (rates.rows.length === 0) return fitText(`no lock waited ${over}`, layout)
+  const lines = [`lock waits ${over}:`]
+  for (const row of rates.rows.slice(0, top)) {
+    lines.push(`  ${terminalLine(row.resource)} ${terminalLine(row.mode)}: ${formatCount(row.acquireWaitDelta)} waits (${row.waitsPerSecond.toFixed(2)}/s), ${formatMicros(row.timeAcquiringMicrosDelta)} waited, mean ${formatMicros(row.meanWaitMicros)}`)
+  }
   return fitText(lines.join('\n'), layout)
 }
 
@@ -165,14 +186,16 @@ export interface NodeLocksTextInput {
   blocking?: BlockingAnalysis
   waits?: LockWaitsView
   tickets?: TicketsView
+  rates?: LockWaitRates
 }
 
-/** All three parts for one node, blocking first: what a DBA looks at first. */
+/** All parts for one node (a NodeLocksView fits this input), blocking first: what a DBA looks at first. */
 export function nodeLocksText(input: NodeLocksTextInput, layout: Layout = UNLIMITED): string {
   const parts: string[] = []
   if (input.node) parts.push(fitText(`node ${terminalLine(input.node)}`, layout))
   if (input.blocking) parts.push(blockingTreeText(input.blocking, layout))
   if (input.waits) parts.push(lockWaitsText(input.waits, layout))
+  if (input.rates) parts.push(lockWaitRatesText(input.rates, layout))
   if (input.tickets) parts.push(ticketsText(input.tickets, layout))
   return parts.join('\n\n')
 }

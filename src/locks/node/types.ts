@@ -236,3 +236,14 @@ export interface TicketsView {
   /** Why the verdicts say what they say, for a human. */
   explanation: string
 }
+
+/** Everything "node locks" knows of one node at one moment: what nodeLocksView returns and the reporter prints. */
+export interface NodeLocksView {
+  /** host:port of the node. */
+  node: string | null
+  blocking: BlockingAnalysis
+  waits: LockWaitsView
+  tickets: TicketsView
+  /** Waits since the previous sample, when one was given (a watch). */
+  rates?: LockWaitRates
+}
