@@ -26,7 +26,7 @@ const layout = {width: 80}
 
 function fullText(docs: Array<Record<string, unknown>>, lockInfo?: unknown): string {
   const blocking = analyseBlocking({operations: parseOperations(docs, NODE), ...(lockInfo ? {lockInfo: [parseLockInfo(lockInfo, NODE)]} : {})})
-  return nodeLocksText({node: NODE, blocking, waits: lockWaitsFromServerStatus(serverStatus341), tickets: ticketsFromServerStatus(serverStatus42Primary, '4.2.6')}, layout)
+  return nodeLocksText({node: NODE, blocking, waits: lockWaitsFromServerStatus(serverStatus341), tickets: ticketsFromServerStatus(serverStatus42Primary, '4.2')}, layout)
 }
 
 describe('node locks text', () => {

@@ -85,8 +85,8 @@ describe('lock waits since start', () => {
 })
 
 describe('execution tickets', () => {
-  it('4.2 primary (published): concurrentTransactions read, write and the global lock queue, nothing exhausted', () => {
-    const view = ticketsFromServerStatus(serverStatus42Primary, '4.2.6')
+  it('4.2 primary (published; 4.2 inferred from maxWireVersion 8 in its isMaster): concurrentTransactions read, write and the global lock queue, nothing exhausted', () => {
+    const view = ticketsFromServerStatus(serverStatus42Primary, '4.2')
     assert.equal(view.source, 'wiredTiger.concurrentTransactions')
     assert.equal(view.dynamicSizing, false)
     assert.deepEqual([view.read!.out, view.read!.available, view.read!.totalTickets, view.read!.verdict], [1, 127, 128, 'ok'])
