@@ -1,0 +1,251 @@
+/**
+ * Who blocks whom on a node, from `$currentOp` operations and, when it could be run, `lockInfo` (pure).
+ *
+ * The inference from $currentOp (facts §4.2a), stated so it can be checked:
+ * 1. Resource identity. `locks` names a resource TYPE, not which one. A Database lock is taken to be
+ *    the op's `ns` database, a Collection (DDLCollection) lock its `ns`, a DDLDatabase lock its
+ *    database; Global and every other type is one resource per node. An op whose `ns` cannot name a
+ *    Database/Collection resource is never matched on it (no edge is guessed).
+ * 2. What a waiter waits on. `waitingForLock: true` says a request is pending, not which one; the
+ *    server takes locks top-down (RSTL / PBWM / FCV → Global → Database → Collection → Metadata /
+ *    Mutex / oplog; DDL locks before all of them, MMAPV1Journal right after Global on 3.x), so the
+ *    pending request is the deepest resource in its `locks`. A type we cannot place (one this code
+ *    does not know) is taken only when the op names no type we know.
+ * 3. Who blocks it. Ops on the same node holding the same resource in a conflicting mode (the
+ *    manual's compatibility table, modes.ts); and, because the lock manager grants in FIFO order
+ *    (lockInfo's `compatibleFirst` aside: manual, lockInfo "Lock Information"), ops whose own
+ *    conflicting request on that resource is queued ahead: waiting longer, i.e. a larger
+ *    `microsecs_running`. Those edges are "queued ahead": the classic index build, where a long read
+ *    holds IS, the build waits for X, and every new read queues behind the build's X request.
+ * 4. Roots. An op that blocks others and does not wait itself, or whose own wait has no visible
+ *    blocker. Its `db.killOp(<opid>)` is a hint for the DBA; pooltool never kills.
+ *
+ * With lockInfo, its granted and pending lists per resource decide the edges: an edge $currentOp also
+ * suggested is "confirmed by lockInfo"; one only $currentOp suggested is left out and counted.
+ */
+import {conflicts, modeName} from './modes.js'
+import type {
+  BlockingAnalysis,
+  BlockingChain,
+  BlockingEdge,
+  BlockingTreeNode,
+  LockInfoRequest,
+  LockInfoSnapshot,
+  LockResource,
+  NodeOperation,
+  UnexplainedWaiter,
+} from './types.js'
+
+/** The server's acquisition order, outermost first (see point 2 above). */
+export const LOCK_ACQUISITION_ORDER: readonly string[] = [
+  'DDLDatabase',
+  'DDLCollection',
+  'ReplicationStateTransition',
+  'ParallelBatchWriterMode',
+  'FeatureCompatibilityVersion',
+  'Global',
+  'MMAPV1Journal',
+  'Database',
+  'Collection',
+  'Metadata',
+  'Mutex',
+  'oplog',
+]
+
+/** Types whose identity comes from the op's namespace; every other type is a singleton per node. */
+const NAMED_BY_DATABASE = new Set(['Database', 'DDLDatabase'])
+const NAMED_BY_NAMESPACE = new Set(['Collection', 'DDLCollection'])
+
+const databaseOf = (ns: string | null): string | null => {
+  if (!ns) return null
+  const dot = ns.indexOf('.')
+  const db = dot >= 0 ? ns.slice(0, dot) : ns
+  return db === '' ? null : db
+}
+const namespaceOf = (ns: string | null): string | null => (ns && ns.includes('.') && !ns.endsWith('.$cmd') ? ns : null)
+
+/** The resource an op's lock of `type` is on (identity inferred: point 1). */
+export function resourceOf(op: NodeOperation, type: string): LockResource {
+  if (NAMED_BY_DATABASE.has(type)) return {node: op.node, type, name: databaseOf(op.ns)}
+  if (NAMED_BY_NAMESPACE.has(type)) return {node: op.node, type, name: namespaceOf(op.ns)}
+  return {node: op.node, type, name: null}
+}
+
+/** Whether a resource's identity is known: a singleton, or a named one with its name. */
+const identified = (r: LockResource): boolean => !(NAMED_BY_DATABASE.has(r.type) || NAMED_BY_NAMESPACE.has(r.type)) || r.name !== null
+const sameResource = (a: LockResource, b: LockResource): boolean => a.node === b.node && a.type === b.type && a.name === b.name && identified(a)
+
+/** The lock type a waiting op waits on (point 2); null when it does not wait or names no lock. */
+export function waitedLockType(op: NodeOperation): string | null {
+  if (!op.waitingForLock) return null
+  const types = Object.keys(op.locks)
+  if (types.length === 0) return null
+  const known = types.filter((t) => LOCK_ACQUISITION_ORDER.includes(t))
+  if (known.length === 0) return types[types.length - 1]!
+  return known.reduce((deepest, t) => (LOCK_ACQUISITION_ORDER.indexOf(t) > LOCK_ACQUISITION_ORDER.indexOf(deepest) ? t : deepest))
+}
+
+const sameOpid = (a: number | string | null, b: number | string | null): boolean => a !== null && b !== null && String(a) === String(b)
+const edgeKey = (e: Pick<BlockingEdge, 'waiter' | 'blocker'>): string => `${String(e.waiter)}\u0000${String(e.blocker)}`
+
+/** Edges from $currentOp alone (points 1–3). */
+export function inferEdges(operations: readonly NodeOperation[]): BlockingEdge[] {
+  const edges: BlockingEdge[] = []
+  for (const waiter of operations) {
+    const type = waitedLockType(waiter)
+    if (type === null) continue
+    const mode = modeName(waiter.locks[type])
+    const resource = resourceOf(waiter, type)
+    if (mode === null || !identified(resource)) continue
+    for (const other of operations) {
+      if (other === waiter || sameOpid(other.opid, waiter.opid) || other.locks[type] === undefined) continue
+      if (!sameResource(resourceOf(other, type), resource)) continue
+      const otherMode = modeName(other.locks[type])
+      if (otherMode === null || !conflicts(otherMode, mode)) continue
+      const otherQueuedHere = waitedLockType(other) === type
+      if (!otherQueuedHere) {
+        edges.push({waiter: waiter.opid, blocker: other.opid, resource, waiterMode: mode, blockerMode: otherMode, kind: 'holds', evidence: 'inferred-from-currentOp'})
+      } else if ((other.runningMicros ?? -1) > (waiter.runningMicros ?? -1)) {
+        edges.push({waiter: waiter.opid, blocker: other.opid, resource, waiterMode: mode, blockerMode: otherMode, kind: 'queued-ahead', evidence: 'inferred-from-currentOp'})
+      }
+    }
+  }
+  return edges
+}
+
+/** Edges lockInfo shows: each pending request against the conflicting granted ones and the conflicting requests queued before it. */
+export function lockInfoEdges(snapshot: LockInfoSnapshot): BlockingEdge[] {
+  const edges: BlockingEdge[] = []
+  for (const r of snapshot.resources) {
+    const resource: LockResource = {node: snapshot.node, type: r.type, name: r.name}
+    r.pending.forEach((waiting, index) => {
+      if (waiting.mode === null || waiting.opid === null) return
+      const add = (other: LockInfoRequest, kind: BlockingEdge['kind']) => {
+        if (other.mode === null || other.opid === null || sameOpid(other.opid, waiting.opid) || !conflicts(other.mode, waiting.mode)) return
+        edges.push({waiter: waiting.opid!, blocker: other.opid, resource, waiterMode: waiting.mode!, blockerMode: other.mode, kind, evidence: 'lockInfo'})
+      }
+      for (const granted of r.granted) add(granted, 'holds')
+      for (const ahead of r.pending.slice(0, index)) add(ahead, 'queued-ahead')
+    })
+  }
+  return edges
+}
+
+/** An op lockInfo names that $currentOp did not list (a race between the two reads): what lockInfo says of it. */
+function operationFromLockInfo(request: LockInfoRequest, node: string | null): NodeOperation {
+  return {
+    node, opid: request.opid ?? '', desc: request.desc, connectionId: request.connectionId, client: request.client, appName: null, driver: null,
+    op: null, ns: null, commandName: null, runningMicros: null, waitingForLock: false, locks: {}, lockStats: {}, msg: null, progress: null, shard: null,
+  }
+}
+
+/** `db.killOp(<opid>)`, a router's `shard:opid` quoted. A hint only. */
+export function killOpHint(opid: number | string): string {
+  return `db.killOp(${typeof opid === 'number' ? opid : JSON.stringify(opid)})`
+}
+
+export interface BlockingInput {
+  operations: readonly NodeOperation[]
+  /** lockInfo snapshots, one per node where the user's role could run it. */
+  lockInfo?: readonly LockInfoSnapshot[]
+}
+
+/** Who blocks whom: edges, the tree from each root blocker, and waiters whose blocker cannot be seen. */
+export function analyseBlocking(input: BlockingInput): BlockingAnalysis {
+  const operations = [...input.operations]
+  const inferred = inferEdges(operations)
+  const snapshots = input.lockInfo ?? []
+  let edges = inferred
+  let inferredEdgesNotInLockInfo = 0
+  if (snapshots.length > 0) {
+    const fromLockInfo = snapshots.flatMap(lockInfoEdges)
+    const inferredKeys = new Set(inferred.map(edgeKey))
+    const lockInfoKeys = new Set(fromLockInfo.map(edgeKey))
+    const coveredNodes = new Set(snapshots.map((s) => s.node))
+    // Nodes lockInfo did not cover keep their inferred edges.
+    const uncovered = inferred.filter((e) => !coveredNodes.has(e.resource.node))
+    inferredEdgesNotInLockInfo = inferred.filter((e) => coveredNodes.has(e.resource.node) && !lockInfoKeys.has(edgeKey(e))).length
+    // One edge per waiter and blocker (lockInfo may show the pair on several resources: keep the first, the outermost).
+    const seen = new Set<string>()
+    const confirmed = fromLockInfo
+      .map((e): BlockingEdge => (inferredKeys.has(edgeKey(e)) ? {...e, evidence: 'confirmed-by-lockInfo'} : e))
+      .filter((e) => (seen.has(edgeKey(e)) ? false : (seen.add(edgeKey(e)), true)))
+    edges = [...confirmed, ...uncovered]
+    for (const snapshot of snapshots) {
+      for (const r of snapshot.resources) {
+        for (const request of [...r.granted, ...r.pending]) {
+          if (request.opid === null || operations.some((op) => sameOpid(op.opid, request.opid))) continue
+          if (edges.some((e) => sameOpid(e.waiter, request.opid) || sameOpid(e.blocker, request.opid))) operations.push(operationFromLockInfo(request, snapshot.node))
+        }
+      }
+    }
+  }
+
+  const byOpid = new Map(operations.map((op) => [String(op.opid), op]))
+  const blockersOf = new Map<string, BlockingEdge[]>()
+  for (const e of edges) blockersOf.set(String(e.waiter), [...(blockersOf.get(String(e.waiter)) ?? []), e])
+  const running = (opid: number | string) => byOpid.get(String(opid))?.runningMicros ?? -1
+  // A waiter is drawn once, under its primary blocker: one that holds the lock before one queued ahead, then the longest running.
+  const primaryOf = new Map<string, BlockingEdge>()
+  for (const [waiter, list] of blockersOf) {
+    const sorted = [...list].sort((a, b) => Number(a.kind !== 'holds') - Number(b.kind !== 'holds') || running(b.blocker) - running(a.blocker))
+    primaryOf.set(waiter, sorted[0]!)
+  }
+  const childrenOf = new Map<string, BlockingEdge[]>()
+  for (const e of primaryOf.values()) childrenOf.set(String(e.blocker), [...(childrenOf.get(String(e.blocker)) ?? []), e])
+
+  const placed = new Set<string>()
+  const build = (op: NodeOperation, edge: BlockingEdge | undefined): BlockingTreeNode => {
+    placed.add(String(op.opid))
+    const kids = (childrenOf.get(String(op.opid)) ?? [])
+      .filter((e) => !placed.has(String(e.waiter)))
+      .sort((a, b) => running(b.waiter) - running(a.waiter))
+    const node: BlockingTreeNode = {
+      operation: op,
+      waitingAtMostMicros: edge ? op.runningMicros : null,
+      alsoBlockedBy: (blockersOf.get(String(op.opid)) ?? []).map((e) => e.blocker).filter((b) => edge !== undefined && !sameOpid(b, edge.blocker)),
+      children: [],
+    }
+    if (edge) node.edge = edge
+    for (const e of kids) {
+      if (placed.has(String(e.waiter))) continue
+      const waiter = byOpid.get(String(e.waiter))
+      if (waiter) node.children.push(build(waiter, e))
+    }
+    return node
+  }
+  const count = (node: BlockingTreeNode): number => node.children.reduce((sum, child) => sum + 1 + count(child), 0)
+
+  const roots = operations.filter((op) => childrenOf.has(String(op.opid)) && !primaryOf.has(String(op.opid)))
+  const chains: BlockingChain[] = roots
+    .map((op) => build(op, undefined))
+    .map((root) => ({root, killOpHint: killOpHint(root.operation.opid), waiterCount: count(root)}))
+    .sort((a, b) => b.waiterCount - a.waiterCount || running(b.root.operation.opid) - running(a.root.operation.opid))
+
+  // Waiters with no visible blocker, and those only in a cycle (no root reaches them).
+  const unexplainedWaiters: UnexplainedWaiter[] = operations
+    .filter((op) => op.waitingForLock && !placed.has(String(op.opid)))
+    .map((op) => {
+      const type = waitedLockType(op)
+      const resource = type === null ? null : resourceOf(op, type)
+      const compatibleHolders =
+        resource === null || type === null
+          ? []
+          : operations
+              .filter((other) => other !== op && other.locks[type] !== undefined && waitedLockType(other) !== type && sameResource(resourceOf(other, type), resource))
+              .map((other) => other.opid)
+      return {operation: op, resource, mode: type === null ? null : modeName(op.locks[type]), compatibleHolders}
+    })
+
+  const chainSource = snapshots.length > 0 ? 'lockInfo' : 'currentOp'
+  return {
+    chainSource,
+    chainSourceText: chainSource === 'lockInfo' ? 'confirmed by lockInfo' : 'inferred from $currentOp',
+    operations,
+    edges,
+    chains,
+    unexplainedWaiters,
+    inferredEdgesNotInLockInfo,
+  }
+}
+

@@ -1,0 +1,166 @@
+/**
+ * Who blocks whom (src/locks/node/blocking.ts) from published $currentOp printouts and the manual's
+ * lockInfo example, and from a constructed index-build case (marked as such: no published printout
+ * of it with lockInfo was found) for the FIFO "queued ahead" edges and lockInfo's confirmation.
+ */
+import assert from 'node:assert/strict'
+import {describe, it} from 'node:test'
+
+import {analyseBlocking, inferEdges, killOpHint, LOCK_ACQUISITION_ORDER, resourceOf, waitedLockType} from '../../src/locks/node/blocking.js'
+import {parseLockInfo, parseResourceId} from '../../src/locks/node/lock-info.js'
+import {compatible, conflicts, MODE_NAME_OF} from '../../src/locks/node/modes.js'
+import {parseOperation, parseOperations} from '../../src/locks/node/operations.js'
+import {fsyncLockCsdn, lockInfoManualExample, pastebinFGjTrnC5, server17039Insert, update303WhereSleep} from '../fixtures/node-locks-documents.js'
+import {constructedIndexBuild, constructedIndexBuildLockInfo, NODE} from './fixtures/node-locks-constructed.js'
+
+describe('modes', () => {
+  it("follow the manual's compatibility table", () => {
+    const table: Record<string, string[]> = {IS: ['IS', 'IX', 'S'], IX: ['IS', 'IX'], S: ['IS', 'S'], X: []}
+    for (const [a, ok] of Object.entries(table)) {
+      for (const b of ['IS', 'IX', 'S', 'X']) assert.equal(compatible(a as 'IS', b as 'IS'), ok.includes(b), `${a} vs ${b}`)
+    }
+    assert.deepEqual(MODE_NAME_OF, {r: 'IS', w: 'IX', R: 'S', W: 'X'})
+    assert.equal(conflicts('W', 'r'), true)
+    assert.equal(conflicts('R', 'r'), false)
+    assert.equal(conflicts('?', 'W'), false, 'an unreadable mode never makes an edge')
+  })
+})
+
+describe('operations from $currentOp', () => {
+  it('reads the 3.0 printout of pastebin FGjTrnC5: names, running time, locks, the command name only', () => {
+    const [query, dbstats] = parseOperations(pastebinFGjTrnC5, NODE)
+    assert.equal(query!.opid, 946990251)
+    assert.equal(query!.waitingForLock, true, 'active: false but waiting: not an idle connection')
+    assert.equal(query!.commandName, null, "a find's filter key is not a command name")
+    assert.equal(dbstats!.commandName, 'dbstats')
+    assert.equal(dbstats!.runningMicros, 5239773)
+    assert.deepEqual(dbstats!.locks, {Global: 'r', MMAPV1Journal: 'r', Database: 'R'})
+    assert.equal(query!.lockStats.MMAPV1Journal!.acquireWaitCount.r, 1)
+    assert.equal(JSON.stringify([query, dbstats]).includes('bar'), false, 'the filter value is not kept')
+  })
+
+  it('keeps resource types it does not know, and never the inserted document', () => {
+    const insert = parseOperation(server17039Insert)
+    assert.deepEqual(Object.keys(insert.locks), ['Global', 'MMAPV1Journal', 'Database', 'Collection'])
+    assert.equal(JSON.stringify(insert).includes('64121'), false)
+    const future = parseOperation({opid: 7, waitingForLock: true, locks: {FeatureCompatibilityVersion: 'w', Global: 'w', TenantBarrier: 'w'}})
+    assert.deepEqual(Object.keys(future.locks), ['FeatureCompatibilityVersion', 'Global', 'TenantBarrier'])
+    assert.equal(waitedLockType(future), 'Global', 'the deepest type we can place')
+  })
+
+  it('leaves idle connections out, and reads a router shard:opid, client_s and the driver', () => {
+    const ops = parseOperations([
+      {opid: 1, active: false, desc: 'conn1', locks: {}, waitingForLock: false},
+      {opid: 'shard01:4567', shard: 'shard01', client_s: '10.0.0.9:50000', clientMetadata: {driver: {name: 'nodejs', version: '6.9.0'}, application: {name: 'orders-api'}}, active: true, op: 'command', command: {aggregate: 'orders', pipeline: [{$match: {k: 'v'}}]}},
+    ])
+    assert.equal(ops.length, 1)
+    assert.equal(ops[0]!.opid, 'shard01:4567')
+    assert.equal(ops[0]!.client, '10.0.0.9:50000')
+    assert.equal(ops[0]!.driver, 'nodejs 6.9.0')
+    assert.equal(ops[0]!.appName, 'orders-api')
+    assert.equal(ops[0]!.commandName, 'aggregate')
+    assert.equal(killOpHint(ops[0]!.opid), 'db.killOp("shard01:4567")')
+  })
+})
+
+describe('who blocks whom, inferred from $currentOp', () => {
+  it('pastebin FGjTrnC5: the query waits on MMAPV1Journal, which dbstats holds in a compatible mode: no visible blocker, dbstats named', () => {
+    const analysis = analyseBlocking({operations: parseOperations(pastebinFGjTrnC5, NODE)})
+    assert.equal(analysis.chainSource, 'currentOp')
+    assert.equal(analysis.chainSourceText, 'inferred from $currentOp')
+    assert.equal(analysis.chains.length, 0)
+    assert.equal(analysis.unexplainedWaiters.length, 1)
+    const waiter = analysis.unexplainedWaiters[0]!
+    assert.equal(waiter.operation.opid, 946990251)
+    assert.equal(waiter.resource?.type, 'MMAPV1Journal', 'the deepest type of its locks: the one its lockStats says it waited on')
+    assert.equal(waiter.mode, 'IS')
+    assert.deepEqual(waiter.compatibleHolders, [946985942])
+  })
+
+  it('a holder nobody waits for is no chain (the fsyncLockWorker of the CSDN printout, 3.0.3 update holding Collection W)', () => {
+    for (const docs of [fsyncLockCsdn, [update303WhereSleep]]) {
+      const analysis = analyseBlocking({operations: parseOperations(docs, NODE)})
+      assert.equal(analysis.chains.length, 0)
+      assert.equal(analysis.edges.length, 0)
+    }
+    const worker = parseOperations(fsyncLockCsdn, NODE).find((op) => op.desc === 'fsyncLockWorker')!
+    assert.deepEqual(worker.locks, {Global: 'R'})
+    // A write arriving now would wait on Global in IX, which S conflicts with: the edge the inference draws.
+    const write = parseOperation({opid: 9001, desc: 'conn77', op: 'insert', ns: 'shop.orders', waitingForLock: true, microsecs_running: 2_000_000, locks: {Global: 'w'}}, NODE)
+    const edges = inferEdges([worker, write])
+    assert.deepEqual(edges.map((e) => [e.waiter, e.blocker, e.resource.type, e.waiterMode, e.blockerMode, e.kind]), [[9001, 6719, 'Global', 'IX', 'S', 'holds']])
+  })
+
+  it('the index build: the long read holds IS, the build waits for X, new reads queue behind the build ("queued ahead")', () => {
+    const analysis = analyseBlocking({operations: parseOperations(constructedIndexBuild, NODE)})
+    assert.equal(analysis.chains.length, 1)
+    const chain = analysis.chains[0]!
+    assert.equal(chain.root.operation.opid, 101, 'the long read is the root blocker')
+    assert.equal(chain.killOpHint, 'db.killOp(101)')
+    assert.equal(chain.waiterCount, 3)
+    const build = chain.root.children[0]!
+    assert.equal(build.operation.opid, 202)
+    assert.deepEqual([build.edge!.kind, build.edge!.resource.type, build.edge!.resource.name, build.edge!.waiterMode, build.edge!.blockerMode], ['holds', 'Collection', 'test.orders', 'X', 'IS'])
+    assert.equal(build.waitingAtMostMicros, 30_000_000)
+    assert.deepEqual(build.children.map((c) => c.operation.opid), [303, 304], 'longest waiting first')
+    for (const read of build.children) assert.deepEqual([read.edge!.kind, read.edge!.waiterMode, read.edge!.blockerMode], ['queued-ahead', 'IS', 'X'])
+    assert.equal(analysis.unexplainedWaiters.length, 0)
+    assert.ok(!analysis.operations.find((op) => op.opid === 405)!.waitingForLock, 'the op on another collection is in no chain')
+  })
+
+  it('a read waiting longer than the build is not queued behind it (FIFO: only requests ahead block)', () => {
+    const edges = inferEdges(parseOperations(constructedIndexBuild, NODE))
+    assert.ok(!edges.some((e) => e.blocker === 303 || e.blocker === 304), 'compatible IS requests never block each other')
+    assert.ok(!edges.some((e) => e.waiter === 202 && e.kind === 'queued-ahead'), 'the reads queued after the build are not ahead of it')
+  })
+
+  it('resources: Database from the ns database, Collection from the ns, singletons per node; ops on other nodes never meet', () => {
+    const op = parseOperation({opid: 1, ns: 'shop.orders', locks: {Global: 'r'}}, NODE)
+    assert.deepEqual(resourceOf(op, 'Database'), {node: NODE, type: 'Database', name: 'shop'})
+    assert.deepEqual(resourceOf(op, 'Collection'), {node: NODE, type: 'Collection', name: 'shop.orders'})
+    assert.deepEqual(resourceOf(op, 'Global'), {node: NODE, type: 'Global', name: null})
+    const holder = parseOperation({opid: 2, ns: 'a.b', locks: {Global: 'W'}}, 'other:27017')
+    const waiter = parseOperation({opid: 3, ns: 'a.b', waitingForLock: true, locks: {Global: 'r'}}, NODE)
+    assert.equal(inferEdges([holder, waiter]).length, 0)
+    assert.deepEqual(LOCK_ACQUISITION_ORDER.slice(LOCK_ACQUISITION_ORDER.indexOf('Global')), ['Global', 'MMAPV1Journal', 'Database', 'Collection', 'Metadata', 'Mutex', 'oplog'])
+  })
+})
+
+describe('lockInfo', () => {
+  it("parses the manual's example: resource ids, granted modes and opids; nothing pending, so nothing waits", () => {
+    const snapshot = parseLockInfo(lockInfoManualExample, NODE)
+    assert.deepEqual(
+      snapshot.resources.map((r) => [r.type, r.name]),
+      [['ParallelBatchWriterMode', null], ['Global', null], ['ReplicationStateTransition', null], ['Database', 'test'], ['Collection', 'test.hugeindex']],
+    )
+    const collection = snapshot.resources[4]!
+    assert.deepEqual(collection.granted.map((g) => [g.mode, g.opid, g.desc]), [['IX', 28770, 'conn3'], ['IX', 27437, 'IndexBuildsCoordinatorMongod-0']])
+    assert.equal(JSON.stringify(snapshot).includes('585'), false, 'debugInfo (the command with its values) is not kept')
+    const analysis = analyseBlocking({operations: [], lockInfo: [snapshot]})
+    assert.equal(analysis.chainSourceText, 'confirmed by lockInfo')
+    assert.equal(analysis.edges.length, 0)
+    assert.deepEqual(parseResourceId('{42: Collection, test.foo}'), {type: 'Collection', name: 'test.foo'})
+  })
+
+  it('confirms the inferred chain edge by edge', () => {
+    const analysis = analyseBlocking({operations: parseOperations(constructedIndexBuild, NODE), lockInfo: [parseLockInfo(constructedIndexBuildLockInfo(), NODE)]})
+    assert.equal(analysis.chainSource, 'lockInfo')
+    assert.equal(analysis.chains[0]!.root.operation.opid, 101)
+    assert.deepEqual(analysis.edges.map((e) => [e.waiter, e.blocker, e.kind, e.evidence]), [
+      [202, 101, 'holds', 'confirmed-by-lockInfo'],
+      [303, 202, 'queued-ahead', 'confirmed-by-lockInfo'],
+      [304, 202, 'queued-ahead', 'confirmed-by-lockInfo'],
+    ])
+    assert.equal(analysis.inferredEdgesNotInLockInfo, 0)
+  })
+
+  it('corrects it: a holder $currentOp did not list is added, an edge lockInfo does not show is left out', () => {
+    const reply = constructedIndexBuildLockInfo({extraGranted: {mode: 'S', opid: 999, desc: 'conn999'}, withoutPending: 304})
+    const analysis = analyseBlocking({operations: parseOperations(constructedIndexBuild, NODE), lockInfo: [parseLockInfo(reply, NODE)]})
+    const fromLockInfoOnly = analysis.edges.filter((e) => e.evidence === 'lockInfo')
+    assert.deepEqual(fromLockInfoOnly.map((e) => [e.waiter, e.blocker, e.blockerMode]), [[202, 999, 'S']])
+    assert.ok(analysis.operations.some((op) => op.opid === 999 && op.desc === 'conn999'))
+    assert.equal(analysis.inferredEdgesNotInLockInfo, 1, '304 behind 202: not in lockInfo')
+    assert.deepEqual(analysis.unexplainedWaiters.map((w) => w.operation.opid), [304])
+  })
+})
