@@ -5,10 +5,13 @@
  * signal goes when the command shows (its --debug driver log) that its reads are under way.
  */
 import assert from 'node:assert/strict'
+import type {ChildProcess} from 'node:child_process'
 import {before, describe, it} from 'node:test'
 
 import {parseJson, runCli} from '../helpers/cli.js'
 import {useCluster} from '../helpers/cluster.js'
+import {observer} from '../helpers/faults.js'
+import {waitForState} from '../helpers/sim.js'
 
 /** Longer than any run of this file: the stall is still in force whenever the command ends. */
 const STALL_MS = 600_000
@@ -39,3 +42,33 @@ describe('Ctrl-C while a host stalls', {timeout: 120_000}, () => {
   })
 })
 
+describe('auth: Ctrl-C while the host stalls', {timeout: 120_000}, () => {
+  const cluster = useCluster({auth: true})
+
+  it('stops at once, the connections in flight abandoned, partial results, exit 130', async () => {
+    const watcher = observer(cluster.uri)
+    let child: ChildProcess | undefined
+    try {
+      const running = runCli(['auth', '--uri', cluster.uri, '--timeout-ms', String(STALL_MS), '--connections', '400', '--json'], {
+        timeoutMs: 60_000,
+        onSpawn: (spawned) => (child = spawned),
+      })
+      // The passes are under way once the server has seen a few of the run's new connections; then the host stalls
+      // (every reply held, pooltool's counter reads included) and Ctrl-C follows. Finishing would need the stall to end.
+      await waitForState('the run has opened a few connections', () => watcher.db('admin').command({serverStatus: 1}).then((s) => Number(s.connections?.totalCreated ?? 0)), (() => {
+        let first: number | undefined
+        return (created: number) => created - (first ??= created) >= 20
+      })())
+      await cluster.sim.control({kind: 'stall', ms: STALL_MS})
+      child!.kill('SIGINT')
+      const run = await running
+      assert.equal(run.code, 130, `${run.stdout}\n${run.stderr}`)
+      const result = parseJson(run)
+      assert.equal(result.interrupted, true)
+      assert.ok(result.mechanisms.length > 0, 'the mechanisms measured until then are reported')
+    } finally {
+      await cluster.sim.control({kind: 'stall', ms: 0})
+      await watcher.close()
+    }
+  })
+})
