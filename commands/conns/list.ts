@@ -41,10 +41,12 @@ export default class ConnsList extends TargetCommand<typeof ConnsList> {
   async run(): Promise<ConnsListResult> {
     const {flags} = this
     const target = await this.openTarget({topology: flags['sim-topology'] as SimTopology})
-    const result = await runConnsList(target, {holders: flags.holders, discover: flags.discover})
+    const result = await runConnsList(target, {holders: flags.holders, discover: flags.discover, signal: this.interruptSignal})
     this.logText((layout) => renderList(result, layout))
+    // Stopped before every host answered: the hosts that did, and the stop's exit code (130 for Ctrl-C).
+    if (result.interrupted) process.exitCode = this.interruptedExitCode
     // Nothing answered: the same class as an entry point that cannot be reached (exit 4), with the figures we have.
-    if (noHostAnswered(result)) process.exitCode = EXIT_CODES.unreachable
+    else if (noHostAnswered(result)) process.exitCode = EXIT_CODES.unreachable
     return result
   }
 }
