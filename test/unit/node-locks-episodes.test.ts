@@ -128,6 +128,29 @@ describe('blocking episodes', () => {
     assert.equal(tracker.summary().nodes[0]!.blockedMS, 4000, 'the node was blocked from 1 s to 5 s: overlaps counted once')
   })
 
+  it('two chains on one node at once are two episodes, each ending when its own waiting stops', () => {
+    const onItems = () => otherChain().map((d) => ({...d, ns: 'test.items'}))
+    const {tracker, events} = watch(NODE, [
+      [0, quiet()],
+      [1, [...buildHoldsWithTwoWaiters(), ...onItems()]],
+      [2, [...buildHoldsWithTwoWaiters(), ...onItems()]],
+      [3, [...quiet(), ...onItems()]],
+      [4, quiet()],
+    ])
+    assert.deepEqual(events.map((e) => [e.kind, e.root?.opid]), [
+      ['episode-start', 202],
+      ['episode-start', 1202],
+      ['episode-end', 202],
+      ['episode-end', 1202],
+    ])
+    const summary = tracker.summary()
+    assert.deepEqual(summary.episodes.map((e) => [e.root?.opid, e.resources[0]?.name, e.durationMS]), [
+      [202, 'test.orders', 2000],
+      [1202, 'test.items', 3000],
+    ])
+    assert.equal(summary.nodes[0]!.blockedMS, 3000, 'overlapping episodes: the node was blocked from 1 s to 4 s')
+  })
+
   it('a rise in waiters is an update; a steady count is not', () => {
     const {events} = watch(NODE, [
       [0, quiet()],
