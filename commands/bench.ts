@@ -223,11 +223,10 @@ export default class Bench extends TargetCommand<typeof Bench> {
         `bench stopped: ${result.namespaceLost}`,
         'keep the machine awake during a run (a run paused for 60 s or more counts as dead to the next bench); run it again: it claims a fresh namespace',
       )
-      process.stderr.write(`${failureLine(failure)}\n`)
-      process.exitCode = failure.exitCode
+      this.sayFailureAfterResult(failure)
     } else if (result.failOn && result.failOn.breaches.length > 0) process.exitCode = EXIT_CODES.thresholdBreached
     if (outFailure !== undefined) {
-      this.sayOutputFailed(new PoolToolError('OUTPUT_FAILED', outFailure, 'the result above is complete; check the disk and the directory, then write it again'))
+      this.sayFailureAfterResult(new PoolToolError('OUTPUT_FAILED', outFailure, 'the result above is complete; check the disk and the directory, then write it again'))
     }
     return result
   }

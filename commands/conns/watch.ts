@@ -144,7 +144,7 @@ export default class ConnsWatch extends TargetCommand<typeof ConnsWatch> {
     else if (mode !== 'json') this.logFitted(renderWatchSummary(result, stdoutLayout()))
     // Ctrl-C is how an open-ended watch ends; it only counts as an interruption when a bound was asked for.
     if (result.interrupted && (options.durationMS !== undefined || options.count !== undefined)) process.exitCode = this.interruptedExitCode
-    if (htmlFailure) this.sayOutputFailed(htmlFailure)
+    if (htmlFailure) this.sayFailureAfterResult(htmlFailure)
     return result
   }
 }
