@@ -262,22 +262,12 @@ export interface NodeLocksSample {
   view: NodeLocksView
 }
 
-/** Who an episode's root blocker is (a copy of its $currentOp fields; never the command's values). */
-export interface NodeLockEpisodeRoot {
-  opid: number | string
-  desc: string | null
-  client: string | null
-  appName: string | null
-  driver: string | null
-  op: string | null
-  ns: string | null
-  commandName: string | null
-  msg: string | null
-  progress: {done: number; total: number} | null
-  runningMicros: number | null
-  /** Resource type → mode letter, as $currentOp shows it (held, or wanted when `waiting`). */
-  locks: Record<string, string>
-  /** The root itself waits, with no visible blocker (blocking.ts point 4). */
+/** Who an episode's root blocker is: its $currentOp fields as parsed (never the command's values). */
+export type NodeLockEpisodeRoot = Pick<
+  NodeOperation,
+  'opid' | 'desc' | 'client' | 'appName' | 'driver' | 'op' | 'ns' | 'commandName' | 'msg' | 'progress' | 'runningMicros' | 'locks'
+> & {
+  /** The root itself waits, with no visible blocker (blocking.ts point 4); its `locks` then hold what it wants. */
   waiting: boolean
   /** `db.killOp(<opid>)`: a hint for the DBA; pooltool never kills. */
   killOpHint: string
