@@ -2,7 +2,9 @@
  * Every host of the cluster behind an entry point, with its role.
  *
  * - standalone: the entry host;
- * - replica set: `hello` hosts + passives (role primary / secondary);
+ * - replica set: `hello` hosts + passives (role primary / secondary, passives
+ *   marked `passive`) + arbiters (role `arbiter`); hidden members are in none of
+ *   hello's lists (a hidden entry node is kept, marked `hidden`);
  * - mongos (`hello.msg === "isdbgrid"`):
  *   - routers: the seed routers plus `config.mongos` (one document per router
  *     that ever pinged; routers whose `ping` is older than 10 minutes are
@@ -404,7 +406,13 @@ function entryRoleOf(hello: Document, kind: ClusterTopology['kind']): HostRole {
   if (kind === 'sharded') return 'mongos'
   if (kind === 'standalone') return 'standalone'
   if (isConfigServerMember(hello)) return 'config'
+  if (hello.arbiterOnly === true) return 'arbiter'
   return hello.isWritablePrimary === true || hello.ismaster === true ? 'primary' : 'secondary'
+}
+
+/** What a replica-set member says of itself: priority 0 (`passive`), `hidden`. */
+function entryFlagsOf(hello: Document): Pick<ClusterHost, 'passive' | 'hidden'> {
+  return {...(hello.passive === true ? {passive: true as const} : {}), ...(hello.hidden === true ? {hidden: true as const} : {})}
 }
 
 /** Puts the entry node first in a replica set's member list, with its address (and adds it when hello's hosts omit it, e.g. hidden). */
@@ -417,7 +425,9 @@ function withEntryFirst(hosts: ClusterHost[], entry: ClusterHost | undefined): C
 
 /** `--no-discover`: the URI's hosts, the entry named as the cluster names it. */
 function seedsOnly(target: Target, hello: Document, kind: ClusterTopology['kind'], entry: ClusterHost | undefined): ClusterTopology {
-  const roleOf = (host: string): HostRole => (kind === 'replset' ? (host === hello.primary ? 'primary' : 'secondary') : kind === 'sharded' ? 'mongos' : 'standalone')
+  const arbiters = new Set(Array.isArray(hello.arbiters) ? hello.arbiters : [])
+  const roleOf = (host: string): HostRole =>
+    kind === 'replset' ? (arbiters.has(host) ? 'arbiter' : host === hello.primary ? 'primary' : 'secondary') : kind === 'sharded' ? 'mongos' : 'standalone'
   const hosts = entry ? [entry] : target.seedHosts.map((host) => ({host, role: roleOf(host)}))
   const topology: ClusterTopology = {kind, hosts, sources: ['hello'], warnings: ["--no-discover: polling the URI's hosts only"], staleRouters: []}
   if (typeof hello.setName === 'string') topology.setName = hello.setName
@@ -467,7 +477,13 @@ async function discoverFromEntry(target: Target, options: DiscoveryOptions): Pro
     const entryHost: ClusterHost | undefined =
       address === undefined || name === undefined
         ? undefined
-        : {host: name, ...(name === address ? {} : {address}), entry: true, role: entryRoleOf(hello.value, kind), ...(typeof hello.value.setName === 'string' ? {setName: hello.value.setName} : {})}
+        : {
+            host: name,
+            ...(name === address ? {} : {address}),
+            entry: true,
+            role: entryRoleOf(hello.value, kind),
+            ...(typeof hello.value.setName === 'string' ? {setName: hello.value.setName, ...entryFlagsOf(hello.value)} : {}),
+          }
     const entry: EntryNode = {seedHosts: target.seedHosts, ...(entryHost ? {host: entryHost} : {}), ...(status ? {status} : {}), nowMs: serverNowMs(hello)}
     if (options.discover === false) return {topology: seedsOnly(target, hello.value, kind, entryHost), hello: hello.value}
     if (kind === 'sharded') return {topology: await discoverThroughMongos(reader, context, entry), hello: hello.value}
