@@ -39,11 +39,7 @@ export function routerVersions(topology: Partial<Pick<ClusterTopology, 'hosts'>>
 }
 
 /** What the topology itself tells a DBA. */
-type TopologyFacts = Pick<ClusterTopology, 'warnings'> & Partial<Pick<ClusterTopology, 'hosts' | 'configMongosCount' | 'replayOf' | 'kind'>>
-
-/** hello lists no hidden member: said once for a replica set, so an absent member is not taken for a missing one. */
-export const HIDDEN_MEMBERS_NOTE =
-  "hidden members are in none of hello's lists (hosts, passives, arbiters): they are not polled unless the URI names one (directConnection=true)"
+type TopologyFacts = Pick<ClusterTopology, 'warnings'> & Partial<Pick<ClusterTopology, 'hosts' | 'configMongosCount' | 'replayOf'>>
 
 
 export function topologyFindings(topology: Partial<Pick<ClusterTopology, 'hosts' | 'configMongosCount'>>): string[] {
@@ -77,6 +73,5 @@ export function connsNotes(topology: TopologyFacts, hosts: readonly HostNoteFact
     ...grouped(hosts, (h) => h.holdersUnavailable, (names, reason) => `holders not read on ${names}: ${reason}`),
     ...grouped(hosts, (h) => h.poolsUnavailable, (names, reason) => `pools (connPoolStats) not available on ${names}: ${reason}`),
     ...hosts.flatMap((h) => (h.counterDefects ?? []).map((d) => `${h.host}: ${d.cause}`)),
-    ...(topology.kind === 'replset' ? [HIDDEN_MEMBERS_NOTE] : []),
   ]
 }

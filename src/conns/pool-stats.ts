@@ -75,7 +75,10 @@ function hostDetail(host: string, stats: Document): PoolHostDetail | undefined {
   return out
 }
 
-/** pools: {name: {poolInUse…, "<host:port>": {inUse…}}} → one entry per pool name, its hosts sorted. */
+/**
+ * pools: {name: {poolInUse…, "<host:port>": {inUse…}}} → one entry per pool name (sorted by name), its hosts in the
+ * server's order (host names are not sorted: a replay or --redact-hosts renames them, the order stays).
+ */
 function byPool(doc: Document): PoolDetail[] {
   const out: PoolDetail[] = []
   const pools = doc.pools as Document | undefined
@@ -89,7 +92,6 @@ function byPool(doc: Document): PoolDetail[] {
       const detail = hostDetail(key, value as Document)
       if (detail) hosts.push(detail)
     }
-    hosts.sort((a, b) => a.host.localeCompare(b.host))
     let counts = countsOf(stats, 'pool')
     if (!counts) {
       // The "global" DBClient pool of older servers lists hosts without pool* totals: sum them.
@@ -190,7 +192,7 @@ export function parseConnPoolStats(doc: Document, topology: readonly ClusterHost
     const waits = raw && typeof raw === 'object' ? parseAcquisitionWaitTimes(raw.acquisitionWaitTimes) : undefined
     if (waits) detail.acquisitionWaitTimes = waits
     return detail
-  }).sort((a, b) => a.host.localeCompare(b.host))
+  })
   const waits = parseAcquisitionWaitTimes(doc.acquisitionWaitTimes)
   if (waits) summary.acquisitionWaitTimes = waits
   const numClient = toNumber(doc.numClientConnections)

@@ -261,6 +261,11 @@ export interface ConnsTopologySummary {
   routerVersions?: Record<string, string[]>
   /** The target is `pooltool sim --replay` serving a snapshot captured at this time. */
   replayOf?: {capturedAt: string}
+  /**
+   * A replica set: false, hello lists no hidden member (they are not polled unless the URI names one,
+   * directConnection=true); replSetGetConfig is not read.
+   */
+  hiddenMembersVisible?: false
 }
 
 /** `conns watch --json` (and the `--ndjson` summary): the shared envelope (target, notes, interrupted) and the watch's figures. */

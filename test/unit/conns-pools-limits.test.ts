@@ -12,13 +12,13 @@ import stringWidth from 'string-width'
 
 import {counterDefects} from '../../src/conns/counter-defects.js'
 import {explainIncomingLimit, openFilesCap} from '../../src/conns/incoming-limit.js'
-import {connsNotes, HIDDEN_MEMBERS_NOTE} from '../../src/conns/notes.js'
+import {connsNotes} from '../../src/conns/notes.js'
 import {parseConnPoolStats} from '../../src/conns/pool-stats.js'
 import {connectionLimit} from '../../src/conns/summary.js'
 import type {ConnsListResult} from '../../src/conns/types.js'
 import {parseConnections} from '../../src/probes/server-status.js'
 import {topologyFromHello} from '../../src/probes/topology.js'
-import {renderList} from '../../src/reporters/conns.js'
+import {describeTopology, HIDDEN_MEMBERS_TEXT, renderList} from '../../src/reporters/conns.js'
 import {fitText} from '../../src/reporters/fit.js'
 import {connPoolStats70} from '../fixtures/conns-documents.js'
 import {connPoolStats80Member, connPoolStatsManualMongos, getCmdLineOptsManual, getCmdLineOptsMax500, hostInfoLinux, hostInfoWindows} from '../fixtures/pools-limits-documents.js'
@@ -36,15 +36,15 @@ describe('connPoolStats per pool name and per remote host', () => {
     assert.equal(registry.hosts.length, 5)
     const global = p.byPool!.find((pool) => pool.pool === 'global')!
     assert.deepEqual(global.hosts.find((h) => h.host === 'shard1.example.net:27018'), {host: 'shard1.example.net:27018', inUse: 0, available: 2, created: 7, refreshing: 0})
-    // Per remote host over every pool: the `hosts` map as sent.
+    // Per remote host over every pool: the `hosts` map as sent, in the server's order.
     assert.deepEqual(
       p.byHost!.map((h) => [h.host, h.inUse, h.available, h.created]),
       [
+        ['cfg3.example.net:27019', 0, 3, 6],
         ['cfg1.example.net:27019', 2, 5, 27],
         ['cfg2.example.net:27019', 0, 3, 6],
-        ['cfg3.example.net:27019', 0, 3, 6],
-        ['shard1.example.net:27018', 0, 3, 11],
         ['shard2.example.net:27018', 0, 3, 11],
+        ['shard1.example.net:27018', 0, 3, 11],
       ],
     )
     // The router summary is kept.
@@ -187,9 +187,9 @@ describe('replica-set members by role', () => {
     ])
   })
 
-  test('a replica set says once that hidden members are not visible from hello', () => {
-    assert.ok(connsNotes({warnings: [], kind: 'replset'}, []).includes(HIDDEN_MEMBERS_NOTE))
-    assert.ok(!connsNotes({warnings: [], kind: 'sharded'}, []).includes(HIDDEN_MEMBERS_NOTE))
+  test('a replica set says with its hosts that hidden members are not visible from hello', () => {
+    assert.equal(describeTopology({kind: 'replset', setName: 'rs0', sources: ['hello'], warnings: [], staleRouters: [], hosts: []}, 4), `replica set rs0, 4 hosts (from hello; ${HIDDEN_MEMBERS_TEXT})`)
+    assert.equal(describeTopology({kind: 'sharded', sources: ['hello'], warnings: [], staleRouters: [], hosts: []}, 4), 'sharded cluster, 4 hosts (from hello)')
   })
 
   test('conns list text: roles, pools by name, each remote host, the limit explained, within the width', () => {
