@@ -262,10 +262,10 @@ export interface ConnsTopologySummary {
   /** The target is `pooltool sim --replay` serving a snapshot captured at this time. */
   replayOf?: {capturedAt: string}
   /**
-   * A replica set: false, hello lists no hidden member (they are not polled unless the URI names one,
-   * directConnection=true); replSetGetConfig is not read.
+   * A replica set: true when replSetGetConfig listed its hidden members (polled with role secondary, `hidden`);
+   * false when it could not be read: hello lists no hidden member, so they are not polled unless the URI names one.
    */
-  hiddenMembersVisible?: false
+  hiddenMembersVisible?: boolean
 }
 
 /** `conns watch --json` (and the `--ndjson` summary): the shared envelope (target, notes, interrupted) and the watch's figures. */

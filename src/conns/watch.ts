@@ -68,7 +68,7 @@ function topologySummary(t: ClusterTopology): ConnsTopologySummary {
     ...(t.entry === undefined ? {} : {entry: t.entry}),
     ...(versions === undefined ? {} : {routerVersions: versions}),
     ...(t.replayOf === undefined ? {} : {replayOf: t.replayOf}),
-    ...(t.kind === 'replset' ? {hiddenMembersVisible: false as const} : {}),
+    ...(t.hiddenMembersVisible === undefined ? {} : {hiddenMembersVisible: t.hiddenMembersVisible}),
   }
 }
 

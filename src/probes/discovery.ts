@@ -4,7 +4,9 @@
  * - standalone: the entry host;
  * - replica set: `hello` hosts + passives (role primary / secondary, passives
  *   marked `passive`) + arbiters (role `arbiter`); hidden members are in none of
- *   hello's lists (a hidden entry node is kept, marked `hidden`);
+ *   hello's lists: `replSetGetConfig` (clusterMonitor) adds them (role secondary,
+ *   marked `hidden`); without it they are not seen (`hiddenMembersVisible: false`;
+ *   a hidden entry node is kept, marked `hidden`);
  * - mongos (`hello.msg === "isdbgrid"`):
  *   - routers: the seed routers plus `config.mongos` (one document per router
  *     that ever pinged; routers whose `ping` is older than 10 minutes are
@@ -34,7 +36,7 @@ import {toPoolToolError} from '../mongo/errors.js'
 import type {Target} from '../target.js'
 import type {ReadOptions, Reading, ServerReader} from './reader.js'
 import {parseShardingStatus, toNumber} from './server-status.js'
-import {type ClusterHost, type ClusterTopology, connectAddress, type HostRole, replayOf, topologyFromHello} from './topology.js'
+import {type ClusterHost, type ClusterTopology, connectAddress, type HostEntry, type HostRole, replayOf, topologyFromHello} from './topology.js'
 
 export type {ClusterHost, ClusterTopology}
 
@@ -410,6 +412,19 @@ function entryRoleOf(hello: Document, kind: ClusterTopology['kind']): HostRole {
   return hello.isWritablePrimary === true || hello.ismaster === true ? 'primary' : 'secondary'
 }
 
+/**
+ * The hidden members of a replica set from `replSetGetConfig` (`config.members[]`: `{host, hidden, arbiterOnly,
+ * priority}`): role secondary (a hidden member has priority 0: never primary), marked hidden and passive.
+ * Undefined when the reply has no member list.
+ */
+export function hiddenMembersOf(reply: Document): HostEntry[] | undefined {
+  const members = (reply.config as Document | undefined)?.members
+  if (!Array.isArray(members)) return undefined
+  return members
+    .filter((m: Document) => m?.hidden === true && typeof m.host === 'string' && m.arbiterOnly !== true)
+    .map((m: Document) => ({host: m.host as string, role: 'secondary' as const, hidden: true as const, passive: true as const}))
+}
+
 /** What a replica-set member says of itself: priority 0 (`passive`), `hidden`. */
 function entryFlagsOf(hello: Document): Pick<ClusterHost, 'passive' | 'hidden'> {
   return {...(hello.passive === true ? {passive: true as const} : {}), ...(hello.hidden === true ? {hidden: true as const} : {})}
@@ -497,11 +512,15 @@ async function discoverFromEntry(target: Target, options: DiscoveryOptions): Pro
         configWarnings.push(`part of a sharded cluster whose config server could not be read from here; showing this replica set only`, ...sharded.warnings)
       }
       const members = topologyFromHello(hello.value, target.seedHosts)
+      const sources = ['hello']
+      // hello lists no hidden member: replSetGetConfig (clusterMonitor) does; without it they stay unseen, and say so.
+      const config = await attempt('replSetGetConfig', sources, context, async () => hiddenMembersOf((await reader.replSetGetConfig(context.read)).value))
+      const listed = [...members.hosts, ...(config.value ?? []).filter((m) => !members.hosts.some((h) => h.host === m.host))]
       const hosts = withEntryFirst(
-        members.hosts.map((h) => ({...h, setName: members.setName!})),
+        listed.map((h) => ({...h, setName: members.setName!})),
         entryHost,
       )
-      const topology: ClusterTopology = {kind: 'replset', hosts, setName: members.setName!, sources: ['hello'], warnings: configWarnings, staleRouters: []}
+      const topology: ClusterTopology = {kind: 'replset', hosts, setName: members.setName!, sources, warnings: configWarnings, staleRouters: [], hiddenMembersVisible: config.value !== undefined}
       if (entryHost) topology.entry = {host: entryHost.host, address: connectAddress(entryHost), role: hosts[0]!.role}
       return {topology, hello: hello.value}
     }

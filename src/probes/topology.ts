@@ -81,6 +81,8 @@ export interface ClusterTopology {
   entry?: {host: string; address: string; role: HostRole}
   /** The target is `pooltool sim --replay` serving a snapshot taken at this time (its hello says `pooltoolReplay`). */
   replayOf?: {capturedAt: string}
+  /** A replica set: true when replSetGetConfig listed its hidden members, false when it could not be read (hello lists none). */
+  hiddenMembersVisible?: boolean
 }
 
 /** What a replay's hello says about itself (src/replay/dispatch.ts adds it to every hello). */

@@ -33,6 +33,8 @@ export function readNameOf(command: Document, db: string): string | undefined {
       return 'hostInfo'
     case 'getcmdlineopts':
       return 'getCmdLineOpts'
+    case 'replsetgetconfig':
+      return 'replSetGetConfig'
     case 'serverstatus':
       return 'serverStatus'
     case 'connpoolstats':

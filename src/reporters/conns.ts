@@ -91,12 +91,12 @@ function downLines(hosts: ReadonlyArray<{host: string; state: string; error?: st
   return hosts.filter((h) => h.state !== 'ok').map((h) => `${terminalLine(h.host)} ${downState(h)}: ${terminalLine(h.error ?? '').slice(0, width)}`)
 }
 
-/** hello lists no hidden member: said with a replica set's hosts, so an absent member is not taken for a missing one. */
+/** hello lists no hidden member: said with a replica set's hosts when replSetGetConfig could not list them either. */
 export const HIDDEN_MEMBERS_TEXT = 'hidden members are not in hello'
 
 export function describeTopology(t: ClusterTopology | ConnsTopologySummary, hostCount: number): string {
   const kind = t.kind === 'replset' ? terminalLine(`replica set ${t.setName ?? ''}`.trim()) : t.kind === 'sharded' ? 'sharded cluster' : 'standalone'
-  return `${kind}, ${hostCount} host${hostCount === 1 ? '' : 's'} (from ${t.sources.join(', ')}${t.kind === 'replset' ? `; ${HIDDEN_MEMBERS_TEXT}` : ''})`
+  return `${kind}, ${hostCount} host${hostCount === 1 ? '' : 's'} (from ${t.sources.join(', ')}${t.kind === 'replset' && t.hiddenMembersVisible === false ? `; ${HIDDEN_MEMBERS_TEXT}` : ''})`
 }
 
 export function renderTopology(t: ClusterTopology): string {

@@ -1,11 +1,11 @@
 /**
  * Pools and limits in full against the embedded clusters, with the built CLI:
  * - a replica set with a passive member, a hidden one and an arbiter, started with
- *   net.maxIncomingConnections 300: `conns list` lists the arbiter and the passive member with
- *   their roles, every member's connPoolStats by pool name (NetworkInterfaceTL-ReplNetwork) and by
- *   remote host, and each connection limit explained (300 = net.maxIncomingConnections, read with
- *   getCmdLineOpts, below 80% of hostInfo.extra.maxOpenFiles); hidden members are said not to be
- *   visible from hello;
+ *   net.maxIncomingConnections 300: `conns list` lists the arbiter, the passive member and the hidden
+ *   one (from replSetGetConfig: hello lists no hidden member) with their roles, every member's
+ *   connPoolStats by pool name (NetworkInterfaceTL-ReplNetwork) and by remote host, and each
+ *   connection limit explained (300 = net.maxIncomingConnections, read with getCmdLineOpts, below
+ *   80% of hostInfo.extra.maxOpenFiles);
  * - `snapshot` of that set, then `conns list` against `sim --replay`: the same roles, pools and
  *   limit explanations (the replay answers getCmdLineOpts from the capture);
  * - a sharded cluster: the router's pools by name (ShardRegistry) and per shard, the shard and
@@ -37,7 +37,7 @@ const byName = (list: any[] | undefined) => list?.map((x) => ({...x, ...(x.hosts
 const figures = (result: any) =>
   result.hosts.map((h: any) => ({host: h.host, role: h.role, passive: h.passive, hidden: h.hidden, pools: byName(h.pools?.byPool), byHost: byName(h.pools?.byHost), incomingLimit: h.incomingLimit}))
 
-describe('conns list on a replica set with a passive, a hidden member and an arbiter', {timeout: 120_000}, () => {
+describe('conns list on a replica set with a passive, a hidden member and an arbiter', {timeout: 180_000}, () => {
   const cluster = useCluster({
     topology: 'replset',
     members: 4,
@@ -52,9 +52,13 @@ describe('conns list on a replica set with a passive, a hidden member and an arb
     const byRole = (role: string) => result.hosts.filter((h: any) => h.role === role)
     assert.equal(byRole('arbiter').length, 1, 'the arbiter is listed, not dropped')
     assert.equal(byRole('primary').length, 1)
-    assert.equal(result.hosts.filter((h: any) => h.passive).length, 1, 'the passive member is marked')
-    assert.equal(result.hosts.length, 3, 'hello lists no hidden member')
-    assert.equal(result.topology.hiddenMembersVisible, false, 'the JSON says hidden members are not visible from hello')
+    assert.equal(result.hosts.filter((h: any) => h.passive && !h.hidden).length, 1, 'the passive member is marked (the hidden one is priority 0 too)')
+    assert.equal(result.hosts.length, 4, 'the hidden member too, from replSetGetConfig')
+    const hidden = result.hosts.filter((h: any) => h.hidden)
+    assert.equal(hidden.length, 1, 'the hidden member is marked')
+    assert.equal(hidden[0].role, 'secondary')
+    assert.equal(result.topology.hiddenMembersVisible, true)
+    assert.ok(result.topology.sources.includes('replSetGetConfig'), result.topology.sources)
     for (const h of result.hosts) {
       assert.equal(h.state, 'ok', `${h.host}: ${h.error}`)
       const repl = h.pools?.byPool?.find((p: any) => p.pool === 'NetworkInterfaceTL-ReplNetwork')
@@ -74,7 +78,8 @@ describe('conns list on a replica set with a passive, a hidden member and an arb
     const run = await runCli(['conns', 'list', '--uri', cluster.uri], {env: {COLUMNS: '110'}})
     assert.equal(run.code, 0, run.stderr)
     const flat = run.stdout.replaceAll(/\n +/g, ' ')
-    assert.match(flat, /replica set rs0, 3 hosts \(from hello; hidden members are not in hello\)/)
+    assert.match(flat, /replica set rs0, 4 hosts \(from hello, replSetGetConfig\)/)
+    assert.match(run.stdout, /127\.0\.0\.1:\d+ +secondary passive hidden /)
     assert.match(run.stdout, /127\.0\.0\.1:\d+ +arbiter /)
     assert.match(run.stdout, /127\.0\.0\.1:\d+ +secondary passive /)
     assert.match(flat, /outgoing pools \(connPoolStats; in use\/available\/created\/refreshing\):/)
@@ -101,6 +106,7 @@ describe('conns list on a replica set with a passive, a hidden member and an arb
       const captured = rewriteNames(snapshot.views['conns list'], new Map(Object.entries(replay.hosts))) as any
       assert.deepEqual(figures(replayed), figures(captured))
       assert.ok(replayed.hosts.some((h: any) => h.role === 'arbiter'), 'the arbiter is replayed with its role')
+      assert.ok(replayed.hosts.some((h: any) => h.hidden), 'the hidden member is replayed, marked')
       assert.ok(
         replayed.hosts.every((h: any) => h.incomingLimit.binds === 'maxIncomingConnections' && h.incomingLimit.maxIncomingConnections === MAX_CONNECTIONS && h.incomingLimit.inferred === undefined),
         JSON.stringify(replayed.hosts.map((h: any) => h.incomingLimit)),

@@ -17,6 +17,7 @@ import {parseConnPoolStats} from '../../src/conns/pool-stats.js'
 import {connectionLimit} from '../../src/conns/summary.js'
 import type {ConnsListResult} from '../../src/conns/types.js'
 import {parseConnections} from '../../src/probes/server-status.js'
+import {hiddenMembersOf} from '../../src/probes/discovery.js'
 import {topologyFromHello} from '../../src/probes/topology.js'
 import {describeTopology, HIDDEN_MEMBERS_TEXT, renderList} from '../../src/reporters/conns.js'
 import {fitText} from '../../src/reporters/fit.js'
@@ -187,8 +188,29 @@ describe('replica-set members by role', () => {
     ])
   })
 
-  test('a replica set says with its hosts that hidden members are not visible from hello', () => {
-    assert.equal(describeTopology({kind: 'replset', setName: 'rs0', sources: ['hello'], warnings: [], staleRouters: [], hosts: []}, 4), `replica set rs0, 4 hosts (from hello; ${HIDDEN_MEMBERS_TEXT})`)
+  test('hidden members from replSetGetConfig (the manual members[] shape): secondary, hidden, passive; arbiters stay with hello', () => {
+    // https://www.mongodb.com/docs/manual/reference/command/replSetGetConfig/ ("Example": config.members[] with host, arbiterOnly, hidden, priority).
+    const reply = {
+      config: {
+        _id: 'rs0',
+        version: 3,
+        members: [
+          {_id: 0, host: 'rs1:27017', arbiterOnly: false, buildIndexes: true, hidden: false, priority: 1, votes: 1},
+          {_id: 1, host: 'rs2:27017', arbiterOnly: false, buildIndexes: true, hidden: false, priority: 1, votes: 1},
+          {_id: 2, host: 'rs5:27017', arbiterOnly: false, buildIndexes: true, hidden: true, priority: 0, votes: 1},
+          {_id: 3, host: 'rs4:27017', arbiterOnly: true, buildIndexes: true, hidden: false, priority: 0, votes: 1},
+        ],
+      },
+      ok: 1,
+    }
+    assert.deepEqual(hiddenMembersOf(reply), [{host: 'rs5:27017', role: 'secondary', hidden: true, passive: true}])
+    assert.equal(hiddenMembersOf({ok: 1}), undefined)
+  })
+
+  test('a replica set whose hidden members could not be listed says so with its hosts', () => {
+    const replset = {kind: 'replset' as const, setName: 'rs0', sources: ['hello'], warnings: [], staleRouters: [], hosts: []}
+    assert.equal(describeTopology({...replset, hiddenMembersVisible: false}, 4), `replica set rs0, 4 hosts (from hello; ${HIDDEN_MEMBERS_TEXT})`)
+    assert.equal(describeTopology({...replset, sources: ['hello', 'replSetGetConfig'], hiddenMembersVisible: true}, 4), 'replica set rs0, 4 hosts (from hello, replSetGetConfig)')
     assert.equal(describeTopology({kind: 'sharded', sources: ['hello'], warnings: [], staleRouters: [], hosts: []}, 4), 'sharded cluster, 4 hosts (from hello)')
   })
 
