@@ -69,6 +69,7 @@ function topologySummary(t: ClusterTopology): ConnsTopologySummary {
     ...(t.entry === undefined ? {} : {entry: t.entry}),
     ...(versions === undefined ? {} : {routerVersions: versions}),
     ...(t.replayOf === undefined ? {} : {replayOf: t.replayOf}),
+    ...(t.hiddenMembersVisible === undefined ? {} : {hiddenMembersVisible: t.hiddenMembersVisible}),
   }
 }
 
