@@ -369,7 +369,8 @@ function churnSection(hosts: ReadonlyArray<{host: string; uptimeSec?: number; cr
 
 /** A cluster-wide holder: "checkout-svc@10.0.0.5 (nodejs) ×560 on 3 hosts: 480 monitoring (≈80 clients), 80 pooled". */
 function clusterHolderLabel(h: ClusterHolders['holders'][number]): string {
-  const split = h.monitoring === undefined ? '' : `: ${formatCount(h.monitoring)} monitoring${h.impliedClients ? ` (≈${formatCount(h.impliedClients)} client${h.impliedClients === 1 ? '' : 's'})` : ''}, ${formatCount(h.pool ?? 0)} pooled`
+  // Monitoring and pooled are an application driver's classes: the server's own and ours are counted whole.
+  const split = h.monitoring === undefined || h.kind !== 'application' ? '' : `: ${formatCount(h.monitoring)} monitoring${h.impliedClients ? ` (≈${formatCount(h.impliedClients)} client${h.impliedClients === 1 ? '' : 's'})` : ''}, ${formatCount(h.pool ?? 0)} pooled`
   return `${terminalLine(`${h.appName}@${h.client} (${h.driver})`)}${h.kind === 'pooltool' ? ' [pooltool]' : h.kind === 'internal' ? ' [internal]' : ''} ×${formatCount(h.count)} on ${h.hosts} host${h.hosts === 1 ? '' : 's'}${split}`
 }
 
