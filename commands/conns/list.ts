@@ -5,7 +5,7 @@ import type {ConnsListResult} from '../../src/conns/types.js'
 import {noHostAnswered, runConnsList} from '../../src/conns/watch.js'
 import {CONNS_DEFAULTS} from '../../src/defaults.js'
 import {EXIT_CODES} from '../../src/errors.js'
-import {CONNECTION_FIELD_HEADERS, connectionFieldsHelp, renderList} from '../../src/reporters/conns.js'
+import {connectionFieldsHelp, renderList} from '../../src/reporters/conns.js'
 import {SIM_TOPOLOGIES, type SimTopology} from '../../src/sim/types.js'
 
 export default class ConnsList extends TargetCommand<typeof ConnsList> {
@@ -21,8 +21,7 @@ export default class ConnsList extends TargetCommand<typeof ConnsList> {
     'SERVER-62082 counter defect; arbiters (role arbiter) and passive members listed with their role; lock ' +
     'queues (globalLock.currentQueue, activeClients). The node the URI reached is polled through the address you gave; ' +
     'a discovered host that does not answer is "not reachable from here". Two names of one process are listed once. ' +
-    `The table says the fields in words: ${Object.entries(CONNECTION_FIELD_HEADERS).filter(([field, header]) => field !== header).map(([field, header]) => `${header} = ${field}`).join(', ')} (the JSON keeps the server's names). ` +
-    `Every column: ${connectionFieldsHelp()}. ` +
+    `Every column, in words (the JSON keeps the server's names): ${connectionFieldsHelp()}. ` +
     'Holders are classified from $currentOp: application pool connections, driver monitors (a parked awaitable hello: topologyVersion + maxAwaitTimeMS), ' +
     'their round-trip-time connections (one per streaming monitor, idle between pings), internal (NetworkInterfaceTL, MongoDB Internal Client) and pooltool\'s own; ' +
     'summed over every host (cluster-wide holders: per holder, app, client host and driver) with the MongoClient instances the monitors imply, and verdicts that name the fix ' +

@@ -71,11 +71,18 @@ export const CONNECTION_FIELD_HEADERS: Record<string, string> = Object.fromEntri
     .map(([field, {header}]) => [field, header]),
 )
 
+/** The list's columns that are not serverStatus.connections fields. */
+const DERIVED_COLUMNS: Record<string, {field: string; meaning: string}> = {
+  '% used of max': {field: 'usedPct, maxIncoming', meaning: 'current as a share of the limit (current + available), and the limit'},
+  'lock queue / active': {field: 'lockQueue, activeClients', meaning: 'operations waiting for a lock, and clients running one (globalLock; readers r / writers w)'},
+}
+
 /** "header (field): meaning; …": every column of the table explained, for --help. */
 export function connectionFieldsHelp(): string {
-  return Object.entries(CONNECTION_FIELDS)
-    .map(([field, {header, meaning}]) => `${header}${header === field ? '' : ` (${field})`}: ${meaning}`)
-    .join('; ')
+  return [
+    ...Object.entries(CONNECTION_FIELDS).map(([field, {header, meaning}]) => `${header}${header === field ? '' : ` (${field})`}: ${meaning}`),
+    ...Object.entries(DERIVED_COLUMNS).map(([header, {field, meaning}]) => `${header} (${field}): ${meaning}`),
+  ].join('; ')
 }
 
 /** Role, shard, member state, router version and zone tags: "mongos 7.0.14", "shard shardA P zones NYC,SF", "secondary passive". */

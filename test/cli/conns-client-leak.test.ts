@@ -95,5 +95,29 @@ describe('conns list finds a client-per-request leak', () => {
     assert.match(text.stdout, new RegExp(`VERDICT ≈\\d+ MongoClient instances from ${APP}@127\\.0\\.0\\.1: create one client per process and reuse it`))
     assert.match(text.stdout, /\n {2}evidence: \d+ of its \d+ connections over 3 hosts are monitoring connections/)
     assert.match(text.stdout, /created in \d+ s = [\d.]+\/s/, 'the churn baseline')
+
+    // The watch says the same from its last round, with the churn baseline beside the rate during the watch.
+    const watched = await runCli(['conns', 'watch', '--uri', sim.info.uri, '--interval', '500ms', '--count', '2', '--json'], {timeoutMs: 60_000})
+    assert.equal(watched.code, 0, watched.stderr)
+    const summary = parseJson(watched)
+    const again = summary.verdicts.find((v: {kind: string; holder?: {appName: string}}) => v.kind === 'client-per-request' && v.holder?.appName === APP)
+    assert.ok(again && Math.abs(again.impliedClients - CLIENTS) <= CLIENTS * 0.1, JSON.stringify(summary.verdicts))
+    assert.equal(summary.clusterHolders.byApp[0].name, APP)
+    for (const h of summary.hosts) {
+      assert.ok(h.uptimeSec > 0 && h.createdPerSecSinceStart > 0 && h.totalCreatedSinceStart >= CLIENTS * 2, JSON.stringify(h))
+    }
+  })
+})
+
+describe('conns list --help explains every column', () => {
+  it('from the one field table: active counts parked monitor hellos; awaiting topology and exhaust hello are client monitors', async () => {
+    const run = await runCli(['conns', 'list', '--help'])
+    assert.equal(run.code, 0, run.stderr)
+    const help = run.stdout.replace(/\s+/g, ' ')
+    assert.match(help, /active: connections with an operation in progress, a parked awaitable hello included/)
+    assert.match(help, /awaiting topology \(awaitingTopologyChanges\): parked awaitable hellos: one per MongoClient/)
+    assert.match(help, /exhaust hello \(exhaustHello\): connections streaming hello replies: one per client monitor/)
+    assert.match(help, /created \(total\) \(totalCreated\): .*churn baseline/)
+    assert.match(help, /lock queue \/ active \(lockQueue, activeClients\)/)
   })
 })
