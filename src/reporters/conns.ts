@@ -134,7 +134,9 @@ export function renderTopology(t: ClusterTopology): string {
 }
 
 function holderLabel(h: Holder): string {
-  return `${terminalLine(`${h.appName}@${h.client} (${h.driver})`)}${h.own ? ' [pooltool]' : ''} ×${h.count}`
+  // An application's monitoring connections said beside its count: they are its clients, not its pool.
+  const monitoring = h.kind === 'application' && h.monitors ? ` (${h.monitors + (h.rttPingers ?? 0)} monitoring)` : ''
+  return `${terminalLine(`${h.appName}@${h.client} (${h.driver})`)}${h.own ? ' [pooltool]' : ''} ×${h.count}${monitoring}`
 }
 
 function poolsLine(p: ConnPoolStatsSummary): string {
