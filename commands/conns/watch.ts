@@ -146,7 +146,7 @@ export default class ConnsWatch extends TargetCommand<typeof ConnsWatch> {
       },
     )
     // A report that cannot be written (a full disk) must not take the watch's summary with it: said after it.
-    const htmlFailure = flags.html === undefined ? undefined : await writeTextAtomically(flags.html, renderConnsHtml(connsReportData(result, rounds), await loadChartLibrary()), '--html').then(() => undefined, (error: PoolToolError) => error)
+    const htmlFailure = flags.html === undefined ? undefined : await writeTextAtomically(flags.html, renderConnsHtml(connsReportData(result, rounds, display), await loadChartLibrary()), '--html').then(() => undefined, (error: PoolToolError) => error)
     if (mode === 'ndjson') this.log(JSON.stringify({type: 'summary', ...result}))
     else if (mode !== 'json') this.logFitted(renderWatchSummary(result, stdoutLayout()))
     // Ctrl-C is how an open-ended watch ends; it only counts as an interruption when a bound was asked for.
