@@ -11,7 +11,7 @@
 import {performance} from 'node:perf_hooks'
 
 import {createClient} from '../mongo/client.js'
-import type {ConnectionCreatedEvent, ConnectionReadyEvent, Document} from '../mongo/driver.js'
+import type {ConnectionCreatedEvent, ConnectionReadyEvent, Document, ServerHeartbeatFailedEvent} from '../mongo/driver.js'
 import {errorClass} from '../mongo/errors.js'
 import type {PoolTelemetry} from '../mongo/pool-telemetry.js'
 import {CLOSE_GRACE_MS, closeWithin} from '../mongo/client.js'
@@ -95,10 +95,22 @@ export interface DriverSetupSink {
 }
 
 /**
+ * How the driver words a connection the server accepted and closed at once: what a server at its
+ * connection limit does (as the driver-free path sees it, host-watch.ts). A refused TCP connect
+ * (ECONNREFUSED: a restart) is not one: the driver may still reach the host within --timeout-ms.
+ */
+const CLOSED_AT_ONCE = /ECONNRESET|EPIPE|ended by the other party|connection \S+ to \S+ closed/
+
+/**
  * A new MongoClient with one pooled connection: connect (which checks a
  * connection out, driver 7), ping, close. The driver emits connectionCreated
  * and connectionReady synchronously, so listeners timestamp the same interval
  * durationMS covers, without its rounding to whole milliseconds.
+ *
+ * The connection fails as soon as its monitor's check is closed by the server (a host at its
+ * connection limit): the driver would only retry until server selection gives up, so every
+ * such connection took the whole --timeout-ms, one after another in the one-at-a-time passes
+ * (80 connections x --timeout-ms against a full host), where the driver-free path fails at once.
  */
 export async function driverConnection(target: DriverTarget, sink: DriverSetupSink, signal?: AbortSignal): Promise<void> {
   const client = createClient({
@@ -117,13 +129,22 @@ export async function driverConnection(target: DriverTarget, sink: DriverSetupSi
   }
   client.on('connectionCreated', onCreated)
   client.on('connectionReady', onReady)
+  let onHeartbeatFailed: (event: ServerHeartbeatFailedEvent) => void = () => undefined
+  const closedByServer = new Promise<never>((_, reject) => {
+    onHeartbeatFailed = (event) => {
+      if (CLOSED_AT_ONCE.test(String(event.failure?.message ?? ''))) reject(event.failure)
+    }
+  })
+  closedByServer.catch(() => undefined)
+  client.on('serverHeartbeatFailed', onHeartbeatFailed)
   const detach = sink.telemetry.attach(client)
   const deadline = new Deadline(target.timeoutMs, signal)
   try {
-    await deadline.race(client.connect())
+    await deadline.race(Promise.race([client.connect(), closedByServer]))
     await deadline.race(client.db('admin').command({ping: 1}))
   } finally {
     deadline.dispose()
+    client.off('serverHeartbeatFailed', onHeartbeatFailed)
     // A stalled server keeps the driver's close waiting (endSessions, its monitor): bounded, the rest is the driver's.
     await closeWithin(client, CLOSE_GRACE_MS)
     detach()

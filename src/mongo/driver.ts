@@ -19,4 +19,5 @@ export type {
   Db,
   Document,
   MongoClientOptions,
+  ServerHeartbeatFailedEvent,
 } from 'mongodb'
