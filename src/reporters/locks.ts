@@ -8,10 +8,12 @@
 
 import type {LockObservation} from '../bench/lock-observer.js'
 import {versionAtLeast} from '../locks/parse.js'
+import type {NodeLocksEntry} from '../locks/types.js'
 import type {InMemoryView, LockEvent, LockPollFailure, LockRow, LocksListResult, LocksPingsResult, LocksPoll, LocksWatchResult, LockVerdict} from '../locks/types.js'
 import {dateAndTime, LOCAL_TIME, type TimeDisplay, timeOfDay, zoneNote} from './clock.js'
 import {terminalLine} from './escape.js'
-import {fitTable, type Layout, UNLIMITED} from './fit.js'
+import {fitTable, fitText, type Layout, UNLIMITED} from './fit.js'
+import {formatMicros, nodeLocksText} from './node-locks.js'
 import {Redraw} from './redraw.js'
 
 /** 850 → "850ms", 12_300 → "12.3s", 905_000 → "15m 5s", 7_300_000 → "2h 1m". */
@@ -57,13 +59,14 @@ export function sinceText(l: Pick<LockRow, 'sinceAgeMS' | 'whenMeans'>): string 
 /** What a list says under its table about ConfigServer holders and the balancer lock (facts §1.1, §1.4). */
 function configServerLines(r: LocksListResult): string[] {
   const lines: string[] = []
-  if (r.locks.some((l) => l.whenMeans === 'config-primary')) {
+  const locks = r.locks ?? []
+  if (locks.some((l) => l.whenMeans === 'config-primary')) {
     lines.push(
       'ConfigServer is whichever config server member is primary: its locks\' `since` is when that primary took them — the ' +
         "operation's start, or the primary's step-up for a migration lock it re-took; stale or not follows the ConfigServer ping, not this age",
     )
   }
-  if (r.locks.some((l) => l.verdict === 'balancer')) {
+  if (locks.some((l) => l.verdict === 'balancer')) {
     lines.push(
       versionAtLeast(r.serverVersion, 3, 6)
         ? 'the balancer lock was taken by a 3.4 config primary at its step-up; 3.6+ neither takes nor frees it, so a cluster upgraded ' +
@@ -75,7 +78,8 @@ function configServerLines(r: LocksListResult): string[] {
 }
 
 function header(r: {target: {uri: string}; serverVersion: string; message: string}): string {
-  return `${r.target.uri} · MongoDB ${r.serverVersion}\n${r.message}`
+  // The message may carry a server's names (a replica set's): one line, escaped.
+  return `${r.target.uri} · MongoDB ${terminalLine(r.serverVersion)}\n${terminalLine(r.message)}`
 }
 
 /** The result's notes, one line each. */
@@ -129,10 +133,58 @@ export interface LocksListTextOptions {
   all?: boolean
 }
 
+/** One node's title: where, what it is, when it was read, and whether lockInfo decided its chains. */
+function nodeTitle(n: NodeLocksEntry): string {
+  const what = [n.role, n.shard ? `shard ${terminalLine(n.shard)}` : null, n.setName && !n.shard ? `set ${terminalLine(n.setName)}` : null, n.version ? `MongoDB ${terminalLine(n.version)}` : null]
+  return `── node ${terminalLine(n.host)} (${what.filter(Boolean).join(', ')})`
+}
+
+/**
+ * Every node's locks: the blocking tree, waits and tickets (nodeLocksText), or "unknown" with the error
+ * when the node could not be read: never "no contention" for a node nobody read.
+ */
+export function renderNodes(nodes: readonly NodeLocksEntry[], layout: Layout = UNLIMITED): string {
+  const blocks: string[] = []
+  for (const n of nodes) {
+    const lines = [fitText(nodeTitle(n), layout)]
+    if (!n.view) {
+      lines.push(fitText(`locks unknown: not read (${n.error ? `${n.error.code}: ${terminalLine(n.error.message)}` : 'no reason given'})`, layout))
+    } else {
+      if (n.lockInfo !== 'read') lines.push(fitText(`lockInfo ${terminalLine(n.lockInfo)}: the chains below are inferred from $currentOp`, layout))
+      lines.push(nodeLocksText({...n.view, node: null}, layout))
+    }
+    blocks.push(lines.join('\n'))
+  }
+  return blocks.join('\n\n')
+}
+
+/** The deployment's worst root blocker first, with the killOp a DBA would run there (a hint: pooltool never kills). */
+export function rootBlockerText(r: Pick<LocksListResult, 'rootBlockers' | 'nodes'>, layout: Layout = UNLIMITED): string {
+  const unknown = r.nodes.filter((n) => n.view === null).length
+  const unread = unknown > 0 ? ` (${unknown} node(s) unknown: not read)` : ''
+  const [first, ...rest] = r.rootBlockers
+  if (!first) {
+    const waiting = r.nodes.some((n) => (n.view?.blocking.unexplainedWaiters.length ?? 0) > 0)
+    const said = waiting ? 'no root blocker found: operations wait with no visible blocker (see the nodes)' : 'no operation waits for a lock on the nodes read'
+    return fitText(`${said}${unread}`, layout)
+  }
+  const running = first.runningMicros === null ? '' : `, running ${formatMicros(first.runningMicros)}`
+  const lines = [
+    `root blocker: opid ${typeof first.opid === 'number' ? first.opid : terminalLine(first.opid)} on ${terminalLine(first.host)} (${first.role}) blocks ${first.waiterCount} operation(s)${running}`,
+    `  hint: ${first.killOpHint} on ${terminalLine(first.host)} (pooltool never kills)`,
+  ]
+  if (rest.length > 0) lines.push(`  ${rest.length} more root blocker(s): see the nodes`)
+  if (unread) lines.push(`  ${unread.slice(2, -1)}`)
+  return fitText(lines.join('\n'), layout)
+}
+
 export function renderLocksList(r: LocksListResult, layout: Layout = UNLIMITED, options: LocksListTextOptions = {}): string {
   const lines = [header(r)]
+  // Who blocks whom first, over the whole deployment: what a DBA looks at first.
+  if (r.nodes) lines.push(rootBlockerText(r, layout))
+  if (r.distributedLocks !== undefined && r.distributedLocks.startsWith('unknown')) lines.push(fitText(`distributed locks ${r.distributedLocks}`, layout))
   if (r.model === 'in-memory' && r.inMemory) lines.push(renderInMemory(r.inMemory, layout))
-  if (r.model !== 'in-memory' || r.locks.length > 0) {
+  if (r.locks !== undefined && (r.model !== 'in-memory' || r.locks.length > 0)) {
     if (r.locks.length === 0) lines.push('no locks match')
     else {
       const summarised = !options.all && r.locks.length > LIST_TOP_ROWS
@@ -158,6 +210,7 @@ export function renderLocksList(r: LocksListResult, layout: Layout = UNLIMITED, 
       if (stale > 0) lines.push(`${stale} stale lock(s): the holder has not pinged for ${formatAgeMs(r.expiryMS)} or more; the next DDL on them overtakes them once the config server has seen the ping stand still that long`)
     }
   }
+  if (r.nodes && r.nodes.length > 0) lines.push('', renderNodes(r.nodes, layout), '')
   lines.push(...noteLines(r.notes))
   return lines.join('\n')
 }

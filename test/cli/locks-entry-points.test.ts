@@ -1,8 +1,9 @@
 /**
  * `pooltool locks` from the entry points a real cluster offers besides a mongos, over real TCP
  * against the embedded cluster: a config-server member (hello `configsvr: 2`), where
- * config.locks and config.lockpings live, read directly; and a shard member, refused with
- * the config server's address from its serverStatus.sharding. The 4.4 cluster carries the
+ * config.locks and config.lockpings live, read directly; and a shard member: list and watch read
+ * the distributed locks on the config server it names (serverStatus.sharding), pings is refused
+ * with that config server's address. The 4.4 cluster carries the
  * permanent balancer lock of a cluster upgraded from 3.4 and a dead holder's lock.
  */
 import assert from 'node:assert/strict'
@@ -61,16 +62,24 @@ describe('locks from a config-server member and a shard member (4.4)', {timeout:
     assert.equal(atStart.find((e: any) => e.name === 'balancer')?.verdict, 'balancer')
   })
 
-  it('a shard member exits 7 naming the config server, where the locks are', async () => {
-    for (const command of ['list', 'pings', 'watch']) {
-      const run = await runCli(['locks', command, '--uri', direct(shard)])
-      assert.equal(run.code, 7, run.stderr)
-      assert.equal(run.stdout, '')
-      const lines = run.stderr.trim().split('\n')
-      assert.equal(lines.length, 1, run.stderr)
-      assert.match(lines[0]!, new RegExp(`^Error \\[WRONG_TOPOLOGY\\]: locks need a mongos or a config server: .* of a sharded cluster whose config server is configRepl/${config.replace(/\./g, '\\.')}(,[^ ]+)* `))
-      assert.match(lines[0]!, new RegExp(`hint: point --uri at a mongos, or at the config server: mongodb://${config.replace(/\./g, '\\.')}/\\?directConnection=true`))
-    }
+  it('locks pings on a shard member exits 7 naming the config server, where config.lockpings is', async () => {
+    const run = await runCli(['locks', 'pings', '--uri', direct(shard)])
+    assert.equal(run.code, 7, run.stderr)
+    assert.equal(run.stdout, '')
+    const lines = run.stderr.trim().split('\n')
+    assert.equal(lines.length, 1, run.stderr)
+    assert.match(lines[0]!, new RegExp(`^Error \\[WRONG_TOPOLOGY\\]: locks need a mongos or a config server: .* of a sharded cluster whose config server is configRepl/${config.replace(/\./g, '\\.')}(,[^ ]+)* `))
+    assert.match(lines[0]!, new RegExp(`hint: point --uri at a mongos, or at the config server: mongodb://${config.replace(/\./g, '\\.')}/\\?directConnection=true`))
+  })
+
+  it('locks list on a shard member reads the distributed locks on its config server, beside the node locks', async () => {
+    const list = await runCli(['locks', 'list', '--json', '--uri', direct(shard)])
+    assert.equal(list.code, 0, list.stderr)
+    const r = parseJson(list)
+    assert.equal(r.entry, 'config-server')
+    assert.equal(r.distributedLocks, 'read')
+    assert.ok(r.locks.some((l: any) => l.name === 'scenario.orders' && l.state === 'locked'), JSON.stringify(r.locks))
+    assert.ok(r.nodes.some((n: any) => n.role === 'config primary'), JSON.stringify(r.nodes))
   })
 })
 
