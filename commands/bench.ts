@@ -215,9 +215,18 @@ export default class Bench extends TargetCommand<typeof Bench> {
     // On stderr even under --json: what bench left on a cluster must never go unsaid.
     for (const line of renderNamespaceNotes(result)) this.stderrText(line)
     if (result.interrupted) process.exitCode = this.interruptedExitCode
-    else if (result.failOn && result.failOn.breaches.length > 0) process.exitCode = EXIT_CODES.thresholdBreached
+    else if (result.namespaceLost) {
+      // Not the user's flags (usage) nor a host out of reach: the cluster's state changed under the run (another
+      // run reclaimed its collections), which the run cannot work around; running it again can. Exit 9.
+      const failure = new PoolToolError(
+        'SERVER_ERROR',
+        `bench stopped: ${result.namespaceLost}`,
+        'keep the machine awake during a run (a run paused for 60 s or more counts as dead to the next bench); run it again: it claims a fresh namespace',
+      )
+      this.sayFailureAfterResult(failure)
+    } else if (result.failOn && result.failOn.breaches.length > 0) process.exitCode = EXIT_CODES.thresholdBreached
     if (outFailure !== undefined) {
-      this.sayOutputFailed(new PoolToolError('OUTPUT_FAILED', outFailure, 'the result above is complete; check the disk and the directory, then write it again'))
+      this.sayFailureAfterResult(new PoolToolError('OUTPUT_FAILED', outFailure, 'the result above is complete; check the disk and the directory, then write it again'))
     }
     return result
   }

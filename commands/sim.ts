@@ -43,6 +43,7 @@ export default class Sim extends BaseCommand<typeof Sim> {
     '<%= config.bin %> <%= command.id %> --topology sharded --mongos 2 --shards 2 --version-profile 4.4 --time-scale 0.01',
     '<%= config.bin %> <%= command.id %> --fault stall:1s@5s --fault drop-connections@20s',
     '<%= config.bin %> <%= command.id %> --ndjson --fault restart:2s@30s | jq -c \'select(.type=="fault")\'',
+    '<%= config.bin %> <%= command.id %> --topology replset --fault lock-hold:app.orders:W:5s@10s   # app.orders is locked exclusively from 10 s to 15 s',
     '<%= config.bin %> <%= command.id %> --replay snapshot.json   # then: <%= config.bin %> conns list --uri <printed uri>',
   ]
 
@@ -67,7 +68,7 @@ export default class Sim extends BaseCommand<typeof Sim> {
     'scram-sha256-iterations': Flags.integer({default: DEFAULT_SIM_OPTIONS.scramSHA256IterationCount, min: 5000, summary: 'scramSHA256IterationCount for the users created at start.'}),
     'time-scale': Flags.string({default: String(DEFAULT_SIM_OPTIONS.timeScale), summary: 'Multiply internal intervals (lock ping 30 s, expiry 15 min): 0.01 makes the expiry 9 s.'}),
     scenario: Flags.string({multiple: true, default: [], summary: 'Canned situation: dead-lock-holder (sharded), upgraded-from-3.4 (sharded, 4.4: the 3.4 balancer lock).'}),
-    fault: Flags.string({multiple: true, default: [], summary: 'Scheduled fault KIND[:VALUE]@AT, e.g. stall:1s@5s, drop-connections@10s, restart:2s@30s.'}),
+    fault: Flags.string({multiple: true, default: [], summary: 'Scheduled fault KIND[:VALUE]@AT, e.g. stall:1s@5s, drop-connections@10s, restart:2s@30s, lock-hold:app.orders:W:5s@10s (an index build holds app.orders\' collection lock, W exclusive or R shared, for 5 s: operations on it wait).'}),
     duration: durationFlag({summary: 'Stop by itself after this long, e.g. 60s, 10m (default: run until Ctrl-C).'}),
     replay: Flags.string({
       summary: 'Serve a snapshot file (from `pooltool snapshot`) instead of simulating a cluster.',

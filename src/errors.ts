@@ -69,12 +69,13 @@ export class PoolToolError extends Error {
   readonly hint: string
   readonly exitCode: number
 
-  constructor(code: PoolToolErrorCode, message: string, hint: string, options?: {cause?: unknown}) {
-    super(message, options)
+  constructor(code: PoolToolErrorCode, message: string, hint: string, options?: {cause?: unknown; exitCode?: number}) {
+    super(message, options?.cause === undefined ? undefined : {cause: options.cause})
     this.name = 'PoolToolError'
     this.code = code
     this.hint = hint
-    this.exitCode = EXIT_CODES[CLASS_OF_CODE[code]]
+    // INTERRUPTED takes the code of what stopped the command (130, 143, 129), as a shell reports the signal.
+    this.exitCode = options?.exitCode ?? EXIT_CODES[CLASS_OF_CODE[code]]
   }
 
   /** What `--json` prints under `error`. */
@@ -86,4 +87,21 @@ export class PoolToolError extends Error {
 /** Shorthand for the most common case: a flag value that cannot work. */
 export function usageError(message: string, hint: string): PoolToolError {
   return new PoolToolError('USAGE', message, hint)
+}
+
+/** The exit code of each stop request, by the reason the command's stop signal was aborted with (src/cli/stop-signals.ts). */
+const EXIT_CODE_OF_STOP_REASON: Record<string, number> = {
+  SIGINT: EXIT_CODES.interrupted,
+  SIGTERM: EXIT_CODES.terminated,
+  SIGHUP: EXIT_CODES.hangup,
+  EPIPE: EXIT_CODES.brokenPipe,
+}
+
+/**
+ * A command stopped (Ctrl-C, SIGTERM …) before it had anything to report: one line, and the exit
+ * code of the stop request, as when partial results are printed.
+ */
+export function stoppedError(signal: AbortSignal, message: string, hint: string): PoolToolError {
+  const reason = typeof signal.reason === 'string' ? signal.reason : 'SIGINT'
+  return new PoolToolError('INTERRUPTED', message, hint, {exitCode: EXIT_CODE_OF_STOP_REASON[reason] ?? EXIT_CODES.interrupted})
 }

@@ -9,21 +9,30 @@ import {CONNECTION_FIELD_HEADERS, renderList} from '../../src/reporters/conns.js
 import {SIM_TOPOLOGIES, type SimTopology} from '../../src/sim/types.js'
 
 export default class ConnsList extends TargetCommand<typeof ConnsList> {
-  static override summary = 'One snapshot of server connection counts, mongos pools and who holds the connections, on every host.'
+  static override summary = 'One snapshot of server connection counts, outgoing pools, connection limits and who holds the connections, on every host.'
 
   static override description =
     'The same discovery and per-host figures as `conns watch`, polled once: serverStatus.connections with every ' +
-    'field the server version has (absent ones stay absent), connPoolStats on mongos, and $currentOp with idle ' +
-    'connections grouped by appName, client host and driver; the connection limit (current + available) and % used; lock ' +
+    'field the server version has (absent ones stay absent), connPoolStats on every node that answers it (each pool by ' +
+    'name and each remote host: in use/available/created/refreshing), and $currentOp with idle ' +
+    'connections grouped by appName, client host and driver; the connection limit (current + available) and % used, ' +
+    'explained: net.maxIncomingConnections (getCmdLineOpts) against 80% of the open-files limit (hostInfo.extra.maxOpenFiles), ' +
+    'naming which binds ("unknown" where a command is refused); awaitingTopologyChanges above current flagged as the ' +
+    'SERVER-62082 counter defect; arbiters (role arbiter) and passive members listed with their role; lock ' +
     'queues (globalLock.currentQueue, activeClients). The node the URI reached is polled through the address you gave; ' +
     'a discovered host that does not answer is "not reachable from here". Two names of one process are listed once. ' +
     `The table says the fields in words: ${Object.entries(CONNECTION_FIELD_HEADERS).filter(([field, header]) => field !== header).map(([field, header]) => `${header} = ${field}`).join(', ')} (the JSON keeps the server's names). ` +
     'Rates (lock waits too) need two polls: use `conns watch` for them. Exit 4 when no host answered.\n\n' +
     '--json: {target, topology: {kind, setName?, sources, warnings, staleRouters, configMongosCount?, entry?, ' +
-    'routerVersions?, replayOf?}, at, roundMS, hosts: [{host, role, setName?, shard?, memberState?, entry?, address?, aliases?, ' +
+    'routerVersions?, replayOf?, hiddenMembersVisible?}, at, roundMS, hosts: [{host, role, setName?, shard?, memberState?, passive?, hidden?, entry?, address?, aliases?, ' +
     'mongoVersion?, tags?, state, error?, reachedFromHere?, clockSkewMS?, current, available, totalCreated, <fields this ' +
     'version sends>, maxIncoming?, usedPct?, lockQueue?: {total, readers, writers}, activeClients?: {total, readers, ' +
-    'writers}, pools?, holders?, holdersUnavailable?, poolsUnavailable?}], notes, interrupted}. A figure the server does ' +
+    'writers}, pools?: {totals, shards, byPool: [{pool, inUse, available, created, refreshing, leased?, refreshed?, ' +
+    'wasNeverUsed?, acquisitionWaitTimes?, hosts: [{host, …}]}], byHost: [{host, inUse, …}], acquisitionWaitTimes?: ' +
+    '{totalCount, buckets: [{range, fromMS?, toMS?, count}], waitedAtLeast50MS}}, incomingLimit?: {effective, ' +
+    'maxIncomingConnections?, maxIncomingConnectionsSet?, maxIncomingConnectionsUnknown?, maxOpenFiles?, openFilesCap?, ' +
+    'maxOpenFilesUnknown?, binds, inferred?, explanation}, counterDefects?: [{field, value, current, ticket, cause}], ' +
+    'holders?, holdersUnavailable?, poolsUnavailable?}], notes, interrupted}. A figure the server does ' +
     'not send is absent, never 0.'
 
   static override examples = [
@@ -41,10 +50,12 @@ export default class ConnsList extends TargetCommand<typeof ConnsList> {
   async run(): Promise<ConnsListResult> {
     const {flags} = this
     const target = await this.openTarget({topology: flags['sim-topology'] as SimTopology})
-    const result = await runConnsList(target, {holders: flags.holders, discover: flags.discover})
+    const result = await runConnsList(target, {holders: flags.holders, discover: flags.discover, signal: this.interruptSignal})
     this.logText((layout) => renderList(result, layout))
+    // Stopped before every host answered: the hosts that did, and the stop's exit code (130 for Ctrl-C).
+    if (result.interrupted) process.exitCode = this.interruptedExitCode
     // Nothing answered: the same class as an entry point that cannot be reached (exit 4), with the figures we have.
-    if (noHostAnswered(result)) process.exitCode = EXIT_CODES.unreachable
+    else if (noHostAnswered(result)) process.exitCode = EXIT_CODES.unreachable
     return result
   }
 }

@@ -35,7 +35,9 @@ export default class ConnsWatch extends TargetCommand<typeof ConnsWatch> {
     'connPoolStats.replicaSets) and polls each host ' +
     'over its own connection: serverStatus.connections (current, available, active, totalCreated and its rate per ' +
     'second, rejected, threaded and every other field the server version has; absent fields stay absent), ' +
-    'connPoolStats on mongos (pools to each shard), and $currentOp with idle connections grouped by appName, client ' +
+    'connPoolStats on every node that answers it (each pool by name and each remote host; a router\'s pools per shard), ' +
+    'the connection limit explained (net.maxIncomingConnections from getCmdLineOpts against 80% of hostInfo.extra.maxOpenFiles), ' +
+    'and $currentOp with idle connections grouped by appName, client ' +
     'host and driver. On a terminal the view redraws in place with a sparkline of current per host; otherwise one ' +
     'line per host per round. A host that goes away is shown as unreachable, gets a fresh connection every round and ' +
     'comes back as soon as it answers; the watch goes on. The node the URI reached is always polled through the address ' +
@@ -144,7 +146,7 @@ export default class ConnsWatch extends TargetCommand<typeof ConnsWatch> {
     else if (mode !== 'json') this.logFitted(renderWatchSummary(result, stdoutLayout()))
     // Ctrl-C is how an open-ended watch ends; it only counts as an interruption when a bound was asked for.
     if (result.interrupted && (options.durationMS !== undefined || options.count !== undefined)) process.exitCode = this.interruptedExitCode
-    if (htmlFailure) this.sayOutputFailed(htmlFailure)
+    if (htmlFailure) this.sayFailureAfterResult(htmlFailure)
     return result
   }
 }

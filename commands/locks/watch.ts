@@ -107,7 +107,7 @@ export default class LocksWatch extends TargetCommand<typeof LocksWatch> {
     if (mode === 'ndjson') this.log(JSON.stringify({type: 'summary', ...result}))
     else if (mode !== 'json') this.logFitted(renderLocksWatch(result, stdoutLayout()))
     process.exitCode = watchExitCode(result, durationMs !== undefined, this.interruptedExitCode)
-    if (htmlFailure) this.sayOutputFailed(htmlFailure)
+    if (htmlFailure) this.sayFailureAfterResult(htmlFailure)
     return result
   }
 

@@ -7,6 +7,7 @@
  */
 import type {ServerReader} from '../probes/reader.js'
 import type {MechanismState} from './mechanism-state.js'
+import {unlessAborted} from './deadline.js'
 import {type CounterSnapshot, readAuthCounters} from './probe.js'
 
 export class CounterLedger {
@@ -19,7 +20,21 @@ export class CounterLedger {
     /** pooltool's authenticated probe connection (its own login happened before the baseline). */
     private readonly reader: ServerReader,
     private readonly secrets: readonly string[],
+    /** Ctrl-C: a read under way is abandoned (a stalled host would hold it for --timeout-ms), nothing more is credited. */
+    private readonly signal?: AbortSignal,
   ) {}
+
+  /** The block whose counters were never read because the run was stopped first (its connections are not credited). */
+  private stoppedBeforeRead = false
+
+  /** Said in the notes when the run stopped before the last block's counters were read. */
+  get uncredited(): string | undefined {
+    return this.stoppedBeforeRead ? 'stopped before the server counters were read after the last block: its connections are not in the counter figures' : undefined
+  }
+
+  private read(): Promise<{counters?: CounterSnapshot; unavailable?: string} | undefined> {
+    return unlessAborted(readAuthCounters(this.reader, this.secrets), this.signal)
+  }
 
   /** Why the counters are missing (unreadable from the start, or since a read failed during the run); undefined while they are exact. */
   get unavailable(): string | undefined {
@@ -33,7 +48,11 @@ export class CounterLedger {
 
   /** The first snapshot, taken once the probe connection has authenticated (its own login must not count). */
   async takeBaseline(): Promise<void> {
-    const first = await readAuthCounters(this.reader, this.secrets)
+    const first = await this.read()
+    if (!first) {
+      this.unavailableReason = 'stopped before the server counters were first read'
+      return
+    }
     if (first.counters) this.last = first.counters
     else this.unavailableReason = first.unavailable
   }
@@ -46,7 +65,12 @@ export class CounterLedger {
    */
   async creditBlock(block: readonly MechanismState[]): Promise<void> {
     if (!this.last) return
-    const now = await readAuthCounters(this.reader, this.secrets)
+    const now = await this.read()
+    if (!now) {
+      this.stoppedBeforeRead = true
+      this.last = undefined
+      return
+    }
     if (!now.counters) {
       this.unavailableReason = `${now.unavailable} (during the run)`
       this.last = undefined

@@ -53,3 +53,19 @@ export class Deadline {
     this.signal?.removeEventListener('abort', this.onAbort)
   }
 }
+
+/**
+ * `step`, or `undefined` as soon as `signal` aborts: Ctrl-C must not wait for a read a stalled host
+ * holds for up to --timeout-ms. The abandoned step still settles later (its connection is closed
+ * by the caller's cleanup): its rejection is observed here.
+ */
+export function unlessAborted<T>(step: Promise<T>, signal?: AbortSignal): Promise<T | undefined> {
+  step.catch(() => undefined)
+  if (!signal) return step
+  if (signal.aborted) return Promise.resolve(undefined)
+  return new Promise<T | undefined>((resolve, reject) => {
+    const onAbort = () => resolve(undefined)
+    signal.addEventListener('abort', onAbort, {once: true})
+    step.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort))
+  })
+}

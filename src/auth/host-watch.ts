@@ -10,6 +10,7 @@ import {performance} from 'node:perf_hooks'
 
 import {PoolToolError} from '../errors.js'
 import {handshakeDocument, splitHostPort, WireConnection} from '../wire/client.js'
+import {unlessAborted} from './deadline.js'
 
 /** Failure classes that mean "nothing answered", as opposed to a refusal (auth) or a server error. */
 const UNREACHABLE_CLASSES = new Set(['network', 'timeout', 'serverSelection', 'poolCleared'])
@@ -88,7 +89,8 @@ export class HostWatch {
     const {host, port} = splitHostPort(this.settings.host)
     const conn = await WireConnection.open({host, port, timeoutMs, signal: this.settings.signal})
     try {
-      if (this.settings.plainTcp) await conn.legacyCommand(handshakeDocument(`${this.settings.appName}-probe`))
+      // Ctrl-C must not wait for a stalled host's hello (up to timeoutMs): the probe is abandoned, its socket closed below.
+      if (this.settings.plainTcp) await unlessAborted(conn.legacyCommand(handshakeDocument(`${this.settings.appName}-probe`)), this.settings.signal)
     } catch (error) {
       if (!CLOSED_BY_SERVER.test((error as Error).message)) throw error
     } finally {

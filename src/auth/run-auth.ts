@@ -25,6 +25,7 @@ import type {Target} from '../target.js'
 import type {ScramCredentials} from '../wire/client.js'
 import {isScramMechanism} from '../wire/scram.js'
 import {CounterLedger} from './counters.js'
+import {unlessAborted} from './deadline.js'
 import {HostWatch} from './host-watch.js'
 import {MechanismState} from './mechanism-state.js'
 import {chooseMechanisms, probeMechanism} from './mechanisms.js'
@@ -75,7 +76,7 @@ export async function measureAuth(target: Target, config: AuthConfig, hooks: Aut
   const host = measured.host
   const probeMech = probeMechanism(scramCredentials, uriMechanism, measured)
   progress(`authenticating pooltool's probe connection to ${host}`)
-  const probe: ProbeConnection = await openProbeConnection(target, {
+  const opening = openProbeConnection(target, {
     // Driver-free keeps the driver's PBKDF2 cache cold; a non-SCRAM URI (X.509, PLAIN …) needs the driver to log in.
     driverFree: driverFree.available && !nonScramUriMechanism,
     host,
@@ -85,15 +86,21 @@ export async function measureAuth(target: Target, config: AuthConfig, hooks: Aut
   }).catch((error: unknown) => {
     throw mechanismNotOffered(error, uriMechanism, measured.userMechanisms) ?? error
   })
+  // Ctrl-C while a stalled host holds the probe's login: stop now (the connection is closed whenever it opens).
+  const probe = await unlessAborted(opening, hooks.signal)
+  if (!probe) {
+    void opening.then((late) => late.close(), () => undefined)
+    return interruptedBeforeStart(target, config, driverFree, [...notes, `stopped while pooltool's probe connection to ${host} was opening: nothing was measured`])
+  }
 
   const states: MechanismState[] = []
-  const counters = new CounterLedger(probe.reader, target.secrets)
+  const counters = new CounterLedger(probe.reader, target.secrets, hooks.signal)
   let pooledPing: Histogram | undefined
   let interrupted = false
   let stoppedBy: PoolToolError | undefined
   let parameters: ServerAuthSettings = {}
   try {
-    parameters = await readAuthParameters(probe.reader, target.secrets)
+    parameters = (await unlessAborted(readAuthParameters(probe.reader, target.secrets), hooks.signal)) ?? {unavailable: 'stopped before they were read'}
     const choice = chooseMechanisms(config.mechanisms, {
       credentials: scramCredentials,
       nonScramUriMechanism,
@@ -119,6 +126,7 @@ export async function measureAuth(target: Target, config: AuthConfig, hooks: Aut
       progress,
     })
     interrupted = hooks.signal.aborted
+    if (counters.uncredited) notes.push(counters.uncredited)
     stoppedBy = outcome.stoppedBy
     if (stoppedBy) notes.push(`stopped early: ${stoppedBy.message}`)
 

@@ -151,6 +151,28 @@ function distributionOf(flags: BenchFlagValues, concurrencies: readonly number[]
   }
 }
 
+/**
+ * The most operations per second one open-loop engine (one process, or one --workers thread) is asked to
+ * schedule. The engine alone, with operations that cost nothing (no driver, no server), starts at most
+ * about 0.7–0.9 million slots per second on the 2-core development machine, every one of them a timer
+ * check and a promise; a real operation through the driver costs far more. A rate beyond this cannot be
+ * kept by construction: every slot past what was started is missed, and a run of 10^8/s spent a minute of
+ * CPU accounting for them. Each worker thread and each segment runs its own engine at its share of the rate.
+ */
+export const MAX_RATE_PER_ENGINE = 500_000
+
+/** --rate (or the highest --stages rate) within what the engines of this run can schedule: a usage error otherwise. */
+function checkRateCeiling(rate: number | undefined, workers: number, segments: number, staged: boolean): void {
+  if (rate === undefined) return
+  const engines = workers * segments
+  if (rate / engines <= MAX_RATE_PER_ENGINE) return
+  const spread = engines === 1 ? 'one process' : `${engines} engines (${workers} worker thread${workers === 1 ? '' : 's'} × ${segments} segment${segments === 1 ? '' : 's'})`
+  throw usageError(
+    `${staged ? `a --stages rate of ${rate}/s` : `--rate ${rate}`} is more than ${spread} can schedule: at most ${MAX_RATE_PER_ENGINE} operations/s per engine`,
+    `lower the rate, or spread it: --workers N (up to ${MAX_WORKERS} threads, ${MAX_RATE_PER_ENGINE}/s each) or --segment i/n over processes (each runs rate/n)`,
+  )
+}
+
 export function toBenchConfig(flags: BenchFlagValues, workloadFile?: WorkloadFile): BenchConfig {
   checkBenchDatabaseName(flags.db)
   const workload: WorkloadKind = workloadFile ? 'file' : builtInWorkload(flags)
@@ -172,6 +194,11 @@ export function toBenchConfig(flags: BenchFlagValues, workloadFile?: WorkloadFil
   if (minPool !== undefined && maxPoolSizes.some((max) => max !== undefined && minPool > max)) {
     throw usageError(`--min-pool-size ${minPool} is above --max-pool-size`, 'minPoolSize must not exceed maxPoolSize')
   }
+  const distribution = distributionOf(flags, concurrencies, staged?.stages)
+  const workers = workersOf(flags, concurrencies, staged?.stages)
+  // The highest rate the engines must keep: a stage's, not the stages' mean.
+  const peakRate = staged ? staged.stages.reduce<number | undefined>((peak, stage) => (stage.rate === undefined ? peak : Math.max(peak ?? 0, stage.rate)), undefined) : flags.rate
+  checkRateCeiling(peakRate, workers, distribution.segment?.count ?? 1, staged !== undefined)
   return Object.freeze({
     workload,
     ...(workloadFile ? {workloadFile} : {}),
@@ -186,8 +213,8 @@ export function toBenchConfig(flags: BenchFlagValues, workloadFile?: WorkloadFil
     keep: flags.keep,
     models: Object.freeze(parseChoiceList(flags.model, 'model', POOL_MODELS)),
     concurrencies: Object.freeze(concurrencies),
-    ...distributionOf(flags, concurrencies, staged?.stages),
-    workers: workersOf(flags, concurrencies, staged?.stages),
+    ...distribution,
+    workers,
     maxPoolSizes: Object.freeze(maxPoolSizes),
     rate: staged ? staged.rate : flags.rate,
     durationMs,

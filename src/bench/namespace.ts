@@ -160,20 +160,48 @@ export class OwnedNamespace {
     return namespace
   }
 
-  /** Refresh the heartbeat until release; a failed refresh is retried on the next tick. */
-  startHeartbeat(intervalMs = HEARTBEAT_INTERVAL_MS): void {
+  /**
+   * Refresh the heartbeat until release; a failed refresh is retried on the next tick. A refresh that
+   * finds the marker gone, or someone else's under this run's id, calls `onLost` (once) and stops: a
+   * later run reclaimed this one's namespace, which happens when this process was paused longer than
+   * RECLAIM_AFTER_MS (a laptop asleep, SIGSTOP, a VM frozen). Its collections were dropped under it, so
+   * what it measures from then on is against an empty collection: the run must not go on as if it owned
+   * them (before, the refresh upserted the marker back and the run carried on without a word).
+   */
+  startHeartbeat(intervalMs = HEARTBEAT_INTERVAL_MS, onLost?: (why: string) => void): void {
+    const markers = this.db.collection<RunMarker>(MARKER_COLLECTION)
+    const {_id, host, pid, startedAt} = this.marker
+    let checking = false
     this.heartbeat = setInterval(() => {
-      // Upsert: if another run's cleanup raced ours and dropped the marker collection, this puts our marker back.
-      const {_id, startedAt, heartbeatAt, ...fields} = this.marker
-      void this.db
-        .collection<RunMarker>(MARKER_COLLECTION)
-        .updateOne({_id}, {$set: fields, $currentDate: {heartbeatAt: true}, $setOnInsert: {startedAt}}, {upsert: true})
+      if (checking) return
+      checking = true
+      void (async () => {
+        // Only this run's own marker (same host, pid and start) gets the new beat.
+        const beat = await markers.updateOne({_id, host, pid, startedAt}, {$currentDate: {heartbeatAt: true}})
+        if (beat.matchedCount > 0 || this.heartbeat === undefined) return
+        const now = await markers.findOne({_id})
+        if (this.heartbeat === undefined) return
+        this.stopHeartbeat()
+        this.takenOver = now !== null
+        this.lostReason = now
+          ? `the marker of run ${_id} in ${this.database}.${MARKER_COLLECTION} now belongs to another process (${now.host}, pid ${now.pid})`
+          : `the marker of run ${_id} is gone from ${this.database}.${MARKER_COLLECTION}: another run reclaimed this run's collections as a dead run's (no heartbeat for ${RECLAIM_AFTER_MS / 1000} s: this process was paused, e.g. the machine slept)`
+        onLost?.(this.lostReason)
+      })()
         .catch(() => {
           this.heartbeatFailures += 1
+        })
+        .finally(() => {
+          checking = false
         })
     }, intervalMs)
     this.heartbeat.unref()
   }
+
+  /** Why this run no longer owns its namespace (set by the heartbeat), if it does not. */
+  lostReason: string | undefined
+  /** Another process registered under this run's id: its collections are that process's now, never dropped here. */
+  private takenOver = false
 
   stopHeartbeat(): void {
     clearInterval(this.heartbeat)
@@ -188,6 +216,7 @@ export class OwnedNamespace {
   async release(): Promise<NamespaceRelease> {
     this.stopHeartbeat()
     if (this.marker.keep) return {dropped: [], leftBehind: this.namespaces, databaseDropped: false, reason: '--keep'}
+    if (this.takenOver) return {dropped: [], leftBehind: [], databaseDropped: false, reason: `not dropped: ${this.lostReason}`}
     const markers = this.db.collection<RunMarker>(MARKER_COLLECTION)
     const stillRunning = this.marker.segment ? await this.leaveSharedRun(markers) : 0
     if (stillRunning > 0) {
@@ -202,7 +231,8 @@ export class OwnedNamespace {
     for (const name of this.marker.collections) {
       if (await dropIfPresent(this.db, name)) dropped.push(`${this.database}.${name}`)
     }
-    await markers.deleteOne({_id: this.marker._id})
+    // Only this run's own marker: after a reclaim there is none left to delete.
+    await markers.deleteOne({_id: this.marker._id, host: this.marker.host, pid: this.marker.pid, startedAt: this.marker.startedAt})
     let databaseDropped = false
     if ((await markers.countDocuments({})) === 0) {
       const others = (await this.db.listCollections({}, {nameOnly: true}).toArray()).filter((c) => c.name !== MARKER_COLLECTION && !isServerOwned(c.name))

@@ -125,12 +125,16 @@ export async function runBench(target: Target, config: BenchConfig, hooks: Bench
     interrupted: false,
   }
   let namespace: OwnedNamespace | undefined
+  /** Aborted when the heartbeat finds the run's namespace reclaimed: the runs stop like on a stop request, then the run fails. */
+  const lost = new AbortController()
+  const runHooks: BenchHooks = {...hooks, signal: AbortSignal.any([hooks.signal, lost.signal])}
   try {
     await admin.connect()
     const topology = await readCluster(target, result, hooks.signal)
     const db = admin.db(config.db)
     namespace = await OwnedNamespace.claim(db, {runId, collections: collectionsOf(runConfig), keep: config.keep, segment: config.segment})
-    namespace.startHeartbeat()
+    // Reclaimed under us (this process paused past the reclaim age): measuring stops as on a stop request.
+    namespace.startHeartbeat(undefined, () => lost.abort('namespace lost'))
     result.namespace = {
       database: namespace.database,
       runId,
@@ -152,16 +156,21 @@ export async function runBench(target: Target, config: BenchConfig, hooks: Bench
     const setupNotes = [...result.notes]
     const cells = matrixOf(config)
     for (const [index, cell] of cells.entries()) {
-      if (hooks.signal.aborted) break
+      if (runHooks.signal.aborted) break
       hooks.onRunStart?.(cell, index, cells.length)
-      const run = await runCell({target, settings, config: runConfig, hooks, topology, budget}, cell)
+      const run = await runCell({target, settings, config: runConfig, hooks: runHooks, topology, budget}, cell)
       result.runs.push(run)
-      result.interrupted = run.interrupted
+      // A run cut short by the lost namespace was not interrupted by the user: its end is the failure below.
+      result.interrupted = run.interrupted && hooks.signal.aborted
       finalize(result, config, hooks, setupNotes)
       await hooks.onPartialResult?.(result)
     }
     result.interrupted ||= hooks.signal.aborted
     finalize(result, config, hooks, setupNotes)
+    if (namespace.lostReason) {
+      result.namespaceLost = namespace.lostReason
+      result.notes.push(`stopped: ${namespace.lostReason}; what the run measured after the pause is not a measurement of its own collections`)
+    }
     return result
   } catch (error) {
     // A stop request while bench was still setting up (discovery, seeding): report what there is, as for any stop.

@@ -260,6 +260,13 @@ export class StageLedger {
     recordMs(tally.latencyCorrectedUs!, waitedMs)
   }
 
+  /** `count` missed slots of one stage whose waits fall in the histogram bucket of `waitedUs` (the engine's bulk record). */
+  recordMissedUs(stage: number, waitedUs: number, count: number): void {
+    const tally = this.tallies[stage]!
+    tally.missed += count
+    tally.latencyCorrectedUs!.recordValueWithCount(waitedUs, count)
+  }
+
   /** When the count of operations in flight last changed, and to what (the client's load, measured or not). */
   private inFlightSince = Number.NaN
   private inFlightNow = 0

@@ -349,6 +349,11 @@ export interface BenchResult extends ResultEnvelope {
   failOn: {expressions: string[]; breaches: ThresholdBreach[]} | null
   /** Whether everything this bench created was dropped after the run. */
   cleanedUp: boolean
+  /**
+   * Set when a later run reclaimed this run's namespace while it was paused (its marker gone or taken
+   * over): measuring stopped there and the command exits 9, what was measured printed as it stood.
+   */
+  namespaceLost?: string
   /** bench's owned namespace: where it wrote, what it dropped, what it left behind and why. */
   namespace: NamespaceReport | null
   /** Steps cut short by a stop request (the server did not answer within the stop budget, or a second signal). */

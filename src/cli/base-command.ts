@@ -131,11 +131,11 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   }
 
   /**
-   * A file that could not be written once the work was done (OUTPUT_FAILED): said on stderr after
-   * the result was printed (under --json too: stdout keeps the result), and the exit code is its.
-   * The result is never thrown away for a file that could not take it.
+   * A failure found once the work was done (a file that could not be written, OUTPUT_FAILED; a bench
+   * whose namespace was reclaimed under it): said on stderr after the result was printed (under --json
+   * too: stdout keeps the result), and the exit code is its. The result is never thrown away for it.
    */
-  protected sayOutputFailed(failure: PoolToolError): void {
+  protected sayFailureAfterResult(failure: PoolToolError): void {
     process.stderr.write(`${failureLine(failure)}\n`)
     process.exitCode = failure.exitCode
   }

@@ -7,6 +7,7 @@
  * off by more than a few seconds is said once per host.
  */
 import {clockSkewNote} from '../probes/clock.js'
+import type {CounterDefect} from './counter-defects.js'
 import type {ClusterTopology, HostState} from './types.js'
 
 export interface HostNoteFacts {
@@ -18,6 +19,7 @@ export interface HostNoteFacts {
   clockSkewMS?: number
   holdersUnavailable?: string
   poolsUnavailable?: string
+  counterDefects?: CounterDefect[]
 }
 
 function grouped(hosts: readonly HostNoteFacts[], reasonOf: (h: HostNoteFacts) => string | undefined, say: (hosts: string, reason: string) => string): string[] {
@@ -38,6 +40,7 @@ export function routerVersions(topology: Partial<Pick<ClusterTopology, 'hosts'>>
 
 /** What the topology itself tells a DBA. */
 type TopologyFacts = Pick<ClusterTopology, 'warnings'> & Partial<Pick<ClusterTopology, 'hosts' | 'configMongosCount' | 'replayOf'>>
+
 
 export function topologyFindings(topology: Partial<Pick<ClusterTopology, 'hosts' | 'configMongosCount'>>): string[] {
   const findings: string[] = []
@@ -68,6 +71,7 @@ export function connsNotes(topology: TopologyFacts, hosts: readonly HostNoteFact
     ...grouped(hosts, (h) => (h.state === 'ok' || neverReached(h) ? undefined : h.state), (names, state) => `${state} at the end: ${names}`),
     ...(replay ? [] : hosts.map((h) => clockSkewNote(h.host, h.clockSkewMS)).filter((n): n is string => n !== undefined)),
     ...grouped(hosts, (h) => h.holdersUnavailable, (names, reason) => `holders not read on ${names}: ${reason}`),
-    ...grouped(hosts, (h) => h.poolsUnavailable, (names, reason) => `mongos pools not read on ${names}: ${reason}`),
+    ...grouped(hosts, (h) => h.poolsUnavailable, (names, reason) => `pools (connPoolStats) not available on ${names}: ${reason}`),
+    ...hosts.flatMap((h) => (h.counterDefects ?? []).map((d) => `${h.host}: ${d.cause}`)),
   ]
 }

@@ -1,8 +1,10 @@
 /**
  * One host, polled through the read layer over its own direct connection
  * (src/conns/host-reader.ts): `serverStatus` with the `connections`, `repl`,
- * `globalLock` and `locks` sections, plus `connPoolStats` on a mongos and the
- * holders from `$currentOp`.
+ * `globalLock` and `locks` sections, `connPoolStats` (every node: routers, shard,
+ * config and replica-set members all keep outgoing pools), the holders from
+ * `$currentOp`, and once per host what its connection limit is made of
+ * (`getCmdLineOpts`, `hostInfo`: startup settings, read at the first answer).
  *
  * A poll that has not answered by the round's deadline is reported as no
  * answer and keeps running; the next round waits for it instead of piling up
@@ -23,6 +25,7 @@ import {HostConnection, type ReaderOpener} from '../probes/host-connection.js'
 import type {ServerReader} from '../probes/reader.js'
 import {type ConnectionsStatus, type GlobalLockStatus, type LockWaitTotals, parseConnections, parseGlobalLock, parseLockWaits, toNumber} from '../probes/server-status.js'
 import {holdersCurrentOp, holdersFromGroups} from './holders.js'
+import type {LimitRead} from './incoming-limit.js'
 import {ROUTER_POOL_PARAMETERS} from './never-shrank-advice.js'
 import {parseConnPoolStats} from './pool-stats.js'
 import {processKey} from './same-process.js'
@@ -52,6 +55,8 @@ export type PollAnswer =
       poolsUnavailable?: string
       holders?: Holder[]
       holdersUnavailable?: string
+      /** getCmdLineOpts and hostInfo as read (once per host), for the limit's explanation. */
+      limitReads?: {cmdLineOpts: LimitRead; hostInfo: LimitRead}
     }
   | {ok: false; state: 'unreachable' | 'unauthorized'; error: string}
 
@@ -70,6 +75,9 @@ export class HostPoller {
   private inflight?: Promise<PollAnswer>
   private holdersDenied?: string
   private poolsDenied?: string
+  /** getCmdLineOpts / hostInfo: kept once answered or refused (startup settings); read again after any other failure. */
+  private cmdLineOpts?: LimitRead
+  private hostInfo?: LimitRead
   /** Why the last finished poll failed: a retry still under way at the deadline is reported with it. */
   private lastFailure?: string
 
@@ -114,19 +122,19 @@ export class HostPoller {
     const memberState = memberStateOf(status)
     if (memberState) answer.memberState = memberState
     const isMongos = this.entry.role === 'mongos'
-    if (isMongos) {
-      if (this.poolsDenied) answer.poolsUnavailable = this.poolsDenied
-      else {
-        try {
-          const pools = parseConnPoolStats((await reader.connPoolStats()).value, this.topology)
-          if (pools) answer.pools = pools
-        } catch (error) {
-          const failure = this.describe(error)
-          if (DENIED.has(failure.code)) this.poolsDenied = failure.message
-          answer.poolsUnavailable = failure.message
-        }
+    // Every node that answers connPoolStats: a router's pools to the shards, a member's ReplNetwork and sharding pools.
+    if (this.poolsDenied) answer.poolsUnavailable = this.poolsDenied
+    else {
+      try {
+        const pools = parseConnPoolStats((await reader.connPoolStats()).value, this.topology)
+        if (pools) answer.pools = pools
+      } catch (error) {
+        const failure = this.describe(error)
+        if (DENIED.has(failure.code) || failure.code === 'SERVER_ERROR') this.poolsDenied = failure.message
+        answer.poolsUnavailable = failure.message
       }
     }
+    answer.limitReads = await this.readLimits(reader)
     if (this.settings.holders) {
       if (this.holdersDenied) answer.holdersUnavailable = this.holdersDenied
       else {
@@ -141,6 +149,29 @@ export class HostPoller {
       }
     }
     return answer
+  }
+
+  /** One startup read, kept when it answered or was refused (a refusal does not change between rounds). */
+  private async limitRead(cached: LimitRead | undefined, run: () => Promise<Document>, keep: (read: LimitRead) => void): Promise<LimitRead> {
+    if (cached) return cached
+    try {
+      const read = {reply: await run()}
+      keep(read)
+      return read
+    } catch (error) {
+      const failure = this.describe(error)
+      const read = {unavailable: failure.message}
+      if (DENIED.has(failure.code) || failure.code === 'SERVER_ERROR') keep(read)
+      return read
+    }
+  }
+
+  private async readLimits(reader: ServerReader): Promise<{cmdLineOpts: LimitRead; hostInfo: LimitRead}> {
+    const [cmdLineOpts, hostInfo] = await Promise.all([
+      this.limitRead(this.cmdLineOpts, async () => (await reader.getCmdLineOpts()).value, (read) => (this.cmdLineOpts = read)),
+      this.limitRead(this.hostInfo, async () => (await reader.hostInfo()).value, (read) => (this.hostInfo = read)),
+    ])
+    return {cmdLineOpts, hostInfo}
   }
 
   /** The answer, or "no answer within deadlineMS" (the poll keeps going and is picked up by the next round). */

@@ -8,6 +8,8 @@
  */
 import {type ConnectionsStatus, type LockWaitTotals} from '../probes/server-status.js'
 import type {AlertInputs} from './alerts.js'
+import {counterDefects} from './counter-defects.js'
+import {explainIncomingLimit, type IncomingLimit} from './incoming-limit.js'
 import {NeverShrankDetector} from './never-shrank.js'
 import type {PollAnswer} from './poller.js'
 import type {ClusterHost, ConnPoolStatsSummary, ConnsHostSummary, Holder, HostIdentity, HostSample, HostState, NeverShrankDetail} from './types.js'
@@ -66,6 +68,8 @@ export function identityOf(entry: ClusterHost, role = entry.role): HostIdentity 
   if (entry.address !== undefined && entry.address !== entry.host) out.address = entry.address
   if (entry.mongoVersion !== undefined) out.mongoVersion = entry.mongoVersion
   if (entry.tags !== undefined && entry.tags.length > 0) out.tags = [...entry.tags]
+  if (entry.passive) out.passive = true
+  if (entry.hidden) out.hidden = true
   return out
 }
 
@@ -89,6 +93,9 @@ export class HostTracker {
   private prevLocks?: {atMS: number; waits: LockWaitTotals}
   private lastFields?: Partial<ConnectionsStatus>
   private pools?: ConnPoolStatsSummary
+  private poolsUnavailable?: string
+  private incomingLimit?: IncomingLimit
+  private defects?: HostSample['counterDefects']
   private holders: Holder[] = []
   private holdersUnavailable?: string
   private alerts = 0
@@ -211,9 +218,21 @@ export class HostTracker {
     this.recordLocks(answer, sample)
     if (answer.pools) {
       this.pools = answer.pools
+      this.poolsUnavailable = undefined
       sample.pools = answer.pools
     }
-    if (answer.poolsUnavailable) sample.poolsUnavailable = answer.poolsUnavailable
+    if (answer.poolsUnavailable) {
+      this.poolsUnavailable = answer.poolsUnavailable
+      sample.poolsUnavailable = answer.poolsUnavailable
+    }
+    if (answer.limitReads) {
+      const limit = explainIncomingLimit({...(sample.maxIncoming === undefined ? {} : {effective: sample.maxIncoming}), ...answer.limitReads})
+      this.incomingLimit = limit
+      sample.incomingLimit = limit
+    }
+    const defects = counterDefects(c)
+    this.defects = defects.length > 0 ? defects : undefined
+    if (defects.length > 0) sample.counterDefects = defects
     if (answer.holders) {
       this.holders = answer.holders
       sample.holders = answer.holders
@@ -276,6 +295,9 @@ export class HostTracker {
     if (this.detail) out.neverShrankDetail = {...this.detail, ...this.explanation}
     if (this.lastFields) out.last = this.lastFields
     if (this.pools) out.pools = this.pools
+    if (this.poolsUnavailable) out.poolsUnavailable = this.poolsUnavailable
+    if (this.incomingLimit) out.incomingLimit = this.incomingLimit
+    if (this.defects) out.counterDefects = this.defects
     if (this.holdersUnavailable) out.holdersUnavailable = this.holdersUnavailable
     return out
   }

@@ -7,9 +7,11 @@
  */
 import type {ConnectionsStatus, ReadersWriters} from '../probes/server-status.js'
 import type {ResultEnvelope} from '../result.js'
+import type {CounterDefect} from './counter-defects.js'
+import type {IncomingLimit} from './incoming-limit.js'
 import type {ClusterHost, ClusterTopology, HostRole, TopologyKind} from '../probes/topology.js'
 
-export type {ClusterHost, ClusterTopology, HostRole, ReadersWriters, TopologyKind}
+export type {ClusterHost, ClusterTopology, CounterDefect, HostRole, IncomingLimit, ReadersWriters, TopologyKind}
 
 /** Who a host is, as discovery found it: shared by samples and summaries. */
 export interface HostIdentity {
@@ -27,6 +29,10 @@ export interface HostIdentity {
   mongoVersion?: string
   /** Shard members: the shard's zone tags. */
   tags?: string[]
+  /** Replica-set member listed in hello's `passives` (priority 0). */
+  passive?: true
+  /** Replica-set member that says `hidden: true` of itself (only a hidden entry node is known: hello lists no hidden member). */
+  hidden?: true
 }
 
 /**
@@ -58,13 +64,43 @@ export interface PoolCounts {
   leased?: number
   /** 7.x code; not in the docs' field list. */
   refreshed?: number
+  /** Connections closed without ever being used (`wasNeverUsed`; newer servers, behind featureFlagConnHealthMetrics). */
+  wasNeverUsed?: number
 }
 
-/** A mongos's (or sharded mongod's) outgoing pools, from `connPoolStats`. */
+/** connPoolStats `acquisitionWaitTimes` (6.3+): how long acquiring a connection from the pool waited. */
+export interface AcquisitionWaitTimes {
+  totalCount: number
+  /** Non-empty buckets in the server's order: its range label and bounds in ms (absent: -inf / inf). */
+  buckets: Array<{range: string; fromMS?: number; toMS?: number; count: number}>
+  /** Acquisitions that waited 50 ms or more (buckets from [50ms, …) on). */
+  waitedAtLeast50MS: number
+}
+
+/** One remote host of a pool (or over every pool: `byHost`). */
+export interface PoolHostDetail extends PoolCounts {
+  host: string
+  acquisitionWaitTimes?: AcquisitionWaitTimes
+}
+
+/** One pool by name (`NetworkInterfaceTL-TaskExecutorPool-0`, `NetworkInterfaceTL-ShardRegistry`, `NetworkInterfaceTL-ReplNetwork`, `global` …). */
+export interface PoolDetail extends PoolCounts {
+  pool: string
+  hosts: PoolHostDetail[]
+  acquisitionWaitTimes?: AcquisitionWaitTimes
+}
+
+/** A node's outgoing pools, from `connPoolStats` (every node that answers it: routers, shard, config and replica-set members). */
 export interface ConnPoolStatsSummary {
   totals: PoolCounts
   /** Summed over each shard's hosts (and `config` for the config server); hosts no shard claims go under their host:port. */
   shards: Array<PoolCounts & {shard: string; hosts: number}>
+  /** Each pool by name, with its remote hosts (`pools` of connPoolStats). */
+  byPool?: PoolDetail[]
+  /** Each remote host over every pool (`hosts` of connPoolStats, else the pools' host entries summed). */
+  byHost?: PoolHostDetail[]
+  /** Over every pool (6.3+). */
+  acquisitionWaitTimes?: AcquisitionWaitTimes
   /** DBClient (sync) pools. */
   numClientConnections?: number
   numAScopedConnections?: number
@@ -102,8 +138,12 @@ export interface HostSample extends Partial<ConnectionsStatus>, HostIdentity, Ho
   totalCreatedRatePerSec?: number
   /** totalCreated went down: the server restarted since the previous answer. */
   counterReset?: boolean
-  /** mongos: outgoing pools to the shards and the config server. */
+  /** Outgoing pools (connPoolStats): a router's to the shards and the config server, a member's ReplNetwork and sharding pools. */
   pools?: ConnPoolStatsSummary
+  /** The connection limit explained: net.maxIncomingConnections (getCmdLineOpts) against 80% of the open-files limit (hostInfo), which binds. */
+  incomingLimit?: IncomingLimit
+  /** Counters that cannot be true, with their known cause (e.g. awaitingTopologyChanges above current: SERVER-62082). */
+  counterDefects?: CounterDefect[]
   holders?: Holder[]
   /** Why holders (or pools) are not shown: e.g. the user may not run $currentOp with allUsers. */
   holdersUnavailable?: string
@@ -192,8 +232,14 @@ export interface ConnsHostSummary extends HostIdentity {
   lockWaitsPerSec: {max?: number; mean?: number}
   /** µs spent waiting for locks per second (serverStatus.locks timeAcquiringMicros): highest and mean. */
   lockWaitUsPerSec: {max?: number; mean?: number}
-  /** mongos: the last connPoolStats. */
+  /** The last connPoolStats (every node that answers it). */
   pools?: ConnPoolStatsSummary
+  /** Why connPoolStats was not available at the last answer (e.g. Unauthorized). */
+  poolsUnavailable?: string
+  /** The connection limit at the last answer, explained (see HostSample.incomingLimit). */
+  incomingLimit?: IncomingLimit
+  /** Counters that could not be true at the last answer. */
+  counterDefects?: CounterDefect[]
   /** From the last answer (empty when not read). */
   holders: Holder[]
   holdersUnavailable?: string
@@ -215,6 +261,11 @@ export interface ConnsTopologySummary {
   routerVersions?: Record<string, string[]>
   /** The target is `pooltool sim --replay` serving a snapshot captured at this time. */
   replayOf?: {capturedAt: string}
+  /**
+   * A replica set: true when replSetGetConfig listed its hidden members (polled with role secondary, `hidden`);
+   * false when it could not be read: hello lists no hidden member, so they are not polled unless the URI names one.
+   */
+  hiddenMembersVisible?: boolean
 }
 
 /** `conns watch --json` (and the `--ndjson` summary): the shared envelope (target, notes, interrupted) and the watch's figures. */

@@ -14,6 +14,7 @@
  * rounds, or when `signal` aborts (Ctrl-C).
  */
 import {CONNS_DEFAULTS} from '../defaults.js'
+import {stoppedError} from '../errors.js'
 import {clockSkewNote} from '../probes/clock.js'
 import {discoverCluster} from '../probes/discovery.js'
 import {connectAddress} from '../probes/topology.js'
@@ -68,11 +69,26 @@ function topologySummary(t: ClusterTopology): ConnsTopologySummary {
     ...(t.entry === undefined ? {} : {entry: t.entry}),
     ...(versions === undefined ? {} : {routerVersions: versions}),
     ...(t.replayOf === undefined ? {} : {replayOf: t.replayOf}),
+    ...(t.hiddenMembersVisible === undefined ? {} : {hiddenMembersVisible: t.hiddenMembersVisible}),
   }
 }
 
-function discover(target: Target, options: {discover?: boolean}): Promise<ClusterTopology> {
-  return discoverCluster(target, {purpose: CONNS_PURPOSE, ...(options.discover === false ? {discover: false} : {})})
+function discover(target: Target, options: {discover?: boolean; signal?: AbortSignal}): Promise<ClusterTopology> {
+  return discoverCluster(target, {purpose: CONNS_PURPOSE, ...(options.discover === false ? {discover: false} : {}), ...(options.signal ? {signal: options.signal} : {})})
+}
+
+/** Resolves when the signal aborts (never without one); the listener goes with `settled`. */
+function abortedOrSettled(signal: AbortSignal | undefined, settled: Promise<unknown>): Promise<unknown> {
+  if (!signal) return settled
+  if (signal.aborted) return Promise.resolve()
+  return new Promise((resolve) => {
+    const done = () => {
+      signal.removeEventListener('abort', done)
+      resolve(undefined)
+    }
+    signal.addEventListener('abort', done, {once: true})
+    void settled.finally(done)
+  })
 }
 
 /**
@@ -237,9 +253,21 @@ export function noHostAnswered(result: Pick<ConnsListResult, 'hosts'>): boolean 
   return result.hosts.length > 0 && result.hosts.every((h) => h.state === 'unreachable')
 }
 
-/** `conns list`: one round over every host (no rates: they need two polls). */
-export async function runConnsList(target: Target, options: {holders: boolean; discover?: boolean}): Promise<ConnsListResult> {
-  const topology = await discover(target, options)
+/**
+ * `conns list`: one round over every host (no rates: they need two polls). Ctrl-C (`signal`) stops it
+ * at once, also while a host stalls: during discovery there is nothing to report (an INTERRUPTED
+ * error with the stop's exit code); during the round, the hosts that answered are reported, the
+ * others named in a note, and their reads abandoned (each client's close is bounded).
+ */
+export async function runConnsList(target: Target, options: {holders: boolean; discover?: boolean; signal?: AbortSignal}): Promise<ConnsListResult> {
+  const {signal} = options
+  let topology: ClusterTopology
+  try {
+    topology = await discover(target, options)
+  } catch (error) {
+    if (signal?.aborted) throw stoppedError(signal, `stopped while discovering ${target.redactedUri}: no host was read`, 'nothing was measured; run it again (a host that stalls is given up after --timeout-ms)')
+    throw error
+  }
   // One round, bounded by the user's --timeout-ms (not a shorter cut of our own): a slow link or a loaded
   // client still gets its figures; a name that does not resolve fails at once (the poller looks it up first).
   const hostTimeoutMs = target.connection.timeoutMs
@@ -249,16 +277,23 @@ export async function runConnsList(target: Target, options: {holders: boolean; d
   const at = new Date().toISOString()
   const start = performance.now()
   try {
-    const replies = await Promise.all(pollers.map((p) => p.poll(hostTimeoutMs + 500)))
-    rows.dedupe(new Map(replies.map((answer, i) => [i, answer])))
+    const replies: Array<PollAnswer | undefined> = pollers.map(() => undefined)
+    const round = Promise.all(pollers.map((p, i) => p.poll(hostTimeoutMs + 500).then((answer) => (replies[i] = answer))))
+    await abortedOrSettled(signal, round)
+    const interrupted = signal?.aborted === true && replies.some((answer) => answer === undefined)
+    const answered = new Map(replies.flatMap((answer, i) => (answer === undefined ? [] : [[i, answer] as const])))
+    rows.dedupe(answered)
     const roundMS = Math.round(performance.now() - start)
-    const hosts = replies.flatMap((answer, i) => {
+    const hosts = [...answered].flatMap(([i, answer]) => {
       if (!rows.active.has(i)) return []
       const {sample} = trackers[i]!.record(answer)
       delete sample.neverShrank
       return [sample]
     })
-    return {target: targetSummary(target), topology: topologySummary(topology), at, roundMS, hosts, notes: connsNotes(topology, hosts), interrupted: false}
+    const unread = topology.hosts.filter((_, i) => replies[i] === undefined).map((host) => host.host)
+    const notes = connsNotes(topology, hosts)
+    if (interrupted) notes.push(`stopped before ${unread.length} of ${topology.hosts.length} hosts answered (not listed): ${unread.join(', ')}`)
+    return {target: targetSummary(target), topology: topologySummary(topology), at, roundMS, hosts, notes, interrupted}
   } finally {
     await Promise.all(pollers.map((p) => p.close()))
   }

@@ -5,7 +5,7 @@
  * and summarised per lock. On 6.1+ (in-memory model) the DDL operations of `$currentOp`
  * stand in for locks, keyed by namespace.
  */
-import {PoolToolError} from '../errors.js'
+import {PoolToolError, stoppedError} from '../errors.js'
 import {toPoolToolError} from '../mongo/errors.js'
 import {targetSummary} from '../result.js'
 import type {Target} from '../target.js'
@@ -171,8 +171,8 @@ async function openRidingRestarts(
   onFailedOpen: (failure: Omit<LockPollFailure, 'poll'>) => void,
 ): Promise<LocksSession> {
   const reached = {answered: false}
-  const stopped = (failure: PoolToolError, cause: unknown) =>
-    new PoolToolError('INTERRUPTED', `stopped before the watch could read ${target.redactedUri} again: ${failure.message}`, 'the target answered at first and then went away; run the watch again once it is back', {cause})
+  const stopped = (failure: PoolToolError) =>
+    stoppedError(signal, `stopped before the watch could read ${target.redactedUri} again: ${failure.message}`, 'the target answered at first and then went away; run the watch again once it is back')
   for (let attempt = 1; ; attempt++) {
     const at = Date.now()
     try {
@@ -182,7 +182,7 @@ async function openRidingRestarts(
       const failure = toPoolToolError(error, {target: target.redactedUri, secrets: target.secrets})
       // Not the cluster going away (a wrong topology, refused credentials, a bug): the open's own error, as before.
       if (failure.code !== 'UNREACHABLE') throw error
-      if (signal.aborted) throw stopped(failure, error)
+      if (signal.aborted) throw stopped(failure)
       onFailedOpen({at: new Date(at).toISOString(), reason: 'unreachable', error: failure.message})
       if (Date.now() >= until) {
         throw new PoolToolError(
@@ -193,7 +193,7 @@ async function openRidingRestarts(
         )
       }
       await sleep(Math.min(at + config.intervalMS, until) - Date.now(), signal)
-      if (signal.aborted) throw stopped(failure, error)
+      if (signal.aborted) throw stopped(failure)
     }
   }
 }

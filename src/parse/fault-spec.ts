@@ -1,14 +1,15 @@
 /**
  * `--fault` values of `pooltool sim`: KIND[:VALUE]@AT, e.g. `stall:1s@5s`,
  * `drop-connections@10s`, `restart:2s@30s`, `latency:5ms@0s`,
- * `max-connections:50@0s`. AT is the offset after start-up. Durations need a
- * unit, as on every duration flag (src/parse/durations.ts).
+ * `max-connections:50@0s`, `lock-hold:app.orders:W:5s@10s` (an index build on app.orders holds the
+ * collection lock exclusively, W, or shared, R, for 5 s from 10 s after start). AT is the offset after
+ * start-up. Durations need a unit, as on every duration flag (src/parse/durations.ts).
  */
 import {usageError} from '../errors.js'
 import type {ScheduledFault, SimFault} from '../sim/types.js'
 import {parseDurationMs} from './durations.js'
 
-const HINT = 'write KIND[:VALUE]@AT, e.g. stall:1s@5s, drop-connections@10s, restart:2s@30s, latency:5ms@0s, setup-cost:20ms@0s, max-connections:50@0s'
+const HINT = 'write KIND[:VALUE]@AT, e.g. stall:1s@5s, drop-connections@10s, restart:2s@30s, latency:5ms@0s, setup-cost:20ms@0s, max-connections:50@0s, lock-hold:app.orders:W:5s@10s'
 
 export function parseFaultSpec(spec: string): ScheduledFault {
   const match = /^([a-z-]+)(?::([^@]+))?@(.+)$/.exec(spec.trim())
@@ -44,6 +45,19 @@ export function parseFaultSpec(spec: string): ScheduledFault {
       const max = Number(needValue())
       if (!Number.isInteger(max) || max < 1) throw usageError(`--fault '${spec}': the limit must be a whole number ≥ 1`, HINT)
       fault = {kind, max}
+      break
+    }
+    case 'lock-hold': {
+      // NS:MODE:DURATION; the namespace may itself hold a colon, so read from the right.
+      const parts = needValue().split(':')
+      const ms = parts.length >= 3 ? parts.pop()! : undefined
+      const mode = parts.length >= 2 ? parts.pop()! : undefined
+      const ns = parts.join(':')
+      if (ms === undefined || mode === undefined) throw usageError(`--fault '${spec}': lock-hold needs NAMESPACE:MODE:DURATION, e.g. lock-hold:app.orders:W:5s@10s`, HINT)
+      const dot = ns.indexOf('.')
+      if (dot < 1 || dot === ns.length - 1) throw usageError(`--fault '${spec}': '${ns}' is not a namespace (db.collection)`, HINT)
+      if (mode !== 'W' && mode !== 'R') throw usageError(`--fault '${spec}': the mode must be W (exclusive) or R (shared), not '${mode}'`, HINT)
+      fault = {kind, ns, mode, ms: duration(ms)}
       break
     }
     default:

@@ -2,7 +2,11 @@
  * Every host of the cluster behind an entry point, with its role.
  *
  * - standalone: the entry host;
- * - replica set: `hello` hosts + passives (role primary / secondary);
+ * - replica set: `hello` hosts + passives (role primary / secondary, passives
+ *   marked `passive`) + arbiters (role `arbiter`); hidden members are in none of
+ *   hello's lists: `replSetGetConfig` (clusterMonitor) adds them (role secondary,
+ *   marked `hidden`); without it they are not seen (`hiddenMembersVisible: false`;
+ *   a hidden entry node is kept, marked `hidden`);
  * - mongos (`hello.msg === "isdbgrid"`):
  *   - routers: the seed routers plus `config.mongos` (one document per router
  *     that ever pinged; routers whose `ping` is older than 10 minutes are
@@ -32,7 +36,7 @@ import {toPoolToolError} from '../mongo/errors.js'
 import type {Target} from '../target.js'
 import type {ReadOptions, Reading, ServerReader} from './reader.js'
 import {parseShardingStatus, toNumber} from './server-status.js'
-import {type ClusterHost, type ClusterTopology, connectAddress, type HostRole, replayOf, topologyFromHello} from './topology.js'
+import {type ClusterHost, type ClusterTopology, connectAddress, type HostEntry, type HostRole, replayOf, topologyFromHello} from './topology.js'
 
 export type {ClusterHost, ClusterTopology}
 
@@ -404,7 +408,26 @@ function entryRoleOf(hello: Document, kind: ClusterTopology['kind']): HostRole {
   if (kind === 'sharded') return 'mongos'
   if (kind === 'standalone') return 'standalone'
   if (isConfigServerMember(hello)) return 'config'
+  if (hello.arbiterOnly === true) return 'arbiter'
   return hello.isWritablePrimary === true || hello.ismaster === true ? 'primary' : 'secondary'
+}
+
+/**
+ * The hidden members of a replica set from `replSetGetConfig` (`config.members[]`: `{host, hidden, arbiterOnly,
+ * priority}`): role secondary (a hidden member has priority 0: never primary), marked hidden and passive.
+ * Undefined when the reply has no member list.
+ */
+export function hiddenMembersOf(reply: Document): HostEntry[] | undefined {
+  const members = (reply.config as Document | undefined)?.members
+  if (!Array.isArray(members)) return undefined
+  return members
+    .filter((m: Document) => m?.hidden === true && typeof m.host === 'string' && m.arbiterOnly !== true)
+    .map((m: Document) => ({host: m.host as string, role: 'secondary' as const, hidden: true as const, passive: true as const}))
+}
+
+/** What a replica-set member says of itself: priority 0 (`passive`), `hidden`. */
+function entryFlagsOf(hello: Document): Pick<ClusterHost, 'passive' | 'hidden'> {
+  return {...(hello.passive === true ? {passive: true as const} : {}), ...(hello.hidden === true ? {hidden: true as const} : {})}
 }
 
 /** Puts the entry node first in a replica set's member list, with its address (and adds it when hello's hosts omit it, e.g. hidden). */
@@ -417,7 +440,9 @@ function withEntryFirst(hosts: ClusterHost[], entry: ClusterHost | undefined): C
 
 /** `--no-discover`: the URI's hosts, the entry named as the cluster names it. */
 function seedsOnly(target: Target, hello: Document, kind: ClusterTopology['kind'], entry: ClusterHost | undefined): ClusterTopology {
-  const roleOf = (host: string): HostRole => (kind === 'replset' ? (host === hello.primary ? 'primary' : 'secondary') : kind === 'sharded' ? 'mongos' : 'standalone')
+  const arbiters = new Set(Array.isArray(hello.arbiters) ? hello.arbiters : [])
+  const roleOf = (host: string): HostRole =>
+    kind === 'replset' ? (arbiters.has(host) ? 'arbiter' : host === hello.primary ? 'primary' : 'secondary') : kind === 'sharded' ? 'mongos' : 'standalone'
   const hosts = entry ? [entry] : target.seedHosts.map((host) => ({host, role: roleOf(host)}))
   const topology: ClusterTopology = {kind, hosts, sources: ['hello'], warnings: ["--no-discover: polling the URI's hosts only"], staleRouters: []}
   if (typeof hello.setName === 'string') topology.setName = hello.setName
@@ -467,7 +492,13 @@ async function discoverFromEntry(target: Target, options: DiscoveryOptions): Pro
     const entryHost: ClusterHost | undefined =
       address === undefined || name === undefined
         ? undefined
-        : {host: name, ...(name === address ? {} : {address}), entry: true, role: entryRoleOf(hello.value, kind), ...(typeof hello.value.setName === 'string' ? {setName: hello.value.setName} : {})}
+        : {
+            host: name,
+            ...(name === address ? {} : {address}),
+            entry: true,
+            role: entryRoleOf(hello.value, kind),
+            ...(typeof hello.value.setName === 'string' ? {setName: hello.value.setName, ...entryFlagsOf(hello.value)} : {}),
+          }
     const entry: EntryNode = {seedHosts: target.seedHosts, ...(entryHost ? {host: entryHost} : {}), ...(status ? {status} : {}), nowMs: serverNowMs(hello)}
     if (options.discover === false) return {topology: seedsOnly(target, hello.value, kind, entryHost), hello: hello.value}
     if (kind === 'sharded') return {topology: await discoverThroughMongos(reader, context, entry), hello: hello.value}
@@ -481,11 +512,15 @@ async function discoverFromEntry(target: Target, options: DiscoveryOptions): Pro
         configWarnings.push(`part of a sharded cluster whose config server could not be read from here; showing this replica set only`, ...sharded.warnings)
       }
       const members = topologyFromHello(hello.value, target.seedHosts)
+      const sources = ['hello']
+      // hello lists no hidden member: replSetGetConfig (clusterMonitor) does; without it they stay unseen, and say so.
+      const config = await attempt('replSetGetConfig', sources, context, async () => hiddenMembersOf((await reader.replSetGetConfig(context.read)).value))
+      const listed = [...members.hosts, ...(config.value ?? []).filter((m) => !members.hosts.some((h) => h.host === m.host))]
       const hosts = withEntryFirst(
-        members.hosts.map((h) => ({...h, setName: members.setName!})),
+        listed.map((h) => ({...h, setName: members.setName!})),
         entryHost,
       )
-      const topology: ClusterTopology = {kind: 'replset', hosts, setName: members.setName!, sources: ['hello'], warnings: configWarnings, staleRouters: []}
+      const topology: ClusterTopology = {kind: 'replset', hosts, setName: members.setName!, sources, warnings: configWarnings, staleRouters: [], hiddenMembersVisible: config.value !== undefined}
       if (entryHost) topology.entry = {host: entryHost.host, address: connectAddress(entryHost), role: hosts[0]!.role}
       return {topology, hello: hello.value}
     }

@@ -1,6 +1,6 @@
 /**
  * The read layer: the only code that sends monitoring and inspection commands
- * to a server (hello, buildInfo, hostInfo, serverStatus, connPoolStats,
+ * to a server (hello, buildInfo, hostInfo, getCmdLineOpts, replSetGetConfig, serverStatus, connPoolStats,
  * $currentOp, lockInfo, listShards, getShardMap, getParameter, listCollections and the
  * `config.*` collections). Features (bench's sampler, conns, locks, auth, a
  * snapshot capture) read through a ServerReader and never call the driver's
@@ -181,6 +181,16 @@ export class ServerReader {
 
   hostInfo(options?: ReadOptions): Promise<Reading<Document>> {
     return this.command('hostInfo', 'admin', {hostInfo: 1}, options)
+  }
+
+  /** The options the process was started with (`parsed`: the configuration as the server read it; `argv`). Needs clusterMonitor. */
+  getCmdLineOpts(options?: ReadOptions): Promise<Reading<Document>> {
+    return this.command('getCmdLineOpts', 'admin', {getCmdLineOpts: 1}, options)
+  }
+
+  /** The replica set's configuration (`config.members[]` with `hidden`, `arbiterOnly`, `priority`): hello lists no hidden member. Needs clusterMonitor. */
+  replSetGetConfig(options?: ReadOptions): Promise<Reading<Document>> {
+    return this.command('replSetGetConfig', 'admin', {replSetGetConfig: 1}, options)
   }
 
   /** serverStatus with only the sections asked for (the heavy default sections are excluded). */

@@ -1,6 +1,8 @@
 /**
  * What the target is, from one `hello` on the entry point: a standalone, a
- * replica set (members from `hosts`/`passives`) or a mongos (msg "isdbgrid");
+ * replica set (members from `hosts`, `passives` and `arbiters`, each with its
+ * role; hidden members are in none of hello's lists, so only a hidden entry
+ * node is known, from its own `hidden: true`) or a mongos (msg "isdbgrid");
  * and the shape of a whole discovered cluster (src/probes/discovery.ts).
  */
 import {PoolToolError} from '../errors.js'
@@ -8,9 +10,17 @@ import type {Document} from '../mongo/driver.js'
 import type {ReadOptions, ServerReader} from './reader.js'
 
 export type TopologyKind = 'standalone' | 'replset' | 'sharded'
-export type HostRole = 'mongos' | 'shard' | 'config' | 'primary' | 'secondary' | 'standalone'
+export type HostRole = 'mongos' | 'shard' | 'config' | 'primary' | 'secondary' | 'arbiter' | 'standalone'
 
-export interface HostEntry {
+/** How a replica-set member is listed beyond its role: priority 0 (`hello.passives`), or hidden (`hello.hidden` of the member itself). */
+export interface MemberFlags {
+  /** In `hello.passives`: priority 0, never primary. */
+  passive?: true
+  /** The member says `hidden: true` of itself (hidden members appear in no hello list). */
+  hidden?: true
+}
+
+export interface HostEntry extends MemberFlags {
   host: string
   role: HostRole
 }
@@ -23,7 +33,7 @@ export interface EntryTopology {
 }
 
 /** One host of a discovered cluster, with its role. */
-export interface ClusterHost {
+export interface ClusterHost extends MemberFlags {
   /** "host:port" as the cluster names it. */
   host: string
   role: HostRole
@@ -71,6 +81,8 @@ export interface ClusterTopology {
   entry?: {host: string; address: string; role: HostRole}
   /** The target is `pooltool sim --replay` serving a snapshot taken at this time (its hello says `pooltoolReplay`). */
   replayOf?: {capturedAt: string}
+  /** A replica set: true when replSetGetConfig listed its hidden members, false when it could not be read (hello lists none). */
+  hiddenMembersVisible?: boolean
 }
 
 /** What a replay's hello says about itself (src/replay/dispatch.ts adds it to every hello). */
@@ -104,13 +116,19 @@ export function topologyFromHello(hello: Document, seedHosts: readonly string[])
     return {kind: 'sharded', hosts: seedHosts.map((host) => ({host, role: 'mongos'}))}
   }
   if (typeof hello.setName === 'string') {
-    const members = [...((hello.hosts as string[] | undefined) ?? []), ...((hello.passives as string[] | undefined) ?? [])]
+    const list = (name: string) => ((hello[name] as unknown[] | undefined) ?? []).filter((h): h is string => typeof h === 'string')
     const primary = hello.primary as string | undefined
-    return {
-      kind: 'replset',
-      setName: hello.setName,
-      hosts: members.map((host) => ({host, role: host === primary ? 'primary' : 'secondary'})),
+    const seen = new Set<string>()
+    const hosts: HostEntry[] = []
+    const add = (entry: HostEntry) => {
+      if (seen.has(entry.host)) return
+      seen.add(entry.host)
+      hosts.push(entry)
     }
+    for (const host of list('hosts')) add({host, role: host === primary ? 'primary' : 'secondary'})
+    for (const host of list('passives')) add({host, role: host === primary ? 'primary' : 'secondary', passive: true})
+    for (const host of list('arbiters')) add({host, role: 'arbiter'})
+    return {kind: 'replset', setName: hello.setName, hosts}
   }
   return {kind: 'standalone', hosts: seedHosts.slice(0, 1).map((host) => ({host, role: 'standalone'}))}
 }

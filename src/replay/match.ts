@@ -31,6 +31,10 @@ export function readNameOf(command: Document, db: string): string | undefined {
       return 'buildInfo'
     case 'hostinfo':
       return 'hostInfo'
+    case 'getcmdlineopts':
+      return 'getCmdLineOpts'
+    case 'replsetgetconfig':
+      return 'replSetGetConfig'
     case 'serverstatus':
       return 'serverStatus'
     case 'connpoolstats':

@@ -4,9 +4,13 @@
  *   hosts that never shrank;
  * - locks watch: each lock's holds as bars on one time axis, from the events (a hold runs from the
  *   lock's `when` to its release; one still held at the end runs to the end; one taken and freed
- *   between two polls is only its bound, drawn apart).
+ *   between two polls is only its bound, drawn apart);
+ * - locks watch on a node (any topology): each blocking episode as a bar in its node's and
+ *   resource's lane, from the first poll that saw it to the first that did not (still open at the
+ *   end: striped, to the end), in the same LockTimeline shape, so the same renderer draws both.
  */
 import type {ConnsAlert, ConnsWatchResult, RoundSample} from '../conns/types.js'
+import type {NodeLockEpisode} from '../locks/node/types.js'
 import type {LockEvent, LockModel, LocksWatchResult} from '../locks/types.js'
 
 export interface ConnsReportData {
@@ -140,4 +144,51 @@ export function locksReportData(result: LocksWatchResult): LocksReportData {
     sources: [`${result.polls} polls every ${result.intervalMS} ms over ${(result.durationMS / 1000).toFixed(1)} s; MongoDB ${result.serverVersion} (${result.model})`],
     ...lockTimeline(result.events, result.durationMS, result.model),
   }
+}
+
+/** The lane of an episode: its node and the resource its first waiters wait on (the root's own lock). */
+function episodeLane(e: NodeLockEpisode): string {
+  const r = e.resources[0]
+  const resource = r === undefined ? 'resource unknown' : r.name === null ? r.type : `${r.type} ${r.name}`
+  return `${e.node} · ${resource}`
+}
+
+/** "opid 4711 conn12 createIndexes test.orders · peak 2 waiters · 5.0 s (4.0–6.0 s)": what hovering a bar tells. */
+function episodeHolder(e: NodeLockEpisode): string {
+  const root = e.root
+  const who = root === null ? 'no visible blocker' : ['opid', String(root.opid), root.desc, root.appName ? `app ${root.appName}` : null, root.commandName ?? root.op, root.ns].filter((p) => p !== null && p !== '').join(' ')
+  const seconds = (ms: number) => (ms / 1000).toFixed(1)
+  const length =
+    e.endedAt === null
+      ? `open, ${seconds(e.durationMS)} s so far`
+      : e.durationMaxMS === null
+        ? `${seconds(e.durationMS)} s (at least ${seconds(e.durationMinMS)} s; began before the watch)`
+        : `${seconds(e.durationMS)} s (${seconds(e.durationMinMS)}–${seconds(e.durationMaxMS)} s)`
+  const rootChanges = e.roots.length > 1 ? ` · ${e.roots.length} roots in turn` : ''
+  return `${who} · peak ${e.peakWaiters.count} waiter${e.peakWaiters.count === 1 ? '' : 's'} · ${length}${rootChanges}`
+}
+
+/**
+ * Blocking episodes as a LockTimeline: one lane per node and resource, one bar per episode. The axis
+ * runs from `startAt` (the watch's first poll; default the first episode) to `endAt` (its last poll;
+ * default the last time an episode was seen). Each node's times are its own clock: on one axis, nodes
+ * whose clocks differ are off by that difference (a server's clock, not this machine's, dates the waits).
+ */
+export function nodeLockEpisodeTimeline(episodes: readonly NodeLockEpisode[], window: {startAt?: string; endAt?: string} = {}): LockTimeline {
+  const sorted = [...episodes].sort((a, b) => a.id - b.id)
+  const firstSeen = Math.min(...sorted.map((e) => Date.parse(e.firstSeenAt)))
+  const start = window.startAt ? Date.parse(window.startAt) : Number.isFinite(firstSeen) ? firstSeen : 0
+  const lastSeen = Math.max(start, ...sorted.map((e) => Date.parse(e.endedAt ?? e.lastSeenAt)))
+  const end = window.endAt ? Math.max(Date.parse(window.endAt), start) : lastSeen
+  const s = (ms: number) => Math.max(0, (ms - start) / 1000)
+  const lanes = new Map<string, LockHold[]>()
+  for (const e of sorted) {
+    const name = episodeLane(e)
+    const holds = lanes.get(name) ?? []
+    lanes.set(name, holds)
+    const open = e.endedAt === null
+    // An open episode lasts, as far as anyone knows, to the end of the watch.
+    holds.push({fromS: s(Date.parse(e.firstSeenAt)), toS: open ? s(end) : s(Date.parse(e.endedAt!)), open, betweenPolls: false, holder: episodeHolder(e)})
+  }
+  return {endS: s(end), locks: [...lanes].map(([name, holds]) => ({name, holds}))}
 }

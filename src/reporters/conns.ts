@@ -20,7 +20,9 @@ import type {
   Holder,
   HostIdentity,
   HostSample,
+  IncomingLimit,
   NeverShrankDetail,
+  PoolCounts,
   ReadersWriters,
   RoundSample,
 } from '../conns/types.js'
@@ -58,9 +60,11 @@ export const CONNECTION_FIELD_HEADERS: Record<string, string> = {
   limitExempt: 'limit-exempt',
 }
 
-/** Role, shard, member state, router version and zone tags: "mongos 7.0.14", "shard shardA P zones NYC,SF". */
-export function roleLabel(h: {role: string; shard?: string; memberState?: string; mongoVersion?: string; tags?: string[]}): string {
+/** Role, shard, member state, router version and zone tags: "mongos 7.0.14", "shard shardA P zones NYC,SF", "secondary passive". */
+export function roleLabel(h: {role: string; shard?: string; memberState?: string; mongoVersion?: string; tags?: string[]; passive?: boolean; hidden?: boolean}): string {
   const parts: string[] = [h.role]
+  if (h.passive) parts.push('passive')
+  if (h.hidden) parts.push('hidden')
   if (h.mongoVersion) parts.push(h.mongoVersion)
   if (h.shard) parts.push(h.shard)
   if (h.memberState && (h.role === 'shard' || h.role === 'config')) parts.push(h.memberState === 'primary' ? 'P' : h.memberState === 'secondary' ? 'S' : '?')
@@ -87,9 +91,12 @@ function downLines(hosts: ReadonlyArray<{host: string; state: string; error?: st
   return hosts.filter((h) => h.state !== 'ok').map((h) => `${terminalLine(h.host)} ${downState(h)}: ${terminalLine(h.error ?? '').slice(0, width)}`)
 }
 
+/** hello lists no hidden member: said with a replica set's hosts when replSetGetConfig could not list them either. */
+export const HIDDEN_MEMBERS_TEXT = 'hidden members are not in hello'
+
 export function describeTopology(t: ClusterTopology | ConnsTopologySummary, hostCount: number): string {
   const kind = t.kind === 'replset' ? terminalLine(`replica set ${t.setName ?? ''}`.trim()) : t.kind === 'sharded' ? 'sharded cluster' : 'standalone'
-  return `${kind}, ${hostCount} host${hostCount === 1 ? '' : 's'} (from ${t.sources.join(', ')})`
+  return `${kind}, ${hostCount} host${hostCount === 1 ? '' : 's'} (from ${t.sources.join(', ')}${t.kind === 'replset' && t.hiddenMembersVisible === false ? `; ${HIDDEN_MEMBERS_TEXT}` : ''})`
 }
 
 export function renderTopology(t: ClusterTopology): string {
@@ -109,6 +116,50 @@ function poolsLine(p: ConnPoolStatsSummary): string {
   const t = p.totals
   const shards = p.shards.map((s) => `${terminalLine(s.shard)} ${s.inUse}/${s.available}/${s.created}/${s.refreshing}`).join(', ')
   return `pools in use/available/created/refreshing: total ${t.inUse}/${t.available}/${t.created}/${t.refreshing}${shards ? `; ${shards}` : ''}`
+}
+
+/** in use/available/created/refreshing. */
+const counts4 = (c: PoolCounts) => `${c.inUse}/${c.available}/${c.created}/${c.refreshing}`
+/** "NetworkInterfaceTL-TaskExecutorPool-0" → "TaskExecutorPool-0" (the JSON keeps the server's name). */
+const shortPoolName = (name: string) => terminalLine(name.replace(/^NetworkInterface(TL|ASIO)-/, ''))
+
+/** One node's pools on one line: totals, each pool by name, waits and never-used connections where the server counts them. */
+function poolsByNameLine(p: ConnPoolStatsSummary, byShard: boolean): string {
+  const parts = [`total ${counts4(p.totals)}`, ...(p.byPool ?? []).map((pool) => `${shortPoolName(pool.pool)} ${counts4(pool)}`)]
+  // A router's pools summed per shard (and config): which shard its connections go to.
+  if (byShard && p.shards.length > 0) parts.push(`by shard ${p.shards.map((s) => `${terminalLine(s.shard)} ${counts4(s)}`).join(', ')}`)
+  if (p.totals.wasNeverUsed !== undefined) parts.push(`never used ${formatCount(p.totals.wasNeverUsed)}`)
+  const waits = p.acquisitionWaitTimes
+  if (waits && waits.totalCount > 0) parts.push(`waited ≥50 ms ${formatCount(waits.waitedAtLeast50MS)} of ${formatCount(waits.totalCount)} acquisitions`)
+  return parts.join(' · ')
+}
+
+/**
+ * Outgoing pools of every node that answered connPoolStats (in use/available/created/refreshing): one line per node
+ * with its pools by name; with `perHost`, a second line with each remote host over every pool; nodes that refused, said so.
+ */
+function poolsSection(hosts: ReadonlyArray<{host: string; role: string; pools?: ConnPoolStatsSummary; poolsUnavailable?: string}>, perHost: boolean): string[] {
+  const lines: string[] = []
+  for (const h of hosts) {
+    if (h.pools) {
+      if (h.pools.totals.created === 0 && (h.pools.byPool ?? []).length === 0) {
+        lines.push(`  ${terminalLine(h.host)} none`)
+        continue
+      }
+      lines.push(`  ${terminalLine(h.host)} ${poolsByNameLine(h.pools, h.role === 'mongos')}`)
+      const remote = h.pools.byHost ?? []
+      if (perHost && remote.length > 0) lines.push(`    to ${remote.map((r) => `${terminalLine(r.host)} ${counts4(r)}`).join(', ')}`)
+    } else if (h.poolsUnavailable) lines.push(`  ${terminalLine(h.host)} not available: ${terminalLine(h.poolsUnavailable)}`)
+  }
+  return lines.length > 0 ? ['outgoing pools (connPoolStats; in use/available/created/refreshing):', ...lines] : []
+}
+
+/** The connection limit of each host, explained; hosts with the same explanation on one line. */
+function limitsSection(hosts: ReadonlyArray<{host: string; incomingLimit?: IncomingLimit}>): string[] {
+  const byText = new Map<string, string[]>()
+  for (const h of hosts) if (h.incomingLimit) byText.set(h.incomingLimit.explanation, [...(byText.get(h.incomingLimit.explanation) ?? []), h.host])
+  if (byText.size === 0) return []
+  return ['connection limits (current + available):', ...[...byText].map(([text, names]) => `  ${terminalLine(names.join(', '))}: ${terminalLine(text)}`)]
 }
 
 export function renderAlert(alert: ConnsAlert, display: TimeDisplay = LOCAL_TIME): string {
@@ -162,6 +213,8 @@ export function renderPlainRound(round: RoundSample, display: TimeDisplay = LOCA
       if (h.counterReset) fields.push('restarted')
       if (h.neverShrank) fields.push('neverShrank')
       if (h.pools) fields.push(`pools=${h.pools.totals.inUse}/${h.pools.totals.available}/${h.pools.totals.created}/${h.pools.totals.refreshing}`)
+      if (h.incomingLimit) fields.push(`limitBinds=${h.incomingLimit.binds}`)
+      for (const d of h.counterDefects ?? []) fields.push(`defect=${d.field}>current(${d.ticket})`)
       if (h.holders && h.holders.length > 0) fields.push(`holders=${h.holders.slice(0, 3).map((x) => `${terminalLine(`${x.appName}@${x.client}`)}:${x.count}`).join(',')}`)
       return `${head} ${fields.join(' ')}`
     })
@@ -240,7 +293,8 @@ export class ConnsLiveView {
       ]
     })
     lines.push(fitTable(columns, rows, layout), ...downLines(round.hosts, 100))
-    for (const h of round.hosts) if (h.pools) lines.push(`${terminalLine(h.host)} ${poolsLine(h.pools)}`)
+    // Live: the routers' pools only (one line each); every node's pools are in the summary and conns list.
+    for (const h of round.hosts) if (h.pools && h.role === 'mongos') lines.push(`${terminalLine(h.host)} ${poolsLine(h.pools)}`)
     for (const h of round.hosts) {
       if (h.holders && h.holders.length > 0) lines.push(`${terminalLine(h.host)} holders: ${h.holders.slice(0, 3).map(holderLabel).join(', ')}`)
     }
@@ -301,7 +355,7 @@ export function renderWatchSummary(result: ConnsWatchResult, layout: Layout = UN
     `${result.rounds} rounds every ${result.intervalMS} ms over ${seconds(result.durationMS)}${result.interrupted ? ' (stopped by Ctrl-C)' : ''}; poll round ${result.roundMS.mean ?? '–'} ms mean, ${result.roundMS.max ?? '–'} ms max`,
     hostsTable(result.hosts, layout),
   ]
-  for (const h of result.hosts) if (h.pools) lines.push(`${terminalLine(h.host)} ${poolsLine(h.pools)}`)
+  lines.push(...poolsSection(result.hosts, false), ...limitsSection(result.hosts))
   for (const h of result.hosts) if (h.neverShrankDetail) lines.push(renderNeverShrank(h.host, h.neverShrankDetail))
   lines.push(...holdersSection(result.hosts))
   const rules = Object.entries(result.alertCounts)
@@ -325,7 +379,7 @@ export function renderList(result: ConnsListResult, layout: Layout = UNLIMITED):
     return [hostLabel(h), roleLabel(h), h.state, dash(h.current), dash(h.available), usedOf(h.usedPct, h.maxIncoming), dash(h.totalCreated), ...optional.map((f) => dash(h[f])), ...lockCells]
   })
   const lines = [`conns list ${result.target.uri}: ${describeTopology(result.topology, result.hosts.length)} at ${result.at} (poll ${result.roundMS} ms)`, fitTable(columns, rows, layout), ...downLines(result.hosts, 200)]
-  for (const h of result.hosts) if (h.pools) lines.push(`${terminalLine(h.host)} ${poolsLine(h.pools)}`)
+  lines.push(...poolsSection(result.hosts, true), ...limitsSection(result.hosts))
   lines.push(...holdersSection(result.hosts, 10))
   for (const s of result.topology.staleRouters) lines.push(`stale router ${terminalLine(`${s.host}${s.mongoVersion ? ` ${s.mongoVersion}` : ''}`)} (last ping ${s.lastPing ?? 'never'}): not polled`)
   for (const note of result.notes) lines.push(`note: ${note}`)

@@ -7,6 +7,7 @@ import {randomBytes} from 'node:crypto'
 
 import {INTERNAL_USER, UserStore} from './auth/users.js'
 import {faultTargets} from './faults.js'
+import {holdCollectionLock} from './status/system-ops.js'
 import type {SimProcess} from './process.js'
 import {profileFor} from './profile.js'
 import {DataStore} from './storage/collection.js'
@@ -160,6 +161,13 @@ function validateFault(fault: SimFault): void {
       return
     case 'drop-connections':
       return
+    case 'lock-hold': {
+      num(fault.ms, 'ms')
+      const dot = typeof fault.ns === 'string' ? fault.ns.indexOf('.') : -1
+      if (dot < 1 || dot === fault.ns.length - 1) throw new Error(`fault lock-hold: ns must be "db.collection", not ${JSON.stringify(fault.ns)}`)
+      if (fault.mode !== 'W' && fault.mode !== 'R') throw new Error(`fault lock-hold: mode must be 'W' or 'R', not ${JSON.stringify(fault.mode)}`)
+      return
+    }
     default:
       throw new Error(`unknown fault kind '${(fault as {kind: string}).kind}'`)
   }
@@ -278,8 +286,13 @@ export class SimClusterRuntime {
   /** Applies a fault to the targeted processes. A restart resolves once the processes are down. */
   async control(fault: SimFault): Promise<void> {
     validateFault(fault)
-    const targets = this.processes.filter((p) => faultTargets(fault, p.listenAddress) || faultTargets(fault, p.hostPort))
+    let targets = this.processes.filter((p) => faultTargets(fault, p.listenAddress) || faultTargets(fault, p.hostPort))
     if (targets.length === 0) throw new Error(`no simulated process matches hosts ${JSON.stringify(fault.hosts)}`)
+    if (fault.kind === 'lock-hold') {
+      // an index build runs on data-bearing mongods (every member of a set: two-phase builds, 4.4+); a router has no lock manager
+      targets = targets.filter((p) => p.role !== 'mongos' && !p.isArbiter && p.running)
+      if (targets.length === 0) throw new Error('lock-hold: no running mongod among the targeted processes (a router has no lock manager)')
+    }
     for (const p of targets) {
       switch (fault.kind) {
         case 'latency':
@@ -296,6 +309,9 @@ export class SimClusterRuntime {
           break
         case 'drop-connections':
           p.dropConnections()
+          break
+        case 'lock-hold':
+          holdCollectionLock(p, fault.ns, fault.mode, fault.ms)
           break
         case 'restart':
           break

@@ -108,6 +108,13 @@ export type SimFault =
   | {kind: 'setup-cost'; ms: number; hosts?: string[]}
   /** Change the connection limit from now on. */
   | {kind: 'max-connections'; max: number; hosts?: string[]}
+  /**
+   * An index build on `ns` ("db.coll") holds the collection lock in `mode` (W: exclusive, R: shared) for `ms`
+   * once granted, on every targeted mongod (routers and arbiters skipped): operations on the collection wait
+   * behind it (status/system-ops.ts). Another lock-hold on the same namespace and mode sets its end to `ms`
+   * from now (0 ends it now).
+   */
+  | {kind: 'lock-hold'; ns: string; mode: 'W' | 'R'; ms: number; hosts?: string[]}
 
 export interface ScheduledFault {
   atMs: number

@@ -40,6 +40,7 @@ function roleFromHello(hello: Document | undefined): HostRole {
   if (hello?.msg === 'isdbgrid') return 'mongos'
   if (typeof hello?.setName === 'string') {
     if (hello.configsvr !== undefined) return 'config'
+    if (hello.arbiterOnly === true) return 'arbiter'
     return hello.isWritablePrimary === true || hello.ismaster === true ? 'primary' : 'secondary'
   }
   return 'standalone'

@@ -154,6 +154,11 @@ const cases: BadInput[] = [
   {name: 'conns list: self-signed server certificate', command: ['conns', 'list'], args: (c) => ['--uri', `mongodb://${c.tlsHost}/?tls=true`, '--timeout-ms', '3000'], ...USAGE, message: /self-signed certificate/},
   {name: 'bench: server certificate for another host name', command: ['bench'], args: (c) => ['--uri', `mongodb://${c.tlsHost}/?tls=true&tlsCAFile=${SELF_SIGNED_CERT}`, '--timeout-ms', '3000'], ...USAGE, message: /altnames/},
 
+  // An open-loop rate beyond what the engines can schedule (before: accepted, and a 5 s run spent a minute of CPU).
+  {name: 'bench: --rate beyond what one process can schedule', command: ['bench'], args: ['--uri', 'mongodb://127.0.0.1:1/', '--rate', '100000000', '--duration', '5s'], ...USAGE, message: /--rate 100000000 is more than one process can schedule: at most 500000 operations\/s per engine/, hint: /--workers N .*--segment i\/n/},
+  {name: 'bench: --rate beyond what its worker threads can schedule', command: ['bench'], args: ['--uri', 'mongodb://127.0.0.1:1/', '--rate', '100000000', '--workers', '4', '--concurrency', '8'], ...USAGE, message: /more than 4 engines \(4 worker threads × 1 segment\)/},
+  {name: 'bench: a --stages rate beyond what one process can schedule', command: ['bench'], args: ['--uri', 'mongodb://127.0.0.1:1/', '--stages', '1s:1000/s,1s:2000000/s'], ...USAGE, message: /a --stages rate of 2000000\/s is more than one process can schedule/},
+
   // A mechanism whose optional driver package this install lacks (the driver throws MongoMissingDependencyError as it
   // connects): the URI's option cannot work here (exit 2), not a pooltool bug (exit 1 before).
   {name: 'conns list: GSSAPI without the kerberos package', command: ['conns', 'list'], args: (c) => ['--uri', `mongodb://alice%40EXAMPLE.COM@${c.hostPort}/?authMechanism=GSSAPI`], ...USAGE, message: /authMechanism=GSSAPI needs the optional 'kerberos' package, which this install of pooltool does not have/, hint: /npm install kerberos/},

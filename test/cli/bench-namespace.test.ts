@@ -139,4 +139,36 @@ describe('bench owns its namespace', () => {
     assert.ok((await collections('pooltool_bench')).includes(collection), `${collection} is still there`)
     await client.db('pooltool_bench').dropDatabase()
   })
+
+  it('a bench paused while its namespace is reclaimed stops with a note and exit 9 instead of measuring an empty collection', async () => {
+    const dbName = 'pooltool_paused'
+    const db = client.db(dbName)
+    let child: ChildProcess | undefined
+    // Bounded far beyond the test: only the reclaim can end it.
+    const running = runCli(['bench', '--uri', cluster.uri, '--db', dbName, '--duration', '10m', '--json'], {timeoutMs: 120_000, onSpawn: (spawned) => (child = spawned)})
+    running.catch(() => undefined)
+    // Registered and seeded: its marker (this process's pid) and documents in its collection.
+    const marker = await waitForState('the bench registered its marker and seeded its collection', async () => {
+      const own = await db.collection(MARKERS).findOne({pid: child?.pid})
+      return own && (await db.collection(`bench_${own.runId}`).estimatedDocumentCount()) > 0 ? own : undefined
+    }, (own) => own !== undefined)
+    // The pause (a laptop asleep), and meanwhile what a later run does to a run whose heartbeat is 60 s old
+    // (namespace.ts, reclaimDeadRuns): its collections dropped, its marker deleted.
+    child!.kill('SIGSTOP')
+    try {
+      await db.collection(`bench_${marker!.runId}`).drop()
+      await db.collection(MARKERS).deleteOne({_id: marker!._id})
+    } finally {
+      child!.kill('SIGCONT')
+    }
+    const run = await running
+    assert.equal(run.code, 9, run.stderr)
+    assert.match(run.stderr, /^Error \[SERVER_ERROR\]: bench stopped: the marker of run [0-9a-f]{8} is gone .*reclaimed.*\(hint: .*awake/m)
+    const result = parseJson(run)
+    assert.match(result.namespaceLost, /is gone/)
+    assert.equal(result.interrupted, false, 'not a stop request')
+    assert.ok(result.notes.some((note: string) => note.startsWith('stopped: the marker')), JSON.stringify(result.notes))
+    // Nothing of the paused run is left behind: its collection (re-created by its writes after the pause) is dropped by name.
+    assert.deepEqual((await databases()).includes(dbName) ? await collections(dbName) : [], [])
+  })
 })

@@ -5,14 +5,12 @@
  * pooltool's exit watchdog used to cut them at 64–220 KB.
  */
 import assert from 'node:assert/strict'
-import {spawn} from 'node:child_process'
-import path from 'node:path'
 import {before, describe, it} from 'node:test'
 
 import {ObjectId} from 'bson'
 import {MongoClient} from 'mongodb'
 
-import {parseJson, REPO_ROOT, runCli} from '../helpers/cli.js'
+import {parseJson, runCli, runCliClosingStdoutAfter} from '../helpers/cli.js'
 import {useCluster} from '../helpers/cluster.js'
 
 const LOCKS = 10_000
@@ -43,20 +41,8 @@ describe('big results arrive whole through a pipe', {timeout: 120_000}, () => {
   })
 
   it('locks list --json into a pipe closed after 1000 bytes: exit 141, not 0 (the document is printed after the command ended)', async () => {
-    const child = spawn(process.execPath, [path.join(REPO_ROOT, 'bin', 'run.js'), 'locks', 'list', '--uri', cluster.uri, '--json'], {
-      cwd: REPO_ROOT,
-      env: {...process.env, POOLTOOL_URI: '', MONGODB_URI: '', FORCE_COLOR: '0'},
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
-    let stderr = ''
-    let read = 0
-    child.stderr.on('data', (chunk) => (stderr += chunk))
     // As `| head -c 1000`: the reader goes away while the megabytes of JSON are still coming.
-    child.stdout.on('data', (chunk: Buffer) => {
-      read += chunk.length
-      if (read >= 1000) child.stdout.destroy()
-    })
-    const code = await new Promise<number | null>((resolve) => child.on('close', (exit) => resolve(exit)))
+    const {code, read, stderr} = await runCliClosingStdoutAfter(['locks', 'list', '--uri', cluster.uri, '--json'], 1000)
     assert.ok(read >= 1000, `read ${read} bytes`)
     assert.equal(code, 141, stderr)
     assert.doesNotMatch(stderr, /EPIPE|Error/)

@@ -10,14 +10,14 @@
  * they are skipped, and test/unit/output.test.ts covers the same failures by injection.
  */
 import assert from 'node:assert/strict'
-import {execFileSync, spawn} from 'node:child_process'
+import {execFileSync} from 'node:child_process'
 import {copyFile, mkdir, mkdtemp, open, readdir, readFile, realpath, rm, stat, symlink, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
 import {after, before, describe, it, type TestContext} from 'node:test'
 
 import {CliOutput} from '../helpers/output.js'
-import {parseJson, REPO_ROOT, runCli} from '../helpers/cli.js'
+import {parseJson, runCli, runCliClosingStdoutAfter} from '../helpers/cli.js'
 import {useCluster} from '../helpers/cluster.js'
 
 const NO_STACK = /^\s+at .+:\d+:\d+\)?$/m
@@ -221,20 +221,8 @@ describe('snapshot into a closed pipe', {timeout: 120_000}, () => {
   const cluster = useCluster({topology: 'sharded'})
 
   it('is cut, so it exits 141 and says nothing was written', async () => {
-    const child = spawn(process.execPath, [path.join(REPO_ROOT, 'bin', 'run.js'), 'snapshot', '--uri', cluster.uri], {
-      cwd: REPO_ROOT,
-      env: {...process.env, POOLTOOL_URI: '', MONGODB_URI: '', FORCE_COLOR: '0'},
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
-    let stderr = ''
-    let read = 0
-    child.stderr.on('data', (chunk) => (stderr += chunk))
     // As `| head -c 1000`: read the first 1000 bytes, then close the pipe while the document is still coming.
-    child.stdout.on('data', (chunk: Buffer) => {
-      read += chunk.length
-      if (read >= 1000) child.stdout.destroy()
-    })
-    const code = await new Promise<number | null>((resolve) => child.on('close', (exit) => resolve(exit)))
+    const {code, read, stderr} = await runCliClosingStdoutAfter(['snapshot', '--uri', cluster.uri], 1000)
     assert.ok(read >= 1000, `read ${read} bytes`)
     assert.equal(code, 141, stderr)
     assert.doesNotMatch(stderr, /written/)

@@ -126,6 +126,24 @@ describe('pooltool sim', () => {
     assert.match(sim.out.stderr, /^pooltool sim: fault @0\.2s fired: stall: every reply held for 100 ms$/m)
   })
 
+  it('--fault lock-hold: an index build holds a collection lock, announced like every fault; a bad spec is one usage line', async () => {
+    const sim = spawnSim(['--ndjson', '--topology', 'replset', '--members', '1', '--fault', 'lock-hold:app.orders:W:2s@0s'])
+    try {
+      await sim.waitFor('stdout', /"kind":"lock-hold"/)
+      await sim.waitFor('stderr', /fired: lock-hold/)
+    } finally {
+      sim.child.kill('SIGINT')
+    }
+    assert.equal(await sim.exited, 0, sim.out.stderr)
+    const fired = sim.out.stdout.trim().split('\n').map((line) => JSON.parse(line)).find((l) => l.type === 'fault')
+    assert.deepEqual([fired.fault, fired.ok], [{kind: 'lock-hold', ns: 'app.orders', mode: 'W', ms: 2000}, true])
+    assert.match(sim.out.stderr, /^pooltool sim: fault @0s fired: lock-hold: an index build holds app\.orders's collection lock in mode W for 2000 ms$/m)
+    const bad = await runCli(['sim', '--fault', 'lock-hold:orders:W:5s@1s'], {timeoutMs: 20_000})
+    assert.equal(bad.code, 2)
+    assert.match(bad.stderr, /^Error \[USAGE\]: --fault 'lock-hold:orders:W:5s@1s': 'orders' is not a namespace \(db\.collection\)/m)
+    assert.doesNotMatch(bad.stderr, /^\s+at /m)
+  })
+
   it('--ndjson: each scenario announces what it left and where, after the started line and on stderr', async () => {
     const sim = spawnSim(['--ndjson', '--topology', 'sharded', '--version-profile', '4.4', '--mongos', '1', '--shards', '2', '--shard-members', '1', '--config-members', '1',
       '--scenario', 'upgraded-from-3.4', '--scenario', 'dead-lock-holder'])

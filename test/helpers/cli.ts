@@ -76,3 +76,26 @@ export function parseJson<T = any>(run: CliRun): T {
     throw new Error(`stdout is not JSON (exit ${run.code}):\n${run.stdout}\nstderr:\n${run.stderr}`)
   }
 }
+
+/**
+ * Run the CLI as `pooltool … | head -c BYTES` would: stdout is closed once that much has been read,
+ * while the rest is still coming. Resolves with the exit code, the bytes read and stderr.
+ */
+export function runCliClosingStdoutAfter(args: string[], bytes: number): Promise<{code: number | null; read: number; stderr: string}> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], {
+      cwd: REPO_ROOT,
+      env: {...process.env, POOLTOOL_URI: '', MONGODB_URI: '', FORCE_COLOR: '0'},
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    let stderr = ''
+    let read = 0
+    child.stderr.on('data', (chunk) => (stderr += chunk))
+    child.stdout.on('data', (chunk: Buffer) => {
+      read += chunk.length
+      if (read >= bytes) child.stdout.destroy()
+    })
+    child.on('error', reject)
+    child.on('close', (code) => resolve({code, read, stderr}))
+  })
+}

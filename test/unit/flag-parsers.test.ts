@@ -138,4 +138,13 @@ describe('--fault', () => {
     usage(() => parseFaultSpec('stall:1s@5'), /--fault 'stall:1s@5': '5' is not a duration with a unit/, /stall:1s@5s/)
     usage(() => parseFaultSpec('latency:5@0s'), /--fault 'latency:5@0s': '5' is not a duration with a unit/)
   })
+  it('reads lock-hold:NAMESPACE:MODE:DURATION@AT and names what is wrong in a bad one', () => {
+    assert.deepEqual(parseFaultSpec('lock-hold:app.orders:W:5s@10s'), {atMs: 10_000, fault: {kind: 'lock-hold', ns: 'app.orders', mode: 'W', ms: 5000}})
+    assert.deepEqual(parseFaultSpec('lock-hold:app.a.b:R:1m@0s'), {atMs: 0, fault: {kind: 'lock-hold', ns: 'app.a.b', mode: 'R', ms: 60_000}})
+    usage(() => parseFaultSpec('lock-hold@1s'), /lock-hold needs a value/, /lock-hold:app\.orders:W:5s@10s/)
+    usage(() => parseFaultSpec('lock-hold:app.orders:5s@1s'), /--fault 'lock-hold:app.orders:5s@1s': lock-hold needs NAMESPACE:MODE:DURATION/)
+    usage(() => parseFaultSpec('lock-hold:orders:W:5s@1s'), /'orders' is not a namespace \(db\.collection\)/)
+    usage(() => parseFaultSpec('lock-hold:app.orders:X:5s@1s'), /the mode must be W \(exclusive\) or R \(shared\), not 'X'/)
+    usage(() => parseFaultSpec('lock-hold:app.orders:W:5@1s'), /'5' is not a duration with a unit/)
+  })
 })

@@ -11,7 +11,8 @@
  *
  * Then `nodeLocksView(...)` gives the JSON (types.ts) and `nodeLocksText(view, layout)`
  * (src/reporters/node-locks.ts) the text. For a watch, pass the previous serverStatus and the time
- * between the two reads to get wait rates per resource and mode.
+ * between the two reads to get wait rates per resource and mode; feed each poll's views to a
+ * `NodeLockEpisodeTracker` (episodes.ts) for blocking episodes over the watch.
  */
 import {analyseBlocking} from './blocking.js'
 import {parseLockInfo} from './lock-info.js'
@@ -22,6 +23,8 @@ import {lockWaitRates, lockWaitsFromServerStatus} from './waits.js'
 
 export {analyseBlocking, inferEdges, killOpHint, LOCK_ACQUISITION_ORDER, lockInfoEdges, resourceOf, waitedLockType} from './blocking.js'
 export type {BlockingInput} from './blocking.js'
+export {episodeRootOf, MAX_EPISODES_KEPT, NodeLockEpisodeTracker} from './episodes.js'
+export type {NodeLockEpisodeTrackerOptions} from './episodes.js'
 export {parseLockInfo, parseResourceId} from './lock-info.js'
 export {compatible, conflicts, isModeLetter, isModeName, MODE_LETTER_OF, MODE_NAME_OF, modeName} from './modes.js'
 export {isIdleConnection, parseLockCounters, parseOperation, parseOperations} from './operations.js'

@@ -247,3 +247,188 @@ export interface NodeLocksView {
   /** Waits since the previous sample, when one was given (a watch). */
   rates?: LockWaitRates
 }
+
+/*
+ * Blocking episodes over a watch (episodes.ts): what `locks watch` records on every topology.
+ * Times are ISO instants on the node's own clock (serverStatus.localTime, or the poll's time).
+ */
+
+/** One poll's view of one node, as the watch hands it to the episode tracker. */
+export interface NodeLocksSample {
+  /** When the node was read: the server's clock (serverStatus.localTime) or, without it, the poll's time. */
+  at: Date
+  /** host:port (or a label such as `rs0/host:27017`): the tracker's key for the node. */
+  node: string
+  view: NodeLocksView
+}
+
+/** Who an episode's root blocker is: its $currentOp fields as parsed (never the command's values). */
+export type NodeLockEpisodeRoot = Pick<
+  NodeOperation,
+  'opid' | 'desc' | 'client' | 'appName' | 'driver' | 'op' | 'ns' | 'commandName' | 'msg' | 'progress' | 'runningMicros' | 'locks'
+> & {
+  /** The root itself waits, with no visible blocker (blocking.ts point 4); its `locks` then hold what it wants. */
+  waiting: boolean
+  /** `db.killOp(<opid>)`: a hint for the DBA; pooltool never kills. */
+  killOpHint: string
+}
+
+/** A resource the episode's waiters wait on, with the modes seen on each side. */
+export interface NodeLockEpisodeResource {
+  type: string
+  /** Database or namespace; null for a singleton (Global …). */
+  name: string | null
+  /** Modes the blockers hold (or have queued ahead) on it. */
+  blockerModes: LockModeName[]
+  /** Modes the waiters want. */
+  waiterModes: LockModeName[]
+}
+
+/** A run of polls during which one root blocker (or one unseen one) kept operations waiting on a node. */
+export interface NodeLockEpisode {
+  /** 1, 2, 3 … in the order the tracker saw episodes start (over every node). */
+  id: number
+  node: string
+  /** Start: the first poll that saw the waiting. */
+  firstSeenAt: string
+  /** The node's poll before it: the episode began after it. Null when it was under way at the node's first poll. */
+  previousPollAt: string | null
+  /** Under way at the node's first poll: it began before the watch, so no upper bound of its length is known. */
+  inProgressAtFirstPoll: boolean
+  /** The last poll that saw it. */
+  lastSeenAt: string
+  /** End: the first poll that saw nobody waiting any more; null while open. */
+  endedAt: string | null
+  /** endedAt − firstSeenAt (lastSeenAt − firstSeenAt while open): within one poll interval of the truth. */
+  durationMS: number
+  /** lastSeenAt − firstSeenAt: it surely lasted that long. */
+  durationMinMS: number
+  /** endedAt − previousPollAt: it cannot have lasted longer. Null while open or when it began before the watch. */
+  durationMaxMS: number | null
+  /** The root blocker as last seen; null when no blocker could be seen (waiters only). */
+  root: NodeLockEpisodeRoot | null
+  /** Every root the episode had, in order (more than one: the root changed while waiters remained). */
+  roots: Array<{root: NodeLockEpisodeRoot | null; firstSeenAt: string; lastSeenAt: string}>
+  peakWaiters: {count: number; at: string}
+  resources: NodeLockEpisodeResource[]
+  /**
+   * The waiter with the longest running time seen: an upper bound of its wait ($currentOp does not
+   * say when a wait began). Null when no waiter's document had a running time.
+   */
+  longestWait: {opid: number | string; desc: string | null; atMostMicros: number; at: string} | null
+  /** The waiter seen waiting over the longest span of polls: it waited at least `atLeastMS`. */
+  longestSeenWaiting: {opid: number | string; desc: string | null; atLeastMS: number} | null
+  /** Polls that saw the episode, and among them those where lockInfo decided its edges. */
+  polls: number
+  lockInfoPolls: number
+  /** lockInfo's granted and pending lists showed the chain at least once; otherwise it is inferred from $currentOp. */
+  confirmedByLockInfo: boolean
+  /** Its waiters joined another open episode's chain at `endedAt` (they still wait, there). */
+  mergedInto: number | null
+}
+
+interface NodeLockEpisodeEventBase {
+  /** The poll that saw the change (ISO, the node's clock). */
+  at: string
+  node: string
+  episodeId: number
+  root: NodeLockEpisodeRoot | null
+}
+
+export interface NodeLockEpisodeStartEvent extends NodeLockEpisodeEventBase {
+  kind: 'episode-start'
+  waiters: number
+  resources: NodeLockEpisodeResource[]
+  previousPollAt: string | null
+  inProgressAtFirstPoll: boolean
+  confirmedByLockInfo: boolean
+}
+
+/** peak-waiters: more waiters than ever in this episode · root-changed: another op is now the root, waiters remaining. */
+export type NodeLockEpisodeUpdateReason = 'peak-waiters' | 'root-changed'
+
+export interface NodeLockEpisodeUpdateEvent extends NodeLockEpisodeEventBase {
+  kind: 'episode-update'
+  reasons: NodeLockEpisodeUpdateReason[]
+  waiters: number
+  resources: NodeLockEpisodeResource[]
+  /** The root before this poll (given when the root changed). */
+  previousRoot?: NodeLockEpisodeRoot | null
+}
+
+export interface NodeLockEpisodeEndEvent extends NodeLockEpisodeEventBase {
+  kind: 'episode-end'
+  firstSeenAt: string
+  lastSeenAt: string
+  durationMS: number
+  durationMinMS: number
+  durationMaxMS: number | null
+  peakWaiters: {count: number; at: string}
+  resources: NodeLockEpisodeResource[]
+  confirmedByLockInfo: boolean
+  mergedInto: number | null
+}
+
+export type NodeLockEpisodeEvent = NodeLockEpisodeStartEvent | NodeLockEpisodeUpdateEvent | NodeLockEpisodeEndEvent
+
+/** One interval's lock waits on one node, per resource and mode (compact, for --ndjson). */
+export interface NodeLockWaitRatesRecord {
+  kind: 'lock-wait-rates'
+  at: string
+  node: string
+  intervalMS: number
+  /** A counter went down (a restart): no rows this interval. */
+  reset: boolean
+  rows: Array<{resource: string; mode: string; waits: number; waitedMicros: number; waitsPerSecond: number; waitMicrosPerSecond: number}>
+}
+
+/** What one sample changed: the episode events, and the interval's wait rates when the view had them. */
+export interface NodeLockEpisodeObservation {
+  events: NodeLockEpisodeEvent[]
+  rates: NodeLockWaitRatesRecord | null
+}
+
+/** A node over the whole watch. */
+export interface NodeLockEpisodeNodeTotals {
+  node: string
+  /** Samples of the node the tracker was given. */
+  polls: number
+  episodes: number
+  openEpisodes: number
+  /**
+   * Time with at least one operation waiting, from the first poll that saw waiting to the first that
+   * saw none (still waiting at the end: to the last poll): overlapping episodes counted once.
+   */
+  blockedMS: number
+  /** The longest episode (durationMS), or null when none. */
+  worstEpisode: {id: number; durationMS: number; rootOpid: number | string | null; open: boolean} | null
+  /** Sum of the intervals that gave wait rates (resets excluded), and how many intervals were resets. */
+  rateIntervalMS: number
+  resetIntervals: number
+}
+
+/** One node's waits on one resource and mode, summed over the watch. */
+export interface NodeLockWaitRateTotal {
+  node: string
+  resource: string
+  mode: string
+  waits: number
+  waitedMicros: number
+  /** Over the node's rateIntervalMS. */
+  waitsPerSecond: number
+  waitMicrosPerSecond: number
+  meanWaitMicros: number | null
+}
+
+/** The --json of the node-lock part of a watch. */
+export interface NodeLockEpisodesSummary {
+  /** In the order they started; at most `maxEpisodesKept`. */
+  episodes: NodeLockEpisode[]
+  episodesTotal: number
+  /** Episodes beyond the cap: counted in the totals, not listed. */
+  episodesNotKept: number
+  maxEpisodesKept: number
+  nodes: NodeLockEpisodeNodeTotals[]
+  /** Most time waited first. */
+  waitRates: NodeLockWaitRateTotal[]
+}

@@ -105,7 +105,7 @@ function getMore(ctx: CommandContext): Document | Promise<Document> {
   const ns = `${ctx.db}.${cmd.collection}`
   // An awaitData getMore is held until new entries arrive or its maxTimeMS passes (an active op meanwhile).
   if (ctx.proc.cursors.isTailable(id)) {
-    if (ctx.conn.op) yieldLocks(ctx.conn.op) // it holds no lock while it waits
+    if (ctx.conn.op) yieldLocks(ctx.conn.op, ctx.proc.locks) // it holds no lock while it waits
     return ctx.proc.cursors.getMoreTailable(id, ns, batchSize, optionalNumber(cmd, 'maxTimeMS'))
   }
   return ctx.proc.cursors.getMore(id, ns, batchSize)

@@ -37,6 +37,14 @@ function buildInfo(ctx: CommandContext): Document {
   }
 }
 
+/**
+ * The open-files limit the simulated processes report (`hostInfo.extra.maxOpenFiles`, Linux; manual:
+ * reference/command/hostInfo): 1048576, a common container `ulimit -n`. A real mongod caps its connections
+ * at 80% of it (838860, as the published 4.4 serverStatus in test/fixtures/server-status.ts shows), above the
+ * sim's net.maxIncomingConnections (65536 unless --max-connections says less), which is the limit it applies.
+ */
+export const SIM_MAX_OPEN_FILES = 1_048_576
+
 function hostInfo(ctx: CommandContext): Document {
   return {
     system: {
@@ -50,7 +58,7 @@ function hostInfo(ctx: CommandContext): Document {
     },
     os: {type: platform() === 'linux' ? 'Linux' : platform(), name: 'pooltool simulated host', version: release()},
     // timeScale: how much the simulated cluster shrinks its internal intervals (lock ping, expiry).
-    extra: {note: 'simulated by pooltool', timeScale: ctx.proc.options.timeScale},
+    extra: {maxOpenFiles: SIM_MAX_OPEN_FILES, note: 'simulated by pooltool', timeScale: ctx.proc.options.timeScale},
     ok: 1,
   }
 }
@@ -71,7 +79,7 @@ function getCmdLineOpts(ctx: CommandContext): Document {
     argv.push('--configdb', configDB)
     parsed.sharding = {configDB}
   }
-  argv.push('--bind_ip', proc.options.host, '--port', String(proc.port))
+  argv.push('--bind_ip', proc.options.host, '--port', String(proc.port), '--maxConns', String(proc.faults.maxIncomingConnections))
   parsed.net = {bindIp: proc.options.host, port: proc.port, maxIncomingConnections: proc.faults.maxIncomingConnections}
   if (proc.replSet) {
     argv.push('--replSet', proc.replSet.setName)

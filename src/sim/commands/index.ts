@@ -9,6 +9,7 @@ import {ddlCommands} from './ddl.js'
 import {diagnosticCommands} from './diagnostic.js'
 import {fsyncCommands} from './fsync.js'
 import {helloCommands} from './hello.js'
+import {lockInfoCommands} from './lock-info.js'
 import {CommandRegistry} from './registry.js'
 import {replSetCommands} from './replset.js'
 import {sessionCommands} from './sessions.js'
@@ -22,6 +23,7 @@ export function mongodCommands(): CommandRegistry {
     ...authCommands,
     ...diagnosticCommands,
     ...fsyncCommands,
+    ...lockInfoCommands,
     ...sessionCommands,
     ...crudCommands,
     ...aggregateCommands,

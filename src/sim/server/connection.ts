@@ -20,7 +20,7 @@ export interface ActiveOp {
   startedAt: Date
   startedHr: bigint
   killed: boolean
-  /** Waiting for a lock (sharded DDL locks); shown as currentOp's waitingForLock. */
+  /** Waiting for a lock (the lock table, or sharded DDL locks); shown as currentOp's waitingForLock. */
   waitingForLock?: boolean
   /** In-memory DDL locks this operation holds (sharded topology, 7.0 profile). */
   ddlLocks?: Array<{resource: string; reason: string}>

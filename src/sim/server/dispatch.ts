@@ -28,7 +28,7 @@ import {withClusterTime} from '../repl/optime.js'
 import {checkCanRunHere, noteHandshake, readPreferenceMode} from '../repl/secondary-ok.js'
 import {EXACT_DECODE, toExactForm} from '../storage/numbers.js'
 import type {Release} from '../storage/locks.js'
-import {beginGlobalWait, endGlobalWait, grantedAll, requestGlobal} from '../status/op-locks.js'
+import {acquireLocks, addCollectionQueueWait, lockPlan, takeFlowControlTicket} from '../status/op-locks.js'
 import type {ActiveOp, ClientConnection} from './connection.js'
 
 export async function handleMessage(conn: ClientConnection, message: Buffer): Promise<void> {
@@ -210,17 +210,13 @@ export async function execute(
     checkCanRunHere(proc, conn, db, allowedOnSecondary(spec), readPref)
     // currentOp's locks / lockStats of this operation (a mongod's; a router has no lock manager)
     const lockKind = proc.role === 'mongos' ? undefined : spec.lock === 'read' || spec.lock === 'global' || spec.lock === 'dbExclusive' ? spec.lock : spec.write || spec.lock === 'write' ? 'write' : undefined
-    const inSet = proc.replSet !== undefined
-    const fsyncHold = spec.write ? proc.locks.whenWritesAllowed() : undefined
-    if (fsyncHold) {
-      if (lockKind) {
-        requestGlobal(op, lockKind, proc.profile, inSet)
-        beginGlobalWait(op, lockKind)
-      }
-      op.waitingForLock = true
-      await fsyncHold
-      op.waitingForLock = false
-      endGlobalWait(op)
+    // The locks go through the lock table (storage/lock-table.ts): the op waits where mongod's would,
+    // behind the fsyncLockWorker's Global S or an index build's Collection X, with waitingForLock: true.
+    if (lockKind) {
+      if (lockKind !== 'read' && proc.replSet !== undefined) takeFlowControlTicket(op)
+      const queue = lockKind === 'read' || lockKind === 'global' ? 'readers' : 'writers'
+      await acquireLocks(proc.locks, op, lockPlan(lockKind, proc.profile, ns), queue, (w) => (op.waitingForLock = w))
+      if (conn.closed) throw new CommandError(6, 'connection closed')
     }
     if (spec.lock === 'write') {
       const r = proc.locks.acquireWrite(ns)
@@ -229,12 +225,10 @@ export async function execute(
         const waitStarted = process.hrtime.bigint()
         // the sim's per-collection write queue (its way to make writes contend): counted as a
         // Collection wait, as storage/locks.ts counts it for serverStatus
-        if (lockKind) requestGlobal(op, lockKind, proc.profile, inSet)
         release = await r
-        if (lockKind) grantedAll(op, lockKind, proc.profile, inSet, Number((process.hrtime.bigint() - waitStarted) / 1000n))
+        if (lockKind) addCollectionQueueWait(op, Number((process.hrtime.bigint() - waitStarted) / 1000n))
       }
     }
-    if (lockKind) grantedAll(op, lockKind, proc.profile, inSet)
     if (!spec.monitoring && proc.faults.latencyMs > 0) await serviceTimeWithin(proc.faults.latencyMs, nonNegative(cmd, 'maxTimeMS'), startedAt)
     if (op.killed) throw new CommandError(11601, 'operation was interrupted')
     if (conn.closed) throw new CommandError(6, 'connection closed')
@@ -257,6 +251,7 @@ export async function execute(
     reply = errorDocument(e)
   } finally {
     release?.()
+    proc.locks.table.releaseAll(op)
     if (conn.op === op) conn.op = null
   }
   proc.counters.command(spec.name, reply.ok !== 1)

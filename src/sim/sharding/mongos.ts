@@ -374,6 +374,8 @@ export function mongosCommands() {
   t.override({...base('killOp'), handler: killOp})
   // mongod-only: a router has no such command (CommandNotFound), as src/mongo/s/commands registers none.
   t.remove('replSetGetConfig')
+  // lock_info.cpp registers lockInfo forShard() only: a router answers CommandNotFound.
+  t.remove('lockInfo')
   t.override({name: 'flushRouterConfig', aliases: ['flushrouterconfig'], handler: () => ({flushed: true, ok: 1}), authz: clusterAdmin})
   table = t
   return t

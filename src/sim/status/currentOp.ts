@@ -3,6 +3,7 @@ import {Long, type Document} from 'bson'
 import type {SimProcess} from '../process.js'
 import type {ClientConnection} from '../server/connection.js'
 import {currentOpFlowControl, currentOpLockFields} from './op-locks.js'
+import {systemOpDocuments} from './system-ops.js'
 
 export interface CurrentOpOptions {
   allUsers: boolean
@@ -66,5 +67,8 @@ export function currentOpDocuments(proc: SimProcess, asking: ClientConnection, o
     }
     out.push(doc)
   }
+  // Server threads with an operation (fsyncLockWorker, index builds) are active and belong to no user:
+  // listed to whoever may see every user's operations (allUsers, or no auth), idle connections or not.
+  if (proc.role !== 'mongos' && (!proc.authEnabled || opts.allUsers)) out.push(...systemOpDocuments(proc, now, nowHr))
   return out
 }

@@ -6,14 +6,19 @@
  * per kind mirrors what `storage/locks.ts` counts for the whole process, so the two agree; 7.0 adds
  * the FeatureCompatibilityVersion lock every global acquisition takes in the same intent mode, and
  * `Mutex` r for a read (both as 7.0 profiler and currentOp output show them).
- * Kept beside the operation in a WeakMap so the connection's op record stays the sim's own.
+ * Kept beside the operation in a WeakMap so the connection's op record stays the sim's own; the owner is a
+ * connection's ActiveOp or a system thread's SystemOp (status/system-ops.ts).
+ *
+ * `acquireLocks` takes a plan's locks one by one through the lock table (storage/lock-table.ts), so an
+ * operation waits where mongod's would: behind the fsyncLockWorker's Global S, behind an index build's
+ * Collection X, and behind requests queued before it.
  */
 import {Long, type Document} from 'bson'
-import type {ActiveOp} from '../server/connection.js'
-import {lockStatsEntry, type LockMode, type LockStats, type ModeStats, modeStatsOf} from '../storage/locks.js'
+import {FULL_MODE} from '../storage/lock-table.js'
+import {lockStatsEntry, type LockManager, type LockMode, type LockStats, type ModeStats, modeStatsOf, type ResourceType} from '../storage/locks.js'
 import type {VersionProfile} from '../profile.js'
 
-type Kind = 'read' | 'write' | 'global' | 'dbExclusive'
+export type Kind = 'read' | 'write' | 'global' | 'dbExclusive'
 
 interface OpLockState {
   /** Resource type (ResourceType or 7.0's FeatureCompatibilityVersion) → mode requested. */
@@ -24,14 +29,26 @@ interface OpLockState {
   waiting?: {type: string; mode: LockMode; since: bigint}
 }
 
-const states = new WeakMap<ActiveOp, OpLockState>()
+/** One lock of a plan: currentOp's resource type and mode, and its key in the lock table (none: never queued here). */
+export interface LockStep {
+  type: string
+  mode: LockMode
+  resource?: string
+}
+
+const states = new WeakMap<object, OpLockState>()
 
 /** 7.0's FeatureCompatibilityVersion lock (taken with every global lock from 7.0, maxWireVersion 21). */
 export function hasFcvLock(profile: VersionProfile): boolean {
   return profile.maxWireVersion >= 21
 }
 
-function stateOf(op: ActiveOp): OpLockState {
+/** 5.0+ (wire 13) reads are lock-free: they skip the Database and Collection locks, so an exclusive collection lock does not block them. */
+export function hasLockFreeReads(profile: VersionProfile): boolean {
+  return profile.maxWireVersion >= 13
+}
+
+function stateOf(op: object): OpLockState {
   let s = states.get(op)
   if (!s) {
     s = {held: new Map(), stats: new Map(), flowControlAcquired: 0}
@@ -40,16 +57,33 @@ function stateOf(op: ActiveOp): OpLockState {
   return s
 }
 
-/** The resources and modes a kind of operation takes, outermost first. */
-function sequence(kind: Kind, profile: VersionProfile): Array<[string, LockMode]> {
+/**
+ * The locks taken with a global lock of `global` mode, outermost first: PBWM IS, on 7.0 the FCV lock in
+ * the intent mode of the global one (IS for S/IS, IX for X/IX: Lock::GlobalLock, d_concurrency.cpp), RSTL IX, Global.
+ */
+export function globalSteps(global: LockMode, profile: VersionProfile): LockStep[] {
+  const out: LockStep[] = [{type: 'ParallelBatchWriterMode', mode: 'r', resource: 'ParallelBatchWriterMode'}]
+  if (hasFcvLock(profile)) {
+    const fcv: LockMode = global === 'r' || global === 'R' ? 'r' : 'w'
+    out.push({type: 'FeatureCompatibilityVersion', mode: fcv, resource: 'FeatureCompatibilityVersion'})
+  }
+  out.push({type: 'ReplicationStateTransition', mode: 'w', resource: 'ReplicationStateTransition'}, {type: 'Global', mode: global, resource: 'Global'})
+  return out
+}
+
+/** The resources and modes a kind of operation on `ns` takes, outermost first. */
+export function lockPlan(kind: Kind, profile: VersionProfile, ns: string): LockStep[] {
+  const db = ns.slice(0, Math.max(0, ns.indexOf('.'))) || ns
   const global: LockMode = kind === 'read' ? 'r' : 'w'
-  const out: Array<[string, LockMode]> = [['ParallelBatchWriterMode', 'r']]
-  if (hasFcvLock(profile)) out.push(['FeatureCompatibilityVersion', global])
-  out.push(['ReplicationStateTransition', 'w'], ['Global', global])
-  if (kind === 'read') out.push(['Database', 'r'], ['Collection', 'r'])
-  else if (kind === 'write') out.push(['Database', 'w'], ['Collection', 'w'])
-  else if (kind === 'dbExclusive') out.push(['Database', 'W'])
-  if (kind === 'read' && hasFcvLock(profile)) out.push(['Mutex', 'r'])
+  const out = globalSteps(global, profile)
+  // Lock-free reads (5.0+) never queue on Database / Collection; currentOp still shows them (README: not modelled).
+  const queued = !(kind === 'read' && hasLockFreeReads(profile))
+  const dbStep = (mode: LockMode): LockStep => ({type: 'Database', mode, ...(queued ? {resource: `Database:${db}`} : {})})
+  const collStep = (mode: LockMode): LockStep => ({type: 'Collection', mode, ...(queued ? {resource: `Collection:${ns}`} : {})})
+  if (kind === 'read') out.push(dbStep('r'), collStep('r'))
+  else if (kind === 'write') out.push(dbStep('w'), collStep('w'))
+  else if (kind === 'dbExclusive') out.push(dbStep('W'))
+  if (kind === 'read' && hasFcvLock(profile)) out.push({type: 'Mutex', mode: 'r'})
   return out
 }
 
@@ -57,80 +91,86 @@ function bump(s: OpLockState, type: string, mode: LockMode): ModeStats {
   return modeStatsOf(s.stats, type, mode)
 }
 
-/**
- * Requests the global part of a kind's locks (up to and including Global) before a wait for it
- * (fsyncLock holds Global), so currentOp shows them while the operation waits. As in mongod, an
- * acquisition counts when requested; a wait adds acquireWaitCount / timeAcquiringMicros when granted.
- * A write on a replica-set member first takes a flow-control ticket (flowControlStats.acquireCount).
- */
-export function requestGlobal(op: ActiveOp, kind: Kind, profile: VersionProfile, replicaSet: boolean): void {
+/** A write on a replica-set member first takes a flow-control ticket (flowControlStats.acquireCount). */
+export function takeFlowControlTicket(op: object): void {
   const s = stateOf(op)
-  if (kind !== 'read' && replicaSet && s.flowControlAcquired === 0) s.flowControlAcquired = 1
-  for (const [type, mode] of sequence(kind, profile)) {
-    if (!s.held.has(type)) {
-      s.held.set(type, mode)
-      bump(s, type, mode).acquireCount++
+  if (s.flowControlAcquired === 0) s.flowControlAcquired = 1
+}
+
+const SERVER_STATUS_TYPES = new Set<string>(['ParallelBatchWriterMode', 'ReplicationStateTransition', 'Global', 'Database', 'Collection', 'Mutex', 'Metadata', 'oplog'])
+
+/**
+ * Takes the plan's locks in order. As in mongod, an acquisition counts when requested (so currentOp's
+ * `locks` shows a pending mode with `waitingForLock: true`); a wait counts `acquireWaitCount` when it starts
+ * (in the op's lockStats and serverStatus.locks), `timeAcquiringMicros` grows while it lasts and is added for
+ * good when granted. While it waits the operation counts in globalLock.currentQueue as `queue`.
+ * Resolves once every lock is granted (or the table was cleared by a restart).
+ */
+export async function acquireLocks(
+  locks: LockManager,
+  owner: object,
+  plan: LockStep[],
+  queue: 'readers' | 'writers',
+  setWaiting: (waiting: boolean) => void,
+): Promise<void> {
+  const s = stateOf(owner)
+  for (const step of plan) {
+    if (s.held.has(step.type)) continue
+    s.held.set(step.type, step.mode)
+    bump(s, step.type, step.mode).acquireCount++
+    if (!step.resource) continue
+    const wait = locks.table.request(step.resource, FULL_MODE[step.mode], owner)
+    if (!wait) continue
+    bump(s, step.type, step.mode).acquireWaitCount++
+    const since = process.hrtime.bigint()
+    s.waiting = {type: step.type, mode: step.mode, since}
+    const counted = SERVER_STATUS_TYPES.has(step.type)
+    if (counted) locks.waitBegins(step.type as ResourceType, step.mode)
+    locks.queued[queue]++
+    setWaiting(true)
+    try {
+      await wait
+    } finally {
+      setWaiting(false)
+      locks.queued[queue] = Math.max(0, locks.queued[queue] - 1)
+      const micros = elapsedMicros(since)
+      bump(s, step.type, step.mode).timeAcquiringMicros += micros
+      s.waiting = undefined
+      if (counted) locks.waitEnds(step.type as ResourceType, step.mode, micros)
     }
-    if (type === 'Global') return
   }
 }
 
-/**
- * The wait for Global begins (fsyncLock holds it): like mongod's lock stats, acquireWaitCount counts
- * when the wait starts and timeAcquiringMicros grows while it lasts, so currentOp shows a waiting
- * operation's wait so far.
- */
-export function beginGlobalWait(op: ActiveOp, kind: Kind): void {
+/** The sim's own per-collection write queue made the write wait `micros`: counted as a Collection wait, as storage/locks.ts counts it. */
+export function addCollectionQueueWait(op: object, micros: number): void {
   const s = stateOf(op)
-  const mode: LockMode = kind === 'read' ? 'r' : 'w'
-  bump(s, 'Global', mode).acquireWaitCount++
-  s.waiting = {type: 'Global', mode, since: process.hrtime.bigint()}
-}
-
-/** The wait begun by beginGlobalWait is over: its time is added for good. */
-export function endGlobalWait(op: ActiveOp): void {
-  const s = stateOf(op)
-  if (!s.waiting) return
-  bump(s, s.waiting.type, s.waiting.mode).timeAcquiringMicros += elapsedMicros(s.waiting.since)
-  s.waiting = undefined
+  const mode = s.held.get('Collection') ?? 'w'
+  const m = bump(s, 'Collection', mode)
+  m.acquireWaitCount++
+  m.timeAcquiringMicros += micros
 }
 
 function elapsedMicros(since: bigint): number {
   return Number((process.hrtime.bigint() - since) / 1000n)
 }
 
-/** Every lock of the kind taken (the collection lock after `waitedMicros` in its queue, when it waited). */
-export function grantedAll(op: ActiveOp, kind: Kind, profile: VersionProfile, replicaSet: boolean, collectionWaitMicros = -1): void {
-  requestGlobal(op, kind, profile, replicaSet)
-  const s = stateOf(op)
-  for (const [type, mode] of sequence(kind, profile)) {
-    if (s.held.has(type)) continue
-    s.held.set(type, mode)
-    const m = bump(s, type, mode)
-    m.acquireCount++
-    if (type === 'Collection' && collectionWaitMicros >= 0) {
-      m.acquireWaitCount++
-      m.timeAcquiringMicros += collectionWaitMicros
-    }
-  }
-}
-
 /**
  * The operation yields every lock it holds (an awaitData getMore while it waits for new oplog entries,
  * getmore_cmd.cpp): currentOp shows `locks: {}`; its lockStats keep what it acquired.
  */
-export function yieldLocks(op: ActiveOp): void {
+export function yieldLocks(op: object, locks?: LockManager): void {
   states.get(op)?.held.clear()
+  locks?.table.releaseAll(op)
 }
 
 /** currentOp's `waitingForFlowControl` and `flowControlStats` (`acquireCount` int64 once a ticket was taken). */
-export function currentOpFlowControl(op: ActiveOp): Document {
+export function currentOpFlowControl(op: object): Document {
   const n = states.get(op)?.flowControlAcquired ?? 0
   return {waitingForFlowControl: false, flowControlStats: n > 0 ? {acquireCount: Long.fromNumber(n)} : {}}
 }
 
 /** currentOp's `locks` and `lockStats` (sparse Long counters, as serverStatus.locks). */
-export function currentOpLockFields(op: ActiveOp): {locks: Document; lockStats: Document} {
+export function currentOpLockFields(op: object): {locks: Document; lockStats: Document} {
   const s = states.get(op)
   const locks: Document = {}
   const lockStats: Document = {}

@@ -38,6 +38,11 @@ function long(n: number): Long {
   return Long.fromNumber(n)
 }
 
+/**
+ * globalLock: `currentQueue` counts the operations waiting for a lock, readers and writers by the mode of
+ * their global lock (the sim's own per-collection write queue counts as writers too); `activeClients`
+ * the operations running, without those waiting.
+ */
 function globalLock(proc: SimProcess): Document {
   let readers = 0
   let writers = 0
@@ -46,11 +51,14 @@ function globalLock(proc: SimProcess): Document {
     if (c.op.spec.write) writers++
     else readers++
   }
-  const queuedWriters = proc.locks.waitingWriters
+  const queuedWriters = proc.locks.waitingWriters + proc.locks.queued.writers
+  const queuedReaders = proc.locks.queued.readers
+  const activeReaders = readers - Math.min(readers, queuedReaders)
+  const activeWriters = writers - Math.min(writers, queuedWriters)
   return {
     totalTime: long(Number((process.hrtime.bigint() - proc.counters.startedHr) / 1000n)),
-    currentQueue: {total: queuedWriters, readers: 0, writers: queuedWriters},
-    activeClients: {total: readers + writers, readers, writers: writers - Math.min(writers, queuedWriters)},
+    currentQueue: {total: queuedReaders + queuedWriters, readers: queuedReaders, writers: queuedWriters},
+    activeClients: {total: activeReaders + activeWriters, readers: activeReaders, writers: activeWriters},
   }
 }
 

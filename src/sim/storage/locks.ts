@@ -6,13 +6,19 @@
  * up), and count intent-exclusive (w) acquisitions, with acquireWaitCount and
  * timeAcquiringMicros when they had to wait. Output is sparse like mongod's.
  *
- * `fsync: 1, lock: true` holds every write until as many `fsyncUnlock` (mongod's fsyncLock
- * takes the global lock in S mode, so writers queue on Global IX): writes wait in
- * `whenWritesAllowed()`, are counted in globalLock.currentQueue.writers and have their
- * wait recorded on Global w. Tests use it to keep a known number of writes in flight
- * until a state is reached, instead of hoping a latency outlasts connection set-up.
+ * Real lock conflicts go through `table` (storage/lock-table.ts, mongod's FIFO lock queues): every
+ * mongod operation requests its Global / Database / Collection locks there (server/dispatch.ts), and
+ * system threads hold theirs — the `fsyncLockWorker` that `fsync: 1, lock: true` starts holds Global S
+ * until as many `fsyncUnlock` (fsync.cpp), so writers queue on Global IX; an index build held by the
+ * `lock-hold` fault holds Collection X (or S). A wait counts `acquireWaitCount` when it starts and adds
+ * `timeAcquiringMicros` when granted (LockerImpl::_lockBegin / _lockComplete, lock_state.cpp), and the
+ * waiter counts in globalLock.currentQueue as a reader or writer. Tests use these holders to keep a
+ * known number of operations waiting until a state is reached, instead of hoping a latency outlasts
+ * connection set-up.
  */
 import {Long, type Document} from 'bson'
+import {LockTable} from './lock-table.js'
+import type {SystemOp} from '../status/system-ops.js'
 
 export type LockMode = 'r' | 'w' | 'R' | 'W'
 export type ResourceType =
@@ -79,11 +85,22 @@ export type Release = () => void
 export class LockManager {
   private readonly stats: LockStats<ResourceType> = new Map()
   private readonly queues = new Map<string, Queue>()
-  /** Writers currently waiting for a collection queue or the fsync lock (globalLock.currentQueue.writers). */
+  /** Writers currently waiting for the sim's own per-collection write queue. */
   waitingWriters = 0
+  /** Operations waiting in the lock table, by the kind of their global lock (globalLock.currentQueue). */
+  readonly queued = {readers: 0, writers: 0}
+  /** The resources' granted and pending requests (lockInfo, real conflicts). */
+  readonly table = new LockTable()
+  /** Threads without a client that run an operation (fsyncLockWorker, index builds): currentOp lists them. */
+  readonly systemOps = new Set<SystemOp>()
+  /** Index builds holding a collection lock (lock-hold fault), by "<ns>:<mode>". */
+  readonly holds = new Map<string, {op: SystemOp; granted: boolean; ms: number; timer?: NodeJS.Timeout}>()
+  /** The fsyncLockWorker while fsyncLock is in force. */
+  fsyncWorker: SystemOp | undefined
+  /** Thread numbers of IndexBuildsCoordinatorMongod-N. */
+  nextIndexBuilder = 0
   /** Nesting depth of fsyncLock: writes are held while it is above 0. */
   private fsyncLockCount = 0
-  private readonly heldByFsync: Array<() => void> = []
 
   private statsOf(type: ResourceType, mode: LockMode): ModeStats {
     return modeStatsOf(this.stats, type, mode)
@@ -93,6 +110,16 @@ export class LockManager {
     const s = this.statsOf(type, mode)
     s.acquireCount++
     if (waitedMicros >= 0) this.recordWait(type, mode, waitedMicros)
+  }
+
+  /** A wait begins in the lock table: counted now, as LockerImpl::_lockBegin records it. */
+  waitBegins(type: ResourceType, mode: LockMode): void {
+    this.statsOf(type, mode).acquireWaitCount++
+  }
+
+  /** The wait ended (granted): its time is added, as LockerImpl::_lockComplete does. */
+  waitEnds(type: ResourceType, mode: LockMode, micros: number): void {
+    this.statsOf(type, mode).timeAcquiringMicros += micros
   }
 
   /** A wait alone: its acquisition is counted once, when the lock is granted. */
@@ -169,36 +196,27 @@ export class LockManager {
     return this.fsyncLockCount
   }
 
-  /** fsync with lock: writes are held from now on. Returns the new lock count. */
+  /** fsync with lock: one more level. Returns the new lock count (the caller starts the worker at 1). */
   fsyncLock(): number {
     return ++this.fsyncLockCount
   }
 
-  /** Undoes one fsyncLock; the last one lets every held write go. Returns the new lock count, or -1 when not locked. */
+  /** Undoes one fsyncLock. Returns the new lock count (the caller ends the worker at 0), or -1 when not locked. */
   fsyncUnlock(): number {
     if (this.fsyncLockCount === 0) return -1
-    if (--this.fsyncLockCount === 0) for (const go of this.heldByFsync.splice(0)) go()
-    return this.fsyncLockCount
-  }
-
-  /** undefined when writes may run now, else a promise that resolves at the last fsyncUnlock. */
-  whenWritesAllowed(): Promise<void> | undefined {
-    if (this.fsyncLockCount === 0) return undefined
-    const started = process.hrtime.bigint()
-    this.waitingWriters++
-    return new Promise<void>((resolve) => {
-      this.heldByFsync.push(() => {
-        this.waitingWriters--
-        this.recordWait('Global', 'w', Number((process.hrtime.bigint() - started) / 1000n))
-        resolve()
-      })
-    })
+    return --this.fsyncLockCount
   }
 
   /** Drops every queue and the fsync lock (restart); waiters are woken so they fail on their closed sockets. */
   reset(): void {
     this.fsyncLockCount = 0
-    for (const go of this.heldByFsync.splice(0)) go()
+    this.fsyncWorker = undefined
+    for (const h of this.holds.values()) clearTimeout(h.timer)
+    this.holds.clear()
+    this.systemOps.clear()
+    this.table.clear()
+    this.queued.readers = 0
+    this.queued.writers = 0
     for (const q of this.queues.values()) for (const w of q.waiters.splice(0)) w()
     this.queues.clear()
     this.stats.clear()
