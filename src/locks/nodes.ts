@@ -276,3 +276,19 @@ export function nodesNotes(nodes: readonly NodeLocksEntry[]): string[] {
   if (read === nodes.length) return []
   return [`node locks: ${read} of ${nodes.length} node(s) read, ${nodes.length - read} unknown (each listed with its error)`]
 }
+
+/** One node's state at a poll in a few fields (a watch's --ndjson `nodes` line): the full views stay in `locks list`. */
+export function nodeStatusOf(n: NodeLocksEntry): {host: string; role: NodeLocksEntry['role']; readAt: string | null; lockInfo: NodeLocksEntry['lockInfo']; waiting: number | null; rootBlockers: Array<number | string>; error?: NodeLocksEntry['error']} {
+  const blocking = n.view?.blocking
+  const waiting = blocking ? blocking.operations.filter((op) => op.waitingForLock).length : null
+  return {
+    host: n.host,
+    role: n.role,
+    readAt: n.readAt,
+    lockInfo: n.lockInfo,
+    // Unknown (null) for a node not read: never 0.
+    waiting,
+    rootBlockers: (blocking?.chains ?? []).map((c) => c.root.operation.opid),
+    ...(n.error ? {error: n.error} : {}),
+  }
+}

@@ -3,7 +3,7 @@
  * Every result shares the envelope of src/result.ts: `target`, `notes`, `interrupted`.
  */
 import type {ResultEnvelope} from '../result.js'
-import type {NodeLocksView} from './node/types.js'
+import type {NodeLockEpisodesSummary, NodeLocksView} from './node/types.js'
 
 /** Where a cluster keeps its DDL locks (facts §1.2, §1.5). */
 export type LockModel = 'config.locks' | 'in-memory' | 'unsupported'
@@ -291,10 +291,33 @@ export interface LockPollFailure {
   error: string
 }
 
-export interface LocksWatchResult extends ResultEnvelope, LocksReadContext {
+/** A node a poll of `locks watch` could not read (its locks unknown that poll; the watch goes on). */
+export interface NodeReadFailure {
+  /** When the poll started (ISO, this machine's clock plus the skew measured at the start). */
+  at: string
+  poll: number
+  host: string
+  role: NodeLocksRole
+  error: NodeReadError
+}
+
+/** What the watch says of the nodes it polled: every host, and the reads that failed. */
+export interface NodePollsSummary {
+  /** The nodes polled (a sharded cluster's primaries as last found). */
+  hosts: string[]
+  /** Node reads that failed, by host; `latest` keeps the last 50 with their errors. */
+  failedReads: number
+  failedReadsByHost: Record<string, number>
+  latest: NodeReadFailure[]
+}
+
+export interface LocksWatchResult extends ResultEnvelope, Partial<LocksReadContext>, NodeLocksContext {
   serverVersion: string
-  model: LockModel
+  /** Absent where distributed locks do not apply (standalone, replica set). */
+  model?: LockModel
   message: string
+  /** This machine's clock at the first poll (ISO): the HTML timeline's start. */
+  startedAt: string
   /** From the first poll to the last (the whole --duration when it ran its course). */
   durationMS: number
   intervalMS: number
@@ -306,8 +329,15 @@ export interface LocksWatchResult extends ResultEnvelope, LocksReadContext {
   pollFailures: LockPollFailure[]
   /** Bound of each poll (--timeout-ms). */
   pollTimeoutMS: number
-  events: LockEvent[]
-  locks: LockHoldSummary[]
+  /** Distributed-lock transitions and hold summaries (a sharded cluster; absent where not applicable). */
+  events?: LockEvent[]
+  locks?: LockHoldSummary[]
+  /**
+   * Blocking episodes on the nodes (src/locks/node/episodes.ts): start, end, duration within one poll
+   * interval, root blocker, peak waiters, resources; per node totals; lock waits summed per resource and mode.
+   */
+  nodeEpisodes: NodeLockEpisodesSummary
+  nodePolls: NodePollsSummary
 }
 
 export type WhyKind =
@@ -329,6 +359,12 @@ export type WhyKind =
   | 'setAllowMigrations'
   | 'mapReduce'
   | 'other'
+
+/** Each poll's node reads, for a live view. */
+export interface NodesPoll {
+  poll: number
+  nodes: NodeLocksEntry[]
+}
 
 /** One answered poll, for a live view. */
 export interface LocksPoll {

@@ -9,10 +9,11 @@
 import type {LockObservation} from '../bench/lock-observer.js'
 import {versionAtLeast} from '../locks/parse.js'
 import type {NodeLocksEntry} from '../locks/types.js'
-import type {InMemoryView, LockEvent, LockPollFailure, LockRow, LocksListResult, LocksPingsResult, LocksPoll, LocksWatchResult, LockVerdict} from '../locks/types.js'
+import type {InMemoryView, LockEvent, LockPollFailure, LockRow, LocksListResult, LocksPingsResult, LocksPoll, LocksWatchResult, LockVerdict, NodesPoll} from '../locks/types.js'
 import {dateAndTime, LOCAL_TIME, type TimeDisplay, timeOfDay, zoneNote} from './clock.js'
 import {terminalLine} from './escape.js'
 import {fitTable, fitText, type Layout, UNLIMITED} from './fit.js'
+import {nodeLockEpisodesSummaryText} from './node-lock-episodes.js'
 import {formatMicros, nodeLocksText} from './node-locks.js'
 import {Redraw} from './redraw.js'
 
@@ -289,15 +290,30 @@ function failedPollsText(r: LocksWatchResult): string {
 
 /** "3 transition(s), 1 held at start": what the watch found there is not counted as something that happened. */
 function transitionsText(r: LocksWatchResult): string {
+  // No distributed locks (a standalone, a replica set): the episodes say what happened.
+  if (r.events === undefined) return `${formatCountOf(r.nodeEpisodes?.episodesTotal ?? 0)} blocking episode(s)`
   const atStart = r.events.filter((e) => e.kind === 'held-at-start').length
   return `${r.events.length - atStart} transition(s)${atStart > 0 ? `, ${atStart} held at start` : ''}`
+}
+
+const formatCountOf = (n: number): string => n.toLocaleString('en-US')
+
+/** Node reads that failed over the watch, per host: their locks were unknown those polls. */
+function nodeFailuresText(r: LocksWatchResult): string[] {
+  const failed = r.nodePolls?.failedReads ?? 0
+  if (failed === 0) return []
+  const byHost = Object.entries(r.nodePolls.failedReadsByHost).map(([host, n]) => `${terminalLine(host)} ${n}`)
+  return [`node reads that failed (locks unknown those polls): ${failed} (${byHost.join(', ')})`]
 }
 
 export function renderLocksWatch(r: LocksWatchResult, layout: Layout = UNLIMITED): string {
   const lines = [
     `${r.polls} polls${failedPollsText(r)} every ${formatAgeMs(r.intervalMS)} over ${formatAgeMs(r.durationMS)}: ${transitionsText(r)}${r.interrupted ? ' (interrupted)' : ''}`,
   ]
-  if (r.locks.length > 0) {
+  if (r.distributedLocks !== undefined && r.distributedLocks !== 'read') lines.push(`distributed locks ${terminalLine(r.distributedLocks)}`)
+  if (r.nodeEpisodes) lines.push(nodeLockEpisodesSummaryText(r.nodeEpisodes, layout))
+  lines.push(...nodeFailuresText(r))
+  if (r.locks !== undefined && r.locks.length > 0) {
     const columns = [
       'lock', {head: 'acquired', short: 'acq'}, {head: 'released', short: 'rel'}, {head: 'overtaken', short: 'overt'}, {head: 'hold p50', dropOrder: 2}, 'hold p99', {head: 'hold max', dropOrder: 1},
       {head: 'between polls', short: 'between'},
@@ -332,6 +348,7 @@ export class LocksLiveView {
   private readonly recent: string[] = []
   private eventCount = 0
   private last?: LocksPoll
+  private nodesPoll?: NodesPoll
 
   constructor(
     private readonly header: string,
@@ -341,6 +358,11 @@ export class LocksLiveView {
 
   poll(poll: LocksPoll): void {
     this.last = poll
+  }
+
+  /** The poll's node reads: one line per node under the distributed locks (or alone, where none apply). */
+  nodes(poll: NodesPoll): void {
+    this.nodesPoll = poll
   }
 
   event(line: string): void {
@@ -356,7 +378,11 @@ export class LocksLiveView {
   private body(layout: Layout): string {
     const lines = [this.header]
     const poll = this.last
-    if (!poll) return [...lines, 'waiting for the first poll…'].join('\n')
+    if (!poll) {
+      if (this.nodesPoll) lines.push(`poll ${this.nodesPoll.poll} · Ctrl-C for the summary`, ...liveNodeLines(this.nodesPoll.nodes))
+      else lines.push('waiting for the first poll…')
+      return [...lines, ...this.eventLines()].join('\n')
+    }
     lines.push(`poll ${poll.poll} at ${timeOfDay(poll.at, this.display)} (${zoneNote(this.display, new Date(poll.at))}) · Ctrl-C for the summary`)
     if (poll.held === undefined) lines.push(`${poll.ddlRunning ?? 0} DDL operation(s) running`)
     else if (poll.held.length === 0) lines.push('no lock held')
@@ -373,7 +399,27 @@ export class LocksLiveView {
       ])
       lines.push(`${poll.held.length} held${poll.held.length > shown.length ? ` (the ${shown.length} to look at first)` : ''}:`, fitTable(columns, rows, layout))
     }
-    if (this.recent.length > 0) lines.push(`events (${this.eventCount}${this.eventCount > this.recent.length ? `, latest ${this.recent.length}` : ''}):`, ...this.recent.map((line) => `  ${line}`))
-    return lines.join('\n')
+    if (this.nodesPoll) lines.push(...liveNodeLines(this.nodesPoll.nodes))
+    return [...lines, ...this.eventLines()].join('\n')
   }
+
+  private eventLines(): string[] {
+    if (this.recent.length === 0) return []
+    return [`events (${this.eventCount}${this.eventCount > this.recent.length ? `, latest ${this.recent.length}` : ''}):`, ...this.recent.map((line) => `  ${line}`)]
+  }
+}
+
+/** One line per node for the live view: its root blocker and waiters now, or why it is unknown. */
+export function liveNodeLines(nodes: readonly NodeLocksEntry[]): string[] {
+  return nodes.map((n) => {
+    const name = `${terminalLine(n.host)} (${n.role})`
+    if (!n.view) return `${name}: unknown (${n.error ? terminalLine(n.error.message) : 'not read'})`
+    const chains = n.view.blocking.chains
+    const unexplained = n.view.blocking.unexplainedWaiters.length
+    if (chains.length === 0 && unexplained === 0) return `${name}: no operation waits`
+    const worst = [...chains].sort((a, b) => b.waiterCount - a.waiterCount)[0]
+    const root = worst ? `root blocker opid ${typeof worst.root.operation.opid === 'number' ? worst.root.operation.opid : terminalLine(worst.root.operation.opid)} blocks ${worst.waiterCount}` : null
+    const waiting = unexplained > 0 ? `${unexplained} waiting with no visible blocker` : null
+    return `${name}: ${[root, waiting].filter(Boolean).join(' · ')}`
+  })
 }

@@ -72,7 +72,7 @@ describe('locks from a config-server member and a shard member (4.4)', {timeout:
     assert.match(lines[0]!, new RegExp(`hint: point --uri at a mongos, or at the config server: mongodb://${config.replace(/\./g, '\\.')}/\\?directConnection=true`))
   })
 
-  it('locks list on a shard member reads the distributed locks on its config server, beside the node locks', async () => {
+  it('locks list and watch on a shard member read the distributed locks on its config server, beside the node locks', async () => {
     const list = await runCli(['locks', 'list', '--json', '--uri', direct(shard)])
     assert.equal(list.code, 0, list.stderr)
     const r = parseJson(list)
@@ -80,6 +80,13 @@ describe('locks from a config-server member and a shard member (4.4)', {timeout:
     assert.equal(r.distributedLocks, 'read')
     assert.ok(r.locks.some((l: any) => l.name === 'scenario.orders' && l.state === 'locked'), JSON.stringify(r.locks))
     assert.ok(r.nodes.some((n: any) => n.role === 'config primary'), JSON.stringify(r.nodes))
+    const watch = await runCli(['locks', 'watch', '--json', '--uri', direct(shard), '--duration', '1s', '--interval', '200ms'], {timeoutMs: 30_000})
+    assert.equal(watch.code, 0, watch.stderr)
+    const watched = parseJson(watch)
+    assert.equal(watched.entry, 'config-server')
+    assert.equal(watched.distributedLocks, 'read')
+    assert.ok(watched.events.some((e: any) => e.kind === 'held-at-start' && e.name === 'scenario.orders'), JSON.stringify(watched.events))
+    assert.ok(watched.nodePolls.hosts.length >= 3, JSON.stringify(watched.nodePolls))
   })
 })
 

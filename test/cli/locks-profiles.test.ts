@@ -167,6 +167,8 @@ describe('locks watch --ndjson', {timeout: 120_000}, () => {
     const events = lines.filter((line) => line.type === 'event')
     assert.deepEqual(events.map(({type: _, ...event}) => event), summary.events, 'the streamed events are the summary\'s')
     assert.ok(events.some((event) => event.kind === 'held-at-start' && event.name === 'scenario.orders'), JSON.stringify(events))
-    assert.deepEqual([...new Set(lines.map((line) => line.type))].filter((type) => !['start', 'event', 'pollFailure', 'summary'].includes(type)), [])
+    // Beside the distributed locks' lines, each poll's node reads ("nodes"), and what they showed (episodes, wait rates, unread nodes).
+    assert.deepEqual([...new Set(lines.map((line) => line.type))].filter((type) => !['start', 'event', 'pollFailure', 'summary', 'nodes', 'episode', 'waitRates', 'nodeUnread'].includes(type)), [])
+    assert.ok(lines.some((line) => line.type === 'nodes'), 'the node locks are polled too')
   })
 })
