@@ -33,7 +33,7 @@ export default class Sim extends BaseCommand<typeof Sim> {
     'process dies, sim exits with one line: 9 when it was killed from outside (kill -9, the OOM killer), 1 when it failed on its own.\n\n' +
     '--replay FILE serves a file written by `pooltool snapshot` instead: one loopback listener per captured host, every ' +
     'command answered with the captured document (or the captured error), host names rewritten to the listeners, clocks ' +
-    'as captured. Read only and without authentication; the printed URI keeps the captured options (directConnection, replicaSet).'
+    'frozen at capture (every served time is the capture\'s plus the time since the replay began: ages and verdicts stay as captured). Read only and without authentication; the printed URI keeps the captured options (directConnection, replicaSet).'
 
   static override examples = [
     '<%= config.bin %> <%= command.id %>',
@@ -75,6 +75,8 @@ export default class Sim extends BaseCommand<typeof Sim> {
       helpValue: '<file>',
       exclusive: [...SHAPE_FLAGS],
     }),
+    // A test option (hidden from help and the README): the replayed clocks as they will be this much later.
+    'replay-clock-offset': durationFlag({hidden: true, summary: 'Test option: move the replayed clocks on by this much at start, e.g. 5m.'}),
     ndjson: Flags.boolean({default: false, exclusive: ['json'], summary: 'Stream JSON lines: the started document (type "started"), then one line per scenario (type "scenario") and per fired fault (type "fault").', helpGroup: 'OUTPUT'}),
   }
 
@@ -137,6 +139,7 @@ export default class Sim extends BaseCommand<typeof Sim> {
     await runReplayUntilStopped(file, {
       signal: this.interruptSignal,
       durationMs,
+      clockOffsetMS: this.flags['replay-clock-offset'],
       onReady: (info) => {
         const started = toReplayStartedResult(info)
         if (this.jsonEnabled()) this.logJson(started)

@@ -5,7 +5,7 @@ import type {ConnsListResult} from '../../src/conns/types.js'
 import {noHostAnswered, runConnsList} from '../../src/conns/watch.js'
 import {CONNS_DEFAULTS} from '../../src/defaults.js'
 import {EXIT_CODES} from '../../src/errors.js'
-import {CONNECTION_FIELD_HEADERS, renderList} from '../../src/reporters/conns.js'
+import {connectionFieldsHelp, renderList} from '../../src/reporters/conns.js'
 import {SIM_TOPOLOGIES, type SimTopology} from '../../src/sim/types.js'
 
 export default class ConnsList extends TargetCommand<typeof ConnsList> {
@@ -21,7 +21,11 @@ export default class ConnsList extends TargetCommand<typeof ConnsList> {
     'SERVER-62082 counter defect; arbiters (role arbiter) and passive members listed with their role; lock ' +
     'queues (globalLock.currentQueue, activeClients). The node the URI reached is polled through the address you gave; ' +
     'a discovered host that does not answer is "not reachable from here". Two names of one process are listed once. ' +
-    `The table says the fields in words: ${Object.entries(CONNECTION_FIELD_HEADERS).filter(([field, header]) => field !== header).map(([field, header]) => `${header} = ${field}`).join(', ')} (the JSON keeps the server's names). ` +
+    `Every column, in words (the JSON keeps the server's names): ${connectionFieldsHelp()}. ` +
+    'Holders are classified from $currentOp: application pool connections, driver monitors (a parked awaitable hello: topologyVersion + maxAwaitTimeMS), ' +
+    'their round-trip-time connections (one per streaming monitor, idle between pings), internal (NetworkInterfaceTL, MongoDB Internal Client) and pooltool\'s own; ' +
+    'summed over every host (cluster-wide holders: per holder, app, client host and driver) with the MongoClient instances the monitors imply, and verdicts that name the fix ' +
+    '(one client per process; maxIdleTimeMS; ShardingTaskExecutorPool*), each with its evidence. The churn baseline is totalCreated over serverStatus.uptime. ' +
     'Rates (lock waits too) need two polls: use `conns watch` for them. Exit 4 when no host answered.\n\n' +
     '--json: {target, topology: {kind, setName?, sources, warnings, staleRouters, configMongosCount?, entry?, ' +
     'routerVersions?, replayOf?, hiddenMembersVisible?}, at, roundMS, hosts: [{host, role, setName?, shard?, memberState?, passive?, hidden?, entry?, address?, aliases?, ' +
@@ -32,7 +36,10 @@ export default class ConnsList extends TargetCommand<typeof ConnsList> {
     '{totalCount, buckets: [{range, fromMS?, toMS?, count}], waitedAtLeast50MS}}, incomingLimit?: {effective, ' +
     'maxIncomingConnections?, maxIncomingConnectionsSet?, maxIncomingConnectionsUnknown?, maxOpenFiles?, openFilesCap?, ' +
     'maxOpenFilesUnknown?, binds, inferred?, explanation}, counterDefects?: [{field, value, current, ticket, cause}], ' +
-    'holders?, holdersUnavailable?, poolsUnavailable?}], notes, interrupted}. A figure the server does ' +
+    'holders?: [{appName, client, driver, count, own?, kind?, monitors?, rttPingers?, pool?}], holdersUnavailable?, poolsUnavailable?, uptimeSec?, createdPerSecSinceStart?}], ' +
+    'clusterHolders?: {hostsRead, hostsUnread, holders: [{appName, client, driver, kind, count, hosts, perHost, monitoring?, pool?, monitors?, monitorsPerHost?, impliedClients?}], ' +
+    'byApp, byClient, byDriver: [{name, count, monitoring?, hosts}], totals: {application, internal, pooltool, monitoring?, pool?}}, ' +
+    'verdicts: [{kind, holder?, host?, impliedClients?, verdict, evidence}], notes, interrupted}. A figure the server does ' +
     'not send is absent, never 0.'
 
   static override examples = [

@@ -46,17 +46,22 @@ export default class ConnsWatch extends TargetCommand<typeof ConnsWatch> {
     'the connection limit (current + available) and % used, lock queues (globalLock.currentQueue, activeClients) and ' +
     'lock waits per second (serverStatus.locks), read only; a server clock more than 5 s off is said once. A pool ' +
     '"never shrank" when, after growing, totalCreated stopped moving for --idle-window and the connection count stayed ' +
-    'at its level. Ctrl-C ends the watch with the summary.\n\n' +
+    'at its level; its verdict follows who holds the connections: monitoring connections of many MongoClient instances ' +
+    '(create one client per process), idle pooled ones (maxIdleTimeMS) or the cluster\'s own pools (ShardingTaskExecutorPool*). ' +
+    'Every round the holders are classified (pool, driver monitors with their RTT connections, internal, pooltool\'s own; ' +
+    'see conns list --help) and summed over every host, and a client-per-request leak is named with its evidence. The churn ' +
+    'baseline per host is totalCreated over serverStatus.uptime, against the rate during the watch. Ctrl-C ends the watch with the summary.\n\n' +
     '--json prints the summary: {target, topology: {kind, setName?, sources, warnings, staleRouters, configMongosCount?, ' +
     'entry?, routerVersions?, replayOf?}, intervalMS, idleWindowMS, startedAt, durationMS, rounds, roundMS: {max, mean}, hosts: [{host, ' +
     'role, setName?, shard?, entry?, address?, aliases?, mongoVersion?, tags?, samples, unreachableRounds, state, ' +
     'reachedFromHere, lastError?, clockSkewMS?, current: {min, max, last}, totalCreatedRate: {max, mean}, created?, ' +
     'rejected?, maxIncoming?, usedPct: {max, last}, lockQueueTotal: {max, last}, lockWaitsPerSec: {max, mean}, ' +
-    'lockWaitUsPerSec: {max, mean}, neverShrank, neverShrankDetail?, last?, pools?, holders, holdersUnavailable?, alerts}], ' +
-    'alerts, alertCounts, notes, interrupted}. --ndjson streams {"type":"topology",…}, then one {"type":"sample", round, at, ' +
+    'lockWaitUsPerSec: {max, mean}, neverShrank, neverShrankDetail?, last?, pools?, holders, holdersUnavailable?, alerts, ' +
+    'uptimeSec?, totalCreatedSinceStart?, createdPerSecSinceStart?}], alerts, alertCounts, clusterHolders?, verdicts: [{kind, holder?, host?, ' +
+    'impliedClients?, verdict, evidence}], notes, interrupted} (clusterHolders and holders[] as in conns list --help). --ndjson streams {"type":"topology",…}, then one {"type":"sample", round, at, ' +
     'host, role, state, error?, reachedFromHere?, current, available, totalCreated, <fields this version sends>, ' +
     'totalCreatedRatePerSec?, maxIncoming?, usedPct?, lockQueue?: {total, readers, writers}, activeClients?, ' +
-    'lockWaitsPerSec?, lockWaitUsPerSec?, clockSkewMS?, pools?, holders?} per host per round, {"type":"alert",…}, ' +
+    'lockWaitsPerSec?, lockWaitUsPerSec?, clockSkewMS?, pools?, holders?, uptimeSec?, createdPerSecSinceStart?} per host per round, {"type":"alert",…}, ' +
     '{"type":"neverShrank",…} and {"type":"note", host, note} lines, and {"type":"summary",…} last. A figure the server ' +
     'does not send is absent, never 0.'
 
@@ -141,7 +146,7 @@ export default class ConnsWatch extends TargetCommand<typeof ConnsWatch> {
       },
     )
     // A report that cannot be written (a full disk) must not take the watch's summary with it: said after it.
-    const htmlFailure = flags.html === undefined ? undefined : await writeTextAtomically(flags.html, renderConnsHtml(connsReportData(result, rounds), await loadChartLibrary()), '--html').then(() => undefined, (error: PoolToolError) => error)
+    const htmlFailure = flags.html === undefined ? undefined : await writeTextAtomically(flags.html, renderConnsHtml(connsReportData(result, rounds, display), await loadChartLibrary()), '--html').then(() => undefined, (error: PoolToolError) => error)
     if (mode === 'ndjson') this.log(JSON.stringify({type: 'summary', ...result}))
     else if (mode !== 'json') this.logFitted(renderWatchSummary(result, stdoutLayout()))
     // Ctrl-C is how an open-ended watch ends; it only counts as an interruption when a bound was asked for.

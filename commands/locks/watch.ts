@@ -58,8 +58,9 @@ export default class LocksWatch extends TargetCommand<typeof LocksWatch> {
     'failedReadsByHost, latest: [{at, poll, host, role, error}]}, and on a sharded cluster: entry, clockSkewMS?, model, ' +
     'events: [{at, kind: held-at-start|' +
     'acquired|released|overtaken|stale|waiting, name, process, who, why, verdict?, since?, whenMeans?, previousProcess?, ' +
-    'holdMS?, holdMinMS?, holdBetweenPolls?}], locks: [{name, acquired, released, overtaken, holdMS: {count, p50, p90, ' +
-    'p99, max}, betweenPolls: {count, maxMS}}]; notes, interrupted}.'
+    'holdMS?, holdMinMS?, holdMaxMS?, holdBetweenPolls?}], locks: [{name, acquired, released, overtaken, holdMS: {count, p50, p90, ' +
+    'p99, max}, holdMinMS: {bound: lower, count, p50, p90, p99, max}, holdMaxMS: {bound: upper, …}, betweenPolls: {count, maxMS}}]; ' +
+    'notes, interrupted}. A hold lies between holdMinMS (its start to the last poll that saw it) and holdMaxMS (to the first that did not).'
 
   static override examples = [
     '<%= config.bin %> <%= command.id %> --duration 60s',

@@ -18,8 +18,11 @@ export interface LockObservation {
   intervalMS: number
   /** Acquisitions seen (a short hold between two polls can go unseen). */
   acquisitions: number
-  /** Hold times over every lock of the bench database (the per-lock histograms merged). */
+  /** Hold times over every lock of the bench database (the per-lock histograms merged): every hold's upper bound (as holdMaxMS). */
   holdMS: {count: number; p50: number; p99: number; max: number}
+  /** The same holds' bounds, each percentile saying which bound it is of (see LockHoldSummary). */
+  holdMinMS?: {bound: 'lower'; count: number; p50: number; p99: number; max: number}
+  holdMaxMS?: {bound: 'upper'; count: number; p50: number; p99: number; max: number}
   byLock: LockHoldSummary[]
   /** The transitions seen, in order (the HTML report draws each lock's holds from them); at most MAX_OBSERVED_EVENTS. */
   events?: LockEvent[]
@@ -116,6 +119,7 @@ export class LockObserver {
     await this.session.close()
     const byLock = this.session.model === 'in-memory' ? this.ddl.summary() : this.locks.summary()
     const all = summarize(this.session.model === 'in-memory' ? this.ddl.mergedHold() : this.locks.mergedHold())
+    const lower = summarize(this.session.model === 'in-memory' ? this.ddl.mergedHoldLower() : this.locks.mergedHoldLower())
     const ms = (us: number) => Math.round(us / 100) / 10
     return {
       model: this.session.model,
@@ -123,6 +127,8 @@ export class LockObserver {
       intervalMS: this.intervalMs,
       acquisitions: byLock.reduce((n, l) => n + l.acquired + l.overtaken, 0),
       holdMS: {count: all.count, p50: ms(all.p50), p99: ms(all.p99), max: ms(all.max)},
+      holdMinMS: {bound: 'lower', count: lower.count, p50: ms(lower.p50), p99: ms(lower.p99), max: ms(lower.max)},
+      holdMaxMS: {bound: 'upper', count: all.count, p50: ms(all.p50), p99: ms(all.p99), max: ms(all.max)},
       byLock,
       events: this.events,
       ...(this.eventsNotKept > 0 ? {eventsNotKept: this.eventsNotKept} : {}),

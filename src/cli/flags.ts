@@ -47,6 +47,8 @@ interface DurationFlagOptions {
   summary: string
   description?: string
   helpGroup?: string
+  /** A test option: left out of help and the README's reference. */
+  hidden?: boolean
 }
 
 /**
@@ -57,7 +59,7 @@ export function durationFlag(options: DurationFlagOptions & {default: number}): 
 export function durationFlag(options: DurationFlagOptions): Interfaces.OptionFlag<number | undefined>
 export function durationFlag(options: DurationFlagOptions & {default?: number}): Interfaces.OptionFlag<number> | Interfaces.OptionFlag<number | undefined> {
   const {summary, description, helpGroup} = options
-  if (options.default === undefined) return durationFlagDefinition({summary, description, helpGroup})
+  if (options.default === undefined) return durationFlagDefinition({summary, description, helpGroup, ...(options.hidden ? {hidden: true} : {})})
   // oclif types a plain defaultHelp as the flag's value type (a number here): the function form takes the text.
   const help = formatDuration(options.default)
   return durationFlagDefinition({summary, description, helpGroup, default: options.default, defaultHelp: async () => help})

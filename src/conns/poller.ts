@@ -55,6 +55,8 @@ export type PollAnswer =
       poolsUnavailable?: string
       holders?: Holder[]
       holdersUnavailable?: string
+      /** serverStatus.uptime, seconds. */
+      uptimeSec?: number
       /** getCmdLineOpts and hostInfo as read (once per host), for the limit's explanation. */
       limitReads?: {cmdLineOpts: LimitRead; hostInfo: LimitRead}
     }
@@ -115,6 +117,8 @@ export class HostPoller {
     if (skew !== undefined) answer.clockSkewMS = skew
     const connections = parseConnections(status)
     if (connections) answer.connections = connections
+    const uptime = toNumber(status.uptime)
+    if (uptime !== undefined && uptime > 0) answer.uptimeSec = uptime
     const globalLock = parseGlobalLock(status)
     if (globalLock) answer.globalLock = globalLock
     const lockWaits = parseLockWaits(status)

@@ -106,6 +106,7 @@ export class HostTracker {
   private explanation?: Pick<NeverShrankDetail, 'heldBy' | 'routerPools'>
   private memberState?: HostSample['memberState']
   private clockSkewMS?: number
+  private churn?: {uptimeSec: number; totalCreated: number; perSec: number}
   private readonly aliases: string[] = []
   /** Replica-set members follow their current state (a failover swaps primary and secondary). */
   private role: ClusterHost['role']
@@ -207,6 +208,13 @@ export class HostTracker {
         if (c.rejected !== undefined) this.rejected = 0
       }
       this.prev = {atMS: answer.atMS, totalCreated: c.totalCreated, rejected: c.rejected}
+      if (answer.uptimeSec !== undefined) {
+        // The lifetime baseline: what the process created since it started, per second of its uptime.
+        const perSec = round2(c.totalCreated / answer.uptimeSec)
+        sample.uptimeSec = answer.uptimeSec
+        sample.createdPerSecSinceStart = perSec
+        this.churn = {uptimeSec: answer.uptimeSec, totalCreated: c.totalCreated, perSec}
+      }
       this.detector.push({atMS: answer.atMS, current: c.current, totalCreated: c.totalCreated})
       const verdict = this.detector.verdict()
       neverShrankStarted = verdict.neverShrank && !this.neverShrank
@@ -291,6 +299,11 @@ export class HostTracker {
     if (this.clockSkewMS !== undefined) out.clockSkewMS = this.clockSkewMS
     if (this.maxIncoming !== undefined) out.maxIncoming = this.maxIncoming
     if (this.created !== undefined) out.created = this.created
+    if (this.churn) {
+      out.uptimeSec = this.churn.uptimeSec
+      out.totalCreatedSinceStart = this.churn.totalCreated
+      out.createdPerSecSinceStart = this.churn.perSec
+    }
     if (this.rejected !== undefined) out.rejected = this.rejected
     if (this.detail) out.neverShrankDetail = {...this.detail, ...this.explanation}
     if (this.lastFields) out.last = this.lastFields

@@ -9,8 +9,10 @@ import type {ConnectionsStatus, ReadersWriters} from '../probes/server-status.js
 import type {ResultEnvelope} from '../result.js'
 import type {CounterDefect} from './counter-defects.js'
 import type {IncomingLimit} from './incoming-limit.js'
+import type {ClusterHolders, ConnsVerdict} from './cluster-holders.js'
 import type {ClusterHost, ClusterTopology, HostRole, TopologyKind} from '../probes/topology.js'
 
+export type {ClusterHolders, ConnsVerdict}
 export type {ClusterHost, ClusterTopology, CounterDefect, HostRole, IncomingLimit, ReadersWriters, TopologyKind}
 
 /** Who a host is, as discovery found it: shared by samples and summaries. */
@@ -118,7 +120,17 @@ export interface Holder {
   count: number
   /** pooltool conns's own polling connections. */
   own?: boolean
+  /** application (a driver's), internal (the server's own: NetworkInterfaceTL, MongoDB Internal Client) or pooltool (ours). */
+  kind?: HolderKind
+  /** Driver monitors: parked awaitable hellos (topologyVersion + maxAwaitTimeMS), one per MongoClient monitoring this host. Absent: not read. */
+  monitors?: number
+  /** Round-trip-time connections of streaming monitors (one per monitor, counted out of the idle connections). Absent: not read. */
+  rttPingers?: number
+  /** The rest: operation pool connections (count − monitors − rttPingers). Absent: not read. */
+  pool?: number
 }
+
+export type HolderKind = 'application' | 'internal' | 'pooltool'
 
 /** `unreachable`: no answer (down, restarting, network); `unauthorized`: answered but refused serverStatus. */
 export type HostState = 'ok' | 'unreachable' | 'unauthorized'
@@ -138,6 +150,10 @@ export interface HostSample extends Partial<ConnectionsStatus>, HostIdentity, Ho
   totalCreatedRatePerSec?: number
   /** totalCreated went down: the server restarted since the previous answer. */
   counterReset?: boolean
+  /** serverStatus.uptime (seconds since the process started). */
+  uptimeSec?: number
+  /** The lifetime churn baseline: totalCreated ÷ uptime, connections per second since the process started. */
+  createdPerSecSinceStart?: number
   /** Outgoing pools (connPoolStats): a router's to the shards and the config server, a member's ReplNetwork and sharding pools. */
   pools?: ConnPoolStatsSummary
   /** The connection limit explained: net.maxIncomingConnections (getCmdLineOpts) against 80% of the open-files limit (hostInfo), which binds. */
@@ -161,6 +177,10 @@ export interface RoundSample {
   /** How long the round took (every host answered or the round's deadline passed). */
   roundMS: number
   hosts: HostSample[]
+  /** This round's holders summed over every host (absent with --no-holders). */
+  clusterHolders?: ClusterHolders
+  /** Client-per-request leaks seen in this round's holders. */
+  verdicts?: ConnsVerdict[]
 }
 
 export type AlertMetric = 'rate' | 'current' | 'available' | 'active' | 'rejected'
@@ -191,7 +211,14 @@ export interface NeverShrankDetail {
   /** How long totalCreated has not moved. */
   quietForMS: number
   /** Who held the host's connections when it was judged (from the holders; absent when they were not read). */
-  heldBy?: {applications: number; cluster: number}
+  heldBy?: {
+    applications: number
+    cluster: number
+    /** Of the applications' connections, monitoring ones (parked monitors and their RTT connections): maxIdleTimeMS never closes them. Absent: not read. */
+    applicationMonitoring?: number
+    /** The application holder with the most parked monitors on this host: `clients` MongoClient instances monitor it. */
+    topMonitoring?: {appName: string; client: string; driver: string; clients: number}
+  }
   /**
    * Held mostly by the cluster's own pools: a router's ShardingTaskExecutorPool* parameters, read
    * (getParameter) from the router named, or why they could not be.
@@ -216,6 +243,12 @@ export interface ConnsHostSummary extends HostIdentity {
   totalCreatedRate: {max?: number; mean?: number}
   /** Connections created during the watch (restarts accounted for). */
   created?: number
+  /** serverStatus.uptime at the last answer (seconds). */
+  uptimeSec?: number
+  /** totalCreated at the last answer. */
+  totalCreatedSinceStart?: number
+  /** The lifetime churn baseline at the last answer: totalCreated ÷ uptime (/s), to hold totalCreatedRate against. */
+  createdPerSecSinceStart?: number
   /** Connections the server rejected during the watch; absent when the server version does not report it (before 6.3). */
   rejected?: number
   neverShrank: boolean
@@ -282,6 +315,10 @@ export interface ConnsWatchResult extends ResultEnvelope {
   alerts: ConnsAlert[]
   /** Firings per rule. */
   alertCounts: Record<string, number>
+  /** The last holders of every host summed per holder, app, client host and driver (absent with --no-holders). */
+  clusterHolders?: ClusterHolders
+  /** What the connections say and the fix, each with its evidence: client-per-request leaks, never-shrank hosts by who holds them. */
+  verdicts: ConnsVerdict[]
 }
 
 /** `conns list --json`: the shared envelope and one round over every host. */
@@ -290,4 +327,8 @@ export interface ConnsListResult extends ResultEnvelope {
   at: string
   roundMS: number
   hosts: HostSample[]
+  /** Every host's holders summed per holder, app, client host and driver (absent with --no-holders). */
+  clusterHolders?: ClusterHolders
+  /** What the connections say and the fix, each with its evidence (client-per-request leaks). */
+  verdicts: ConnsVerdict[]
 }

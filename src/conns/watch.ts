@@ -23,7 +23,8 @@ import type {Target} from '../target.js'
 import {AlertEvaluator, type AlertRule} from './alerts.js'
 import {CONNS_PURPOSE, connsAppName, resolvedHostReader} from './host-reader.js'
 import {connsNotes, routerVersions} from './notes.js'
-import {heldBy, heldByCluster} from './never-shrank-advice.js'
+import {clientLeakVerdicts, clusterHolders} from './cluster-holders.js'
+import {heldBy, heldByCluster, neverShrankVerdict} from './never-shrank-advice.js'
 import {HostPoller, type PollAnswer} from './poller.js'
 import {SameProcess} from './same-process.js'
 import {HostTracker} from './summary.js'
@@ -219,7 +220,15 @@ export async function runConnsWatch(target: Target, options: WatchOptions, hooks
           if (detail) hooks.onNeverShrank?.(sample.host, detail)
         }
       }
-      hooks.onRound?.({round: rounds, at, elapsedMS: Math.round(roundStart - start), roundMS, hosts})
+      const roundHolders = options.holders ? clusterHolders(hosts) : undefined
+      hooks.onRound?.({
+        round: rounds,
+        at,
+        elapsedMS: Math.round(roundStart - start),
+        roundMS,
+        hosts,
+        ...(roundHolders ? {clusterHolders: roundHolders, verdicts: clientLeakVerdicts(roundHolders)} : {}),
+      })
       if (options.count !== undefined && rounds >= options.count) break
       const nextAt = start + rounds * options.intervalMS
       // Rounds that overrun their slot (a host that stops answering takes the round deadline) must not push the end:
@@ -231,6 +240,11 @@ export async function runConnsWatch(target: Target, options: WatchOptions, hooks
     await Promise.all(pollers.map((p) => p.close()))
   }
   const hosts = trackers.filter((_, i) => rows.active.has(i)).map((t) => t.summary())
+  const cluster = options.holders ? clusterHolders(hosts) : undefined
+  const verdicts = [
+    ...(cluster ? clientLeakVerdicts(cluster) : []),
+    ...hosts.flatMap((h) => (h.neverShrankDetail ? [neverShrankVerdict(h.host, h.neverShrankDetail)] : [])),
+  ]
   return {
     target: targetSummary(target),
     topology: topologySummary(topology),
@@ -243,6 +257,8 @@ export async function runConnsWatch(target: Target, options: WatchOptions, hooks
     hosts,
     alerts,
     alertCounts,
+    ...(cluster ? {clusterHolders: cluster} : {}),
+    verdicts,
     notes: connsNotes(topology, hosts),
     interrupted: hooks.signal?.aborted === true,
   }
@@ -293,7 +309,9 @@ export async function runConnsList(target: Target, options: {holders: boolean; d
     const unread = topology.hosts.filter((_, i) => replies[i] === undefined).map((host) => host.host)
     const notes = connsNotes(topology, hosts)
     if (interrupted) notes.push(`stopped before ${unread.length} of ${topology.hosts.length} hosts answered (not listed): ${unread.join(', ')}`)
-    return {target: targetSummary(target), topology: topologySummary(topology), at, roundMS, hosts, notes, interrupted}
+    const cluster = options.holders ? clusterHolders(hosts) : undefined
+    const verdicts = cluster ? clientLeakVerdicts(cluster) : []
+    return {target: targetSummary(target), topology: topologySummary(topology), at, roundMS, hosts, ...(cluster ? {clusterHolders: cluster} : {}), verdicts, notes, interrupted}
   } finally {
     await Promise.all(pollers.map((p) => p.close()))
   }

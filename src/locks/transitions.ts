@@ -22,12 +22,16 @@ interface Hold {
 
 /** Per-lock counts and hold times (shared by both trackers). */
 class HoldStats {
-  private readonly stats = new Map<string, {acquired: number; released: number; overtaken: number; seen: Histogram; all: Histogram; betweenPolls: number; betweenPollsMaxMS: number}>()
+  /**
+   * Per lock: `seen`, the upper bounds of the holds a poll saw held (holdMS, as before); `all`, every hold's upper
+   * bound (holdMaxMS; bench's merged figure); `lower`, every hold's lower bound (holdMinMS: 0 for one no poll saw).
+   */
+  private readonly stats = new Map<string, {acquired: number; released: number; overtaken: number; seen: Histogram; all: Histogram; lower: Histogram; lowerCount: number; betweenPolls: number; betweenPollsMaxMS: number}>()
 
   private stat(name: string) {
     let s = this.stats.get(name)
     if (!s) {
-      s = {acquired: 0, released: 0, overtaken: 0, seen: createHistogram(), all: createHistogram(), betweenPolls: 0, betweenPollsMaxMS: 0}
+      s = {acquired: 0, released: 0, overtaken: 0, seen: createHistogram(), all: createHistogram(), lower: createHistogram(), lowerCount: 0, betweenPolls: 0, betweenPollsMaxMS: 0}
       this.stats.set(name, s)
     }
     return s
@@ -41,6 +45,9 @@ class HoldStats {
     const s = this.stat(name)
     const ms = Math.max(0.001, hold.maxMS)
     recordMs(s.all, ms)
+    // A histogram records nothing at 0: a lower bound of 0 (no poll saw the hold) is kept as 1 µs and counted.
+    recordMs(s.lower, Math.min(ms, Math.max(0.001, hold.minMS ?? 0)))
+    s.lowerCount++
     if (hold.minMS === undefined) {
       s.betweenPolls++
       s.betweenPollsMaxMS = Math.max(s.betweenPollsMaxMS, hold.maxMS)
@@ -54,17 +61,26 @@ class HoldStats {
     return mergeHistograms([...this.stats.values()].map((s) => s.all))
   }
 
+  /** Every hold's lower bound in one histogram (0 for a hold no poll saw, kept as 1 µs). */
+  mergedHoldLower(): Histogram {
+    return mergeHistograms([...this.stats.values()].map((s) => s.lower))
+  }
+
   summary(): LockHoldSummary[] {
     const ms = (us: number) => Math.round(us / 100) / 10
     return [...this.stats]
       .map(([name, s]) => {
         const h = summarize(s.seen)
+        const upper = summarize(s.all)
+        const lower = summarize(s.lower)
         return {
           name,
           acquired: s.acquired,
           released: s.released,
           overtaken: s.overtaken,
           holdMS: {count: h.count, p50: ms(h.p50), p90: ms(h.p90), p99: ms(h.p99), max: ms(h.max)},
+          holdMinMS: {bound: 'lower' as const, count: lower.count, p50: ms(lower.p50), p90: ms(lower.p90), p99: ms(lower.p99), max: ms(lower.max)},
+          holdMaxMS: {bound: 'upper' as const, count: upper.count, p50: ms(upper.p50), p90: ms(upper.p90), p99: ms(upper.p99), max: ms(upper.max)},
           betweenPolls: {count: s.betweenPolls, maxMS: Math.round(s.betweenPollsMaxMS)},
         }
       })
@@ -76,8 +92,9 @@ class HoldStats {
 function holdFields(hold: Hold | undefined): Partial<LockEvent> {
   if (!hold) return {}
   const maxMS = Math.max(0, Math.round(hold.maxMS))
-  if (hold.minMS === undefined) return {holdMS: maxMS, holdBetweenPolls: true}
-  return {holdMS: maxMS, holdMinMS: Math.min(maxMS, Math.max(0, Math.round(hold.minMS)))}
+  // No poll saw it held: at least 0 (taken and freed between two polls), at most the bound.
+  if (hold.minMS === undefined) return {holdMS: maxMS, holdMaxMS: maxMS, holdMinMS: 0, holdBetweenPolls: true}
+  return {holdMS: maxMS, holdMaxMS: maxMS, holdMinMS: Math.min(maxMS, Math.max(0, Math.round(hold.minMS)))}
 }
 
 /** Events of one poll in time order (stable: a release stamped at the next holder's `when` stays before that acquisition). */
@@ -194,6 +211,10 @@ export class LockTransitionTracker {
     return this.stats.mergedHold()
   }
 
+  mergedHoldLower(): Histogram {
+    return this.stats.mergedHoldLower()
+  }
+
   summary(): LockHoldSummary[] {
     return this.stats.summary()
   }
@@ -264,6 +285,10 @@ export class DdlOpTracker {
 
   mergedHold(): Histogram {
     return this.stats.mergedHold()
+  }
+
+  mergedHoldLower(): Histogram {
+    return this.stats.mergedHoldLower()
   }
 
   summary(): LockHoldSummary[] {

@@ -251,10 +251,26 @@ export interface LockEvent {
    * saw it free, or to the next holder's `when` (a release the polls could not see).
    */
   holdMS?: number
-  /** The least it was held: up to the last poll that saw it held. The hold lies in [holdMinMS, holdMS]. */
+  /** The hold's upper bound, as holdMS (named for what it is: the hold lies in [holdMinMS, holdMaxMS]). */
+  holdMaxMS?: number
+  /** The least it was held: from its start to the last poll that saw it held; 0 when no poll saw it (between polls). */
   holdMinMS?: number
-  /** Taken and released between two polls (never seen held): only the bound `holdMS` is known. */
+  /** Taken and released between two polls (never seen held): only the bound `holdMaxMS` is known (holdMinMS 0). */
   holdBetweenPolls?: true
+}
+
+/**
+ * Percentiles of one bound of every hold of a lock: `lower` (holdMinMS: each hold's start to the last poll that
+ * saw it, 0 for one no poll saw) or `upper` (holdMaxMS: to the first poll that saw it free, or the next holder's
+ * start). The true percentile lies between the two: p50 of the lower bounds ≤ the holds' p50 ≤ p50 of the upper.
+ */
+export interface HoldBoundPercentiles {
+  bound: 'lower' | 'upper'
+  count: number
+  p50: number
+  p90: number
+  p99: number
+  max: number
 }
 
 export interface LockHoldSummary {
@@ -263,10 +279,14 @@ export interface LockHoldSummary {
   released: number
   overtaken: number
   /**
-   * Holds a poll saw held: from `when` to the first poll that saw it free (or the next holder's `when`), so each
-   * figure is over by at most one interval. Holds never seen (between polls) are in `betweenPolls`, not here.
+   * Holds a poll saw held, their upper bounds: from `when` to the first poll that saw it free (or the next holder's
+   * `when`), so each figure is over by up to one interval (kept as it was; holdMinMS and holdMaxMS bound every hold). Holds never seen (between polls) are in `betweenPolls`, not here.
    */
   holdMS: {count: number; p50: number; p90: number; p99: number; max: number}
+  /** Every hold's lower bound (between polls: 0), percentiles: the holds' percentiles are at least these. */
+  holdMinMS: HoldBoundPercentiles
+  /** Every hold's upper bound (between polls included), percentiles: the holds' percentiles are at most these. */
+  holdMaxMS: HoldBoundPercentiles
   /** Holds taken and released between two polls: only bounded by the gap (`maxMS`: the largest such bound). */
   betweenPolls: {count: number; maxMS: number}
 }

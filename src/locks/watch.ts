@@ -99,11 +99,12 @@ const noFailures = (): Record<LockPollFailureReason, number> =>
 
 /** Said in every watch's notes: what a hold time is, per lock model. */
 export const HOLD_TIMES_NOTE =
-  "hold times run from the lock's `when` (server clock) to the first poll that saw it free, or to the next holder's `when`: " +
-  'each is over by at most one interval; holds taken and freed between two polls are only bounded by that gap (listed apart)'
+  "a hold starts at the lock's `when` (server clock) and ends between the last poll that saw it held and the first that saw it free " +
+  "(or the next holder's `when`): both bounds are reported (holdMinMS, holdMaxMS), never the interval as a duration; " +
+  'one taken and freed between two polls is at least 0 and at most its gap (counted apart too)'
 export const DDL_HOLD_TIMES_NOTE =
-  "hold times run from each DDL operation's start ($currentOp microsecs_running, server clock) to the first poll that no longer " +
-  'saw it: each is over by at most one interval; an operation that starts and ends between two polls is not seen'
+  "a hold starts at its DDL operation's start ($currentOp microsecs_running, server clock) and ends between the last poll that saw " +
+  'the operation and the first that no longer did: both bounds are reported (holdMinMS, holdMaxMS); an operation that starts and ends between two polls is not seen'
 /** Said in every watch's notes: what an episode's duration is. */
 export const EPISODES_NOTE =
   'a blocking episode runs from the first poll that saw operations wait on a node to the first that saw none: within one interval ' +

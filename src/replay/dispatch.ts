@@ -19,7 +19,11 @@ export interface ReplayContext {
   /** The snapshot file, named in "not captured" errors. */
   file: string
   capturedAt: Date
-  /** Milliseconds since the replay started: captured clocks move forward by this much. */
+  /**
+   * Milliseconds since the replay started (plus a test's clock offset, see ReplayOptions): every captured
+   * clock moves forward by this much, real time as it passes (the capture's own time scale shrinks its
+   * intervals, not its clock), so ages computed against them stay the capture's.
+   */
   elapsedMS(): number
 }
 
@@ -52,11 +56,30 @@ function capturedError(error: NonNullable<SnapshotRead['error']>): Document {
   }
 }
 
-/** Captured clocks move with the replay: ages at its start are the capture's. */
+/**
+ * Every clock in a reply moves with the replay, by the same amount: `localTime` (hello, serverStatus),
+ * config.lockpings / config.mongos `ping`, config.locks `when`, a write's date, … — every BSON Date in
+ * the document. Ages a command computes from two of them (a ping against the server's clock, a lock
+ * held since `when`) are the capture's however long the replay has run, so the verdicts stay as
+ * captured (a holder is not declared dead because the replay ran on); the clock the views print is
+ * the capture's plus the time since the replay began.
+ */
+export function shiftDates<T>(value: T, byMS: number): T {
+  if (byMS === 0) return value
+  const shift = (v: unknown): unknown => {
+    if (v instanceof Date) return new Date(v.getTime() + byMS)
+    if (Array.isArray(v)) return v.map(shift)
+    // Plain documents only: BSON values (Long, Timestamp, ObjectId, Binary …) are kept as they are.
+    if (v !== null && typeof v === 'object' && (Object.getPrototypeOf(v) === Object.prototype || Object.getPrototypeOf(v) === null)) {
+      return Object.fromEntries(Object.entries(v as Record<string, unknown>).map(([k, x]) => [k, shift(x)]))
+    }
+    return v
+  }
+  return shift(value) as T
+}
+
 function shiftClock(reply: Document, context: ReplayContext): Document {
-  const local = reply.localTime
-  if (local instanceof Date) return {...reply, localTime: new Date(local.getTime() + context.elapsedMS())}
-  return reply
+  return shiftDates(reply, context.elapsedMS())
 }
 
 /** What a driver sends to connect or monitor (never the read layer's own `{hello: 1}`). */
@@ -122,7 +145,7 @@ export function dispatchReplay(host: ReplayHostState, command: Document, db: str
   const reply = read.reply
   if (Array.isArray(reply)) {
     const ns = lower === 'find' ? `${db}.${String(command.find)}` : `${db}.$cmd.aggregate`
-    return cursorReply(ns, reply)
+    return cursorReply(ns, shiftDates(reply, context.elapsedMS()))
   }
   if (reply === undefined) return notCaptured(name ?? verb, context)
   // A published document assembled into a fixture may come without its `ok`.

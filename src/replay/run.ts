@@ -2,7 +2,7 @@
 import {readUserFile} from '../input.js'
 import {stopRequested, type StopWhen} from '../run-sim.js'
 import {parseSnapshot, type SnapshotFile} from '../snapshot/format.js'
-import {type ReplayInfo, startReplayServer} from './server.js'
+import {type ReplayInfo, type ReplayOptions, startReplayServer} from './server.js'
 
 /**
  * 256 MiB: a snapshot is every host's replies to pooltool's probes (serverStatus, currentOp, pool
@@ -17,13 +17,13 @@ export async function loadSnapshot(file: string): Promise<SnapshotFile> {
   return parseSnapshot(text, file)
 }
 
-export interface RunReplayHooks extends StopWhen {
+export interface RunReplayHooks extends StopWhen, ReplayOptions {
   onReady(info: ReplayInfo): void
 }
 
 export async function runReplayUntilStopped(file: string, hooks: RunReplayHooks): Promise<void> {
   const snapshot = await loadSnapshot(file)
-  const server = await startReplayServer(snapshot, file)
+  const server = await startReplayServer(snapshot, file, {clockOffsetMS: hooks.clockOffsetMS})
   const stop = stopRequested(hooks)
   try {
     hooks.onReady(server.info)

@@ -27,6 +27,15 @@ export interface ReplayInfo {
   file: string
 }
 
+/** How a replay is served. */
+export interface ReplayOptions {
+  /**
+   * A test's jump of the replayed clocks (ms added to the time since the replay began), so a test sees
+   * the replay as it is minutes after its start without waiting (`sim --replay-clock-offset`, hidden).
+   */
+  clockOffsetMS?: number
+}
+
 export interface ReplayServer {
   info: ReplayInfo
   stop(): Promise<void>
@@ -89,9 +98,10 @@ function listenerMap(snapshot: SnapshotFile, ports: readonly number[]): Map<stri
   return map
 }
 
-export async function startReplayServer(snapshot: SnapshotFile, file: string): Promise<ReplayServer> {
+export async function startReplayServer(snapshot: SnapshotFile, file: string, options: ReplayOptions = {}): Promise<ReplayServer> {
   const startedAt = performance.now()
-  const context: ReplayContext = {file, capturedAt: snapshot.capturedAt, elapsedMS: () => performance.now() - startedAt}
+  const offset = options.clockOffsetMS ?? 0
+  const context: ReplayContext = {file, capturedAt: snapshot.capturedAt, elapsedMS: () => Math.round(performance.now() - startedAt) + offset}
   const states: ReplayHostState[] = []
   const sockets = new Set<Socket>()
   const listeners = snapshot.hosts.map(

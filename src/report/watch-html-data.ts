@@ -1,7 +1,7 @@
 /**
  * What the HTML reports of the watches draw (pure):
- * - conns watch: each host's `current` and created/s per round, the alerts where they fired, the
- *   hosts that never shrank;
+ * - conns watch: each host's `current` and created/s per round on the servers' clock, its connections
+ *   stacked by holder, the alerts where they fired, the verdicts and advice the watch gave;
  * - locks watch: each lock's holds as bars on one time axis, from the events (a hold runs from the
  *   lock's `when` to its release; one still held at the end runs to the end; one taken and freed
  *   between two polls is only its bound, drawn apart);
@@ -9,41 +9,165 @@
  *   resource's lane, from the first poll that saw it to the first that did not (still open at the
  *   end: striped, to the end), in the same LockTimeline shape, so the same renderer draws both.
  */
-import type {ConnsAlert, ConnsWatchResult, RoundSample} from '../conns/types.js'
+import type {ConnsAlert, ConnsWatchResult, Holder, RoundSample} from '../conns/types.js'
 import type {NodeLockEpisode} from '../locks/node/types.js'
 import type {LockEvent, LockModel, LocksWatchResult} from '../locks/types.js'
+import {timeOfDay, type TimeDisplay} from '../reporters/clock.js'
+import {renderNeverShrank} from '../reporters/conns.js'
+
+/** One holder's connections on one host, round by round (null: the host's holders were not read that round). */
+export interface HolderSeries {
+  /** "checkout-svc@10.0.0.5 (nodejs)". */
+  label: string
+  /** pooltool's own polling connections. */
+  own: boolean
+  counts: Array<number | null>
+}
 
 export interface ConnsReportData {
   title: string
   sources: string[]
   /** Seconds from the first round. */
   tS: number[]
-  hosts: Array<{host: string; role: string; current: Array<number | null>; createdPerSec: Array<number | null>; neverShrank: boolean}>
-  alerts: Array<{tS: number; host: string; rule: string; value: number}>
+  /**
+   * Each round on the servers' clock, ms since the epoch: the round's start (this machine's clock) plus the
+   * median clock skew (serverStatus localTime) of the hosts that answered it. The charts' x axis.
+   */
+  clockMS: number[]
+  /** The zone the page shows times of day in: this machine's (an IANA name) or UTC (--utc). */
+  timeZone: string
+  /** What the page says of its times: "UTC" or "Europe/Berlin, UTC+01:00". */
+  zoneText: string
+  hosts: Array<{
+    host: string
+    role: string
+    current: Array<number | null>
+    createdPerSec: Array<number | null>
+    neverShrank: boolean
+    /** An earlier host whose `current` is this one's, round for round: drawn dashed over it, and said. */
+    sameAs?: string
+    /** Who held its connections, round by round: the biggest holders (at their peak), the rest as one. */
+    holders: HolderSeries[]
+  }>
+  /** `at`: time of day on the servers' clock, in the page's zone. */
+  alerts: Array<{tS: number; at: string; host: string; rule: string; value: number}>
+  /** What the watch concluded: its never-shrank lines, then any verdicts the result carries. */
+  verdicts: string[]
+  /** The advice the result carries (each a line). */
+  advice: string[]
 }
 
-/** From the rounds the watch printed (collected as they came) and its summary. */
-export function connsReportData(result: ConnsWatchResult, rounds: readonly RoundSample[]): ConnsReportData {
+/** Holders drawn apart per host; the others are summed into one band. */
+export const HOLDERS_SHOWN = 8
+
+const holderLabel = (h: Holder): string => (h.own ? `pooltool conns (this watch)@${h.client}` : `${h.appName}@${h.client} (${h.driver})`)
+
+/** The median of what is known (0 when nothing is). */
+function median(values: readonly number[]): number {
+  if (values.length === 0) return 0
+  const sorted = [...values].sort((a, b) => a - b)
+  const mid = Math.floor(sorted.length / 2)
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
+}
+
+/** A verdict or an advice line, whatever its shape: a string, or an object's text, advice and evidence fields. */
+function sentence(item: unknown): string {
+  if (typeof item === 'string') return item
+  if (item === null || typeof item !== 'object') return String(item)
+  const o = item as Record<string, unknown>
+  const first = (...keys: string[]) => keys.map((k) => o[k]).find((v) => typeof v === 'string' && v !== '') as string | undefined
+  const text = first('text', 'verdict', 'message', 'summary', 'title', 'line')
+  const advice = first('advice', 'fix')
+  const evidence = first('evidence')
+  const parts = [text, advice === text ? undefined : advice, evidence === undefined ? undefined : `evidence: ${evidence}`].filter((p) => p !== undefined)
+  return parts.length > 0 ? parts.join(' — ') : JSON.stringify(item)
+}
+
+const sentences = (value: unknown): string[] => (Array.isArray(value) ? value.map(sentence) : [])
+
+/** Each host's holders round by round: the HOLDERS_SHOWN biggest at their peak, the rest summed as "other holders". */
+function holderSeries(samples: ReadonlyArray<RoundSample['hosts'][number] | undefined>): HolderSeries[] {
+  const rounds = samples.map((s) => (s?.state === 'ok' && s.holders !== undefined ? new Map(s.holders.map((h) => [holderLabel(h), h])) : undefined))
+  const peak = new Map<string, {own: boolean; max: number}>()
+  for (const round of rounds) {
+    for (const [label, h] of round ?? []) {
+      const p = peak.get(label)
+      peak.set(label, {own: h.own === true, max: Math.max(p?.max ?? 0, h.count)})
+    }
+  }
+  const ranked = [...peak].sort((a, b) => b[1].max - a[1].max || a[0].localeCompare(b[0]))
+  const shown = ranked.slice(0, HOLDERS_SHOWN)
+  const rest = new Set(ranked.slice(HOLDERS_SHOWN).map(([label]) => label))
+  const series: HolderSeries[] = shown.map(([label, p]) => ({label, own: p.own, counts: rounds.map((round) => (round === undefined ? null : (round.get(label)?.count ?? 0)))}))
+  if (rest.size > 0) {
+    series.push({
+      label: `${rest.size} other holders`,
+      own: false,
+      counts: rounds.map((round) => (round === undefined ? null : [...round].filter(([label]) => rest.has(label)).reduce((sum, [, h]) => sum + h.count, 0))),
+    })
+  }
+  return series
+}
+
+/** The zone said on the page: "UTC", or "Europe/Berlin, UTC+01:00" at `at`. */
+function zoneText(timeZone: string, at: Date): string {
+  if (timeZone === 'UTC') return 'UTC'
+  const offset = new Intl.DateTimeFormat('en-US', {timeZone, timeZoneName: 'longOffset'}).formatToParts(at).find((part) => part.type === 'timeZoneName')?.value ?? 'GMT'
+  return `${timeZone}, UTC${offset === 'GMT' ? '+00:00' : offset.slice(3)}`
+}
+
+/**
+ * From the rounds the watch printed (collected as they came) and its summary. `display`: the watch's
+ * clock for times of day (--utc or local); the page says which.
+ */
+export function connsReportData(result: ConnsWatchResult, rounds: readonly RoundSample[], display: TimeDisplay = {}): ConnsReportData {
   const start = rounds.length > 0 ? Date.parse(rounds[0]!.at) : Date.parse(result.startedAt)
   const seconds = (iso: string) => (Date.parse(iso) - start) / 1000
+  // The servers' clock for each round: this machine's, moved by the skew the hosts answered with.
+  const skews = rounds.map((round) => median(round.hosts.flatMap((h) => (h.state === 'ok' && typeof h.clockSkewMS === 'number' && Number.isFinite(h.clockSkewMS) ? [h.clockSkewMS] : []))))
+  const clockMS = rounds.map((round, i) => Date.parse(round.at) + skews[i]!)
+  const roundOf = new Map(rounds.map((round, i) => [round.round, i]))
+  const timeZone = display.timeZone ?? new Intl.DateTimeFormat().resolvedOptions().timeZone ?? 'UTC'
   const hostNames = [...new Set(rounds.flatMap((round) => round.hosts.map((h) => h.host)))]
   const summaries = new Map(result.hosts.map((h) => [h.host, h]))
+  const hosts: ConnsReportData['hosts'] = hostNames.map((host) => {
+    const samples = rounds.map((round) => round.hosts.find((h) => h.host === host))
+    const summary = summaries.get(host)
+    return {
+      host,
+      role: summary?.role ?? samples.find((s) => s !== undefined)?.role ?? '',
+      current: samples.map((s) => (s?.state === 'ok' && s.current !== undefined ? s.current : null)),
+      createdPerSec: samples.map((s) => s?.totalCreatedRatePerSec ?? null),
+      neverShrank: summary?.neverShrank === true,
+      holders: holderSeries(samples),
+    }
+  })
+  // A host drawn exactly over another would hide it: it is said, and drawn dashed on top.
+  hosts.forEach((h, i) => {
+    const twin = hosts.slice(0, i).find((other) => other.current.some((v) => v !== null) && other.current.every((v, r) => v === h.current[r]))
+    if (twin) h.sameAs = twin.host
+  })
+  const extra = result as ConnsWatchResult & {verdicts?: unknown; advice?: unknown}
+  const neverShrank = result.hosts.flatMap((h) => (h.neverShrank && h.neverShrankDetail ? [renderNeverShrank(h.host, h.neverShrankDetail)] : []))
+  const alertClock = (alert: ConnsAlert) => {
+    const i = roundOf.get(alert.round)
+    const skew = i === undefined ? 0 : (rounds[i]!.hosts.find((h) => h.host === alert.host)?.clockSkewMS ?? skews[i]!)
+    return new Date(Date.parse(alert.at) + skew).toISOString()
+  }
   return {
     title: `pooltool conns watch · ${result.target.uri}`,
-    sources: [`${result.rounds} rounds every ${result.intervalMS} ms from ${result.startedAt}; ${result.hosts.length} hosts`],
+    sources: [
+      `${result.rounds} rounds every ${result.intervalMS} ms from ${result.startedAt}; ${result.hosts.length} hosts`,
+      `times of day on the servers' clock (each round: this machine's clock plus the hosts' median clock skew), ${zoneText(timeZone, new Date(clockMS[0] ?? start))}`,
+    ],
     tS: rounds.map((round) => seconds(round.at)),
-    hosts: hostNames.map((host) => {
-      const samples = rounds.map((round) => round.hosts.find((h) => h.host === host))
-      const summary = summaries.get(host)
-      return {
-        host,
-        role: summary?.role ?? samples.find((s) => s !== undefined)?.role ?? '',
-        current: samples.map((s) => (s?.state === 'ok' && s.current !== undefined ? s.current : null)),
-        createdPerSec: samples.map((s) => s?.totalCreatedRatePerSec ?? null),
-        neverShrank: summary?.neverShrank === true,
-      }
-    }),
-    alerts: result.alerts.map((alert: ConnsAlert) => ({tS: seconds(alert.at), host: alert.host, rule: alert.rule, value: alert.value})),
+    clockMS,
+    timeZone,
+    zoneText: zoneText(timeZone, new Date(clockMS[0] ?? start)),
+    hosts,
+    alerts: result.alerts.map((alert) => ({tS: seconds(alert.at), at: timeOfDay(alertClock(alert), {timeZone}), host: alert.host, rule: alert.rule, value: alert.value})),
+    verdicts: [...neverShrank, ...sentences(extra.verdicts)],
+    advice: sentences(extra.advice),
   }
 }
 

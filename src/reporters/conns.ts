@@ -26,6 +26,8 @@ import type {
   ReadersWriters,
   RoundSample,
 } from '../conns/types.js'
+import type {ClusterHolders, ConnsVerdict} from '../conns/cluster-holders.js'
+import {neverShrankVerdict} from '../conns/never-shrank-advice.js'
 import {CONNECTION_OPTIONAL_FIELDS} from '../probes/server-status.js'
 import {LOCAL_TIME, type TimeDisplay, timeOfDay, zoneNote} from './clock.js'
 import {terminalLine} from './escape.js'
@@ -44,20 +46,43 @@ const usedOf = (usedPct: number | undefined, maxIncoming: number | undefined) =>
 const queue = (q: ReadersWriters | undefined) => (q === undefined ? '–' : q.total === 0 ? '0' : `${q.total} (${q.readers}r/${q.writers}w)`)
 
 /**
- * Table headers for serverStatus.connections fields: words a reader knows, with the field itself named in
- * `conns list --help` and the README (the JSON keeps the server's names).
+ * The one table of serverStatus.connections fields: the header a reader sees (the JSON keeps the
+ * server's names) and what the figure means, as `conns list --help` and the README say it (facts §2, §4.2b).
  */
-export const CONNECTION_FIELD_HEADERS: Record<string, string> = {
-  totalCreated: 'created (total)',
-  active: 'active',
-  rejected: 'rejected',
-  threaded: 'threaded',
-  exhaustIsMaster: 'exhaust isMaster',
-  exhaustHello: 'exhaust hello',
-  awaitingTopologyChanges: 'awaiting topology',
-  loadBalanced: 'load-balanced',
-  queuedForEstablishment: 'queued to set up',
-  limitExempt: 'limit-exempt',
+export const CONNECTION_FIELDS: Record<string, {header: string; meaning: string}> = {
+  current: {header: 'current', meaning: 'open incoming connections: applications\' pools, every client\'s monitoring connections (one per member, two streaming), other members, routers, shells'},
+  available: {header: 'available', meaning: 'how many more the server accepts: the limit (current + available) minus current'},
+  totalCreated: {header: 'created (total)', meaning: 'connections created since the process started; over serverStatus.uptime it is the lifetime churn baseline'},
+  active: {header: 'active', meaning: 'connections with an operation in progress, a parked awaitable hello included: on a member nobody reads from it is mostly client monitors waiting'},
+  rejected: {header: 'rejected', meaning: 'connections refused at the limit since the start (6.3+)'},
+  threaded: {header: 'threaded', meaning: 'connections given a thread to serve them (5.0+)'},
+  exhaustIsMaster: {header: 'exhaust isMaster', meaning: 'connections streaming legacy isMaster replies: monitors of older drivers (4.4+)'},
+  exhaustHello: {header: 'exhaust hello', meaning: 'connections streaming hello replies: one per client monitor of this member (4.4.2+); never in a pool, never closed by maxIdleTimeMS'},
+  awaitingTopologyChanges: {header: 'awaiting topology', meaning: 'parked awaitable hellos: one per MongoClient (or mongos, member) monitoring this member; above current it is the SERVER-62082 counter defect'},
+  loadBalanced: {header: 'load-balanced', meaning: 'connections that came through a load balancer (5.3+)'},
+  queuedForEstablishment: {header: 'queued to set up', meaning: 'connections waiting for the establishment rate limiter (8.0.12+, 7.0.23+)'},
+  limitExempt: {header: 'limit-exempt', meaning: 'connections exempt from the limit (maxIncomingConnectionsOverride)'},
+}
+
+/** Table headers for serverStatus.connections fields (derived from CONNECTION_FIELDS). */
+export const CONNECTION_FIELD_HEADERS: Record<string, string> = Object.fromEntries(
+  Object.entries(CONNECTION_FIELDS)
+    .filter(([field]) => field !== 'current' && field !== 'available')
+    .map(([field, {header}]) => [field, header]),
+)
+
+/** The list's columns that are not serverStatus.connections fields. */
+const DERIVED_COLUMNS: Record<string, {field: string; meaning: string}> = {
+  '% used of max': {field: 'usedPct, maxIncoming', meaning: 'current as a share of the limit (current + available), and the limit'},
+  'lock queue / active': {field: 'lockQueue, activeClients', meaning: 'operations waiting for a lock, and clients running one (globalLock; readers r / writers w)'},
+}
+
+/** "header (field): meaning; …": every column of the table explained, for --help. */
+export function connectionFieldsHelp(): string {
+  return [
+    ...Object.entries(CONNECTION_FIELDS).map(([field, {header, meaning}]) => `${header}${header === field ? '' : ` (${field})`}: ${meaning}`),
+    ...Object.entries(DERIVED_COLUMNS).map(([header, {field, meaning}]) => `${header} (${field}): ${meaning}`),
+  ].join('; ')
 }
 
 /** Role, shard, member state, router version and zone tags: "mongos 7.0.14", "shard shardA P zones NYC,SF", "secondary passive". */
@@ -109,7 +134,9 @@ export function renderTopology(t: ClusterTopology): string {
 }
 
 function holderLabel(h: Holder): string {
-  return `${terminalLine(`${h.appName}@${h.client} (${h.driver})`)}${h.own ? ' [pooltool]' : ''} ×${h.count}`
+  // An application's monitoring connections said beside its count: they are its clients, not its pool.
+  const monitoring = h.kind === 'application' && h.monitors ? ` (${h.monitors + (h.rttPingers ?? 0)} monitoring)` : ''
+  return `${terminalLine(`${h.appName}@${h.client} (${h.driver})`)}${h.own ? ' [pooltool]' : ''} ×${h.count}${monitoring}`
 }
 
 function poolsLine(p: ConnPoolStatsSummary): string {
@@ -168,32 +195,9 @@ export function renderAlert(alert: ConnsAlert, display: TimeDisplay = LOCAL_TIME
 }
 
 export function renderNeverShrank(host: string, d: NeverShrankDetail): string {
-  return `NEVER-SHRANK ${terminalLine(host)}: ${d.levelAtQuiet} connections still open ${seconds(d.quietForMS)} after creation stopped (was ${d.baseline} before the growth); ${neverShrankAdvice(d)}`
-}
-
-/** "12 ms" → the parameter's value as the router gave it, or "unknown". */
-function parameterValue(d: NeverShrankDetail, name: string): string {
-  const pools = d.routerPools
-  if (!pools || !('parameters' in pools)) return 'unknown'
-  const value = pools.parameters[name]
-  return value === undefined ? 'unknown' : formatCount(value)
-}
-
-/** The fix by who holds the connections: applications' drivers, or the cluster's own pools. */
-function neverShrankAdvice(d: NeverShrankDetail): string {
-  const held = d.heldBy
-  if (held === undefined) {
-    return 'who holds them was not read (--no-holders, or $currentOp refused): application clients close idle connections after maxIdleTimeMS; a router keeps its pools per ShardingTaskExecutorPool*'
-  }
-  const of = `${formatCount(Math.max(held.applications, held.cluster))} of ${formatCount(held.applications + held.cluster)} held`
-  if (held.cluster <= held.applications) return `${of} by application clients: set maxIdleTimeMS on them so idle connections close`
-  const pools = d.routerPools
-  const where = pools === undefined ? 'no router polled to read them from' : 'unavailable' in pools ? `not read from ${pools.router}: ${pools.unavailable}` : `on ${pools.router}`
-  return (
-    `${of} by the cluster's own pools (routers' and members' NetworkInterfaceTL): a router drops its pool to a host idle for ShardingTaskExecutorPoolHostTimeoutMS ` +
-    `(${parameterValue(d, 'ShardingTaskExecutorPoolHostTimeoutMS')} ms) and keeps ShardingTaskExecutorPoolMinSize (${parameterValue(d, 'ShardingTaskExecutorPoolMinSize')}) per pool while in use ` +
-    `(${where}); lower them with setParameter on the routers, not maxIdleTimeMS in the applications`
-  )
+  // The fix by who holds them (never-shrank-advice.ts): monitoring connections of clients created per request,
+  // idle pooled connections (maxIdleTimeMS), or the cluster's own pools (ShardingTaskExecutorPool*).
+  return `NEVER-SHRANK ${terminalLine(host)}: ${d.levelAtQuiet} connections still open ${seconds(d.quietForMS)} after creation stopped (was ${d.baseline} before the growth); ${terminalLine(neverShrankVerdict(host, d).verdict)}`
 }
 
 /** One line per host for logs and pipes: key=value, absent fields left out. */
@@ -269,9 +273,10 @@ export class ConnsLiveView {
     const lines = [this.header]
     if (!round) return [...lines, 'waiting for the first poll round…'].join('\n')
     lines.push(`round ${round.round} at ${timeOfDay(round.at, this.display)} (${zoneNote(this.display, new Date(round.at))}) · ${seconds(round.elapsedMS)} elapsed · poll ${round.roundMS} ms · Ctrl-C for the summary`)
+    // The trend is the view's only history: it goes last, after every lesser column (highest dropOrder goes first).
     const columns = [
-      'host', 'role', 'current', {head: 'available', short: 'avail', dropOrder: 4}, '% used', {head: 'active', dropOrder: 3}, 'created/s', {head: 'rejected', short: 'rej'},
-      {head: 'lock queue', short: 'lock q', dropOrder: 2}, {head: 'lock waits/s', short: 'waits/s', dropOrder: 1}, {head: `current (last ${SPARK_WIDTH})`, short: 'current', dropOrder: 5},
+      'host', 'role', 'current', {head: 'available', short: 'avail', dropOrder: 5}, '% used', {head: 'active', dropOrder: 2}, 'created/s', {head: 'rejected', short: 'rej', dropOrder: 6},
+      {head: 'lock queue', short: 'lock q', dropOrder: 4}, {head: 'lock waits/s', short: 'waits/s', dropOrder: 3}, {head: `current (last ${SPARK_WIDTH})`, short: 'trend', dropOrder: 1},
     ]
     const rows = round.hosts.map((h): Cell[] => {
       // The top of the bars' scale beside them: the bars alone cannot tell 2 connections from 42.
@@ -298,6 +303,10 @@ export class ConnsLiveView {
     for (const h of round.hosts) {
       if (h.holders && h.holders.length > 0) lines.push(`${terminalLine(h.host)} holders: ${h.holders.slice(0, 3).map(holderLabel).join(', ')}`)
     }
+    // Summed over the hosts: one app's connections on every member, and what they say.
+    const cluster = round.clusterHolders
+    if (cluster && cluster.holders.length > 0) lines.push(`cluster-wide: ${cluster.holders.slice(0, 3).map(clusterHolderLabel).join(', ')}`)
+    for (const v of round.verdicts ?? []) lines.push(`VERDICT ${terminalLine(v.verdict)}`)
     if (this.alerts.length > 0) {
       lines.push(`alerts (${this.alertCount}):`)
       for (const a of this.alerts) lines.push(`  ${a}`)
@@ -349,6 +358,70 @@ function holdersSection(hosts: ReadonlyArray<{host: string; holders?: Holder[]}>
   return lines.length > 0 ? ['who holds the connections (appName@client (driver) ×count):', ...lines] : []
 }
 
+/** "1.2 M", "14 d": a count and a duration a reader takes in at a glance. */
+const ageText = (sec: number) =>
+  sec >= 2 * 86_400 ? `${Math.round(sec / 86_400)} days` : sec >= 2 * 3600 ? `${Math.round(sec / 3600)} h` : sec >= 120 ? `${Math.round(sec / 60)} min` : `${Math.round(sec)} s`
+
+/**
+ * The churn baseline per host: what it created since it started over its uptime, against the rate now
+ * ("1.2 M created in 14 days = 1.0/s; now 4.0/s"). `now` absent (one poll): the baseline alone.
+ */
+function churnSection(hosts: ReadonlyArray<{host: string; uptimeSec?: number; created?: number; totalCreated?: number; totalCreatedSinceStart?: number; createdPerSecSinceStart?: number; now?: number}>): string[] {
+  const lines = hosts.flatMap((h) => {
+    const total = h.totalCreatedSinceStart ?? h.totalCreated
+    if (h.uptimeSec === undefined || h.createdPerSecSinceStart === undefined || total === undefined) return []
+    const now = h.now === undefined ? '' : `; now ${rate(h.now)}`
+    return [`  ${terminalLine(h.host)}: ${formatCount(total)} created in ${ageText(h.uptimeSec)} = ${rate(h.createdPerSecSinceStart)}${now}`]
+  })
+  return lines.length > 0 ? ['churn since start (totalCreated over serverStatus.uptime):', ...lines] : []
+}
+
+/** A cluster-wide holder: "checkout-svc@10.0.0.5 (nodejs) ×560 on 3 hosts: 480 monitoring (≈80 clients), 80 pooled". */
+function clusterHolderLabel(h: ClusterHolders['holders'][number]): string {
+  // Monitoring and pooled are an application driver's classes: the server's own and ours are counted whole.
+  const split = h.monitoring === undefined || h.kind !== 'application' ? '' : `: ${formatCount(h.monitoring)} monitoring${h.impliedClients ? ` (≈${formatCount(h.impliedClients)} client${h.impliedClients === 1 ? '' : 's'})` : ''}, ${formatCount(h.pool ?? 0)} pooled`
+  return `${terminalLine(`${h.appName}@${h.client} (${h.driver})`)}${h.kind === 'pooltool' ? ' [pooltool]' : h.kind === 'internal' ? ' [internal]' : ''} ×${formatCount(h.count)} on ${h.hosts} host${h.hosts === 1 ? '' : 's'}${split}`
+}
+
+const totalLabel = (t: ClusterHolders['byApp'][number]) => `${terminalLine(t.name)} ×${formatCount(t.count)}${t.monitoring ? ` (${formatCount(t.monitoring)} monitoring)` : ''}`
+
+/** The holders summed over every host read, ranked, and per app, client host and driver. */
+export function clusterHoldersSection(c: ClusterHolders | undefined, top = 5): string[] {
+  if (!c || c.holders.length === 0) return []
+  const t = c.totals
+  const split = t.monitoring === undefined ? '' : ` (${formatCount(t.monitoring)} monitoring, ${formatCount(t.pool ?? 0)} pooled)`
+  const unread = c.hostsUnread.length > 0 ? `; not read on ${terminalLine(c.hostsUnread.join(', '))}: unknown there` : ''
+  const more = (n: number) => (n > top ? ` (+${n - top} more)` : '')
+  return [
+    `cluster-wide holders over ${c.hostsRead.length} host${c.hostsRead.length === 1 ? '' : 's'}: applications ×${formatCount(t.application)}${split}, internal ×${formatCount(t.internal)}, pooltool ×${formatCount(t.pooltool)}${unread}`,
+    ...c.holders.slice(0, top).map((h, i) => `  ${i + 1}. ${clusterHolderLabel(h)}`),
+    ...(c.holders.length > top ? [`  (+${c.holders.length - top} more)`] : []),
+    `  by app: ${c.byApp.slice(0, top).map(totalLabel).join(', ')}${more(c.byApp.length)}`,
+    `  by client host: ${c.byClient.slice(0, top).map(totalLabel).join(', ')}${more(c.byClient.length)}`,
+    `  by driver: ${c.byDriver.slice(0, top).map(totalLabel).join(', ')}${more(c.byDriver.length)}`,
+  ]
+}
+
+/** Each verdict on its line, its evidence under it. */
+export function verdictsSection(verdicts: readonly ConnsVerdict[]): string[] {
+  return verdicts.flatMap((v) => [`VERDICT ${terminalLine(v.verdict)}`, `  evidence: ${terminalLine(v.evidence)}`])
+}
+
+/**
+ * Footnotes where a value surprises: `active` made mostly of parked monitor hellos (awaitingTopologyChanges),
+ * e.g. on a secondary nobody reads from.
+ */
+export function surprisingValueNotes(hosts: ReadonlyArray<{host: string; state: string; active?: number; awaitingTopologyChanges?: number; current?: number}>): string[] {
+  return hosts.flatMap((h) => {
+    if (h.state !== 'ok' || h.active === undefined || h.awaitingTopologyChanges === undefined || h.current === undefined) return []
+    // Above current it is the counter defect, said in the notes.
+    if (h.awaitingTopologyChanges === 0 || h.awaitingTopologyChanges > h.current || h.awaitingTopologyChanges * 2 < h.active) return []
+    return [
+      `* ${terminalLine(h.host)}: active ${formatCount(h.active)} counts ${formatCount(Math.min(h.active, h.awaitingTopologyChanges))} parked monitor hellos (awaiting topology ${formatCount(h.awaitingTopologyChanges)}): one per client monitoring this member, not work`,
+    ]
+  })
+}
+
 export function renderWatchSummary(result: ConnsWatchResult, layout: Layout = UNLIMITED): string {
   const lines = [
     `conns watch ${result.target.uri}: ${describeTopology(result.topology, result.hosts.length)}`,
@@ -357,7 +430,10 @@ export function renderWatchSummary(result: ConnsWatchResult, layout: Layout = UN
   ]
   lines.push(...poolsSection(result.hosts, false), ...limitsSection(result.hosts))
   for (const h of result.hosts) if (h.neverShrankDetail) lines.push(renderNeverShrank(h.host, h.neverShrankDetail))
-  lines.push(...holdersSection(result.hosts))
+  lines.push(...churnSection(result.hosts.map((h) => ({...h, now: h.totalCreatedRate.mean}))))
+  lines.push(...holdersSection(result.hosts), ...clusterHoldersSection(result.clusterHolders))
+  lines.push(...surprisingValueNotes(result.hosts.map((h) => ({host: h.host, state: h.state, ...h.last}))))
+  lines.push(...verdictsSection(result.verdicts ?? []))
   const rules = Object.entries(result.alertCounts)
   if (rules.length > 0) lines.push(`alerts: ${rules.map(([rule, n]) => `${rule} fired ${n}×`).join(', ')}`)
   for (const note of result.notes) lines.push(`note: ${note}`)
@@ -380,7 +456,9 @@ export function renderList(result: ConnsListResult, layout: Layout = UNLIMITED):
   })
   const lines = [`conns list ${result.target.uri}: ${describeTopology(result.topology, result.hosts.length)} at ${result.at} (poll ${result.roundMS} ms)`, fitTable(columns, rows, layout), ...downLines(result.hosts, 200)]
   lines.push(...poolsSection(result.hosts, true), ...limitsSection(result.hosts))
-  lines.push(...holdersSection(result.hosts, 10))
+  lines.push(...churnSection(result.hosts))
+  lines.push(...holdersSection(result.hosts, 10), ...clusterHoldersSection(result.clusterHolders, 10))
+  lines.push(...surprisingValueNotes(result.hosts), ...verdictsSection(result.verdicts ?? []))
   for (const s of result.topology.staleRouters) lines.push(`stale router ${terminalLine(`${s.host}${s.mongoVersion ? ` ${s.mongoVersion}` : ''}`)} (last ping ${s.lastPing ?? 'never'}): not polled`)
   for (const note of result.notes) lines.push(`note: ${note}`)
   return lines.join('\n')

@@ -5,7 +5,8 @@
  * Charts (uPlot, https://github.com/leeoniya/uPlot, MIT: small, no dependencies, fast on long
  * series, log axes). bench: the latency spectrum, ops/s and p99, errors, checkout wait, the client
  * pool and server connections over time; the sweep grid and the run comparison are tables coloured
- * by value; a ddl run's lock timeline. conns watch: current and created/s per host with the alerts.
+ * by value; a ddl run's lock timeline. conns watch: current and created/s per host on the servers' clock
+ * with the alerts, connections per host stacked by holder, the verdicts and advice.
  * locks watch: each lock's holds as bars on one axis (HTML, not uPlot). Every chart and timeline
  * registers itself in `window.pooltoolCharts` ({id, title, series, points}) from what it drew, so
  * a browser test can check that each one has its points.
@@ -154,6 +155,7 @@ td.over { text-decoration: line-through; } td.knee { outline: 2px solid #d62728;
 .timeline .hold { position: absolute; top: 4px; height: 14px; background: #1f77b4; min-width: 2px; }
 .timeline .hold.open { background: repeating-linear-gradient(45deg, #1f77b4, #1f77b4 4px, #6baed6 4px, #6baed6 8px); }
 .timeline .hold.between { background: #ff7f0e; }
+.holder-charts.small { display: flex; flex-wrap: wrap; gap: 12px; }
 `
 
 /** A script's hash as a CSP source: sha256 over the exact text between its <script> and </script>. */
@@ -220,9 +222,30 @@ ${locks.length > 0 ? `<h2>DDL locks</h2>${locks.join('')}` : ''}`
   return htmlPage(data.title, body, data, BENCH_SCRIPT + LOCKS_SCRIPT, library)
 }
 
-/** conns watch: current and created/s per host over time, alerts as points where they fired. */
+/**
+ * conns watch: current and created/s per host over the servers' clock time, alerts as points where they
+ * fired; each host's connections stacked by holder (one small chart per host when there are many). Every
+ * series has its own colour and, past the palette, its own dash; a host whose series is another's is
+ * drawn dashed over it and says so. The x axis labels are times of day in the zone the page names
+ * (registered in window.pooltoolXLabels per chart, for the browser test).
+ */
 const CONNS_SCRIPT = String.raw`
-const label = (h) => h.host + ' (' + h.role + ')' + (h.neverShrank ? ' · never shrank' : '');
+const zone = (() => { try { new Intl.DateTimeFormat('en-GB', {timeZone: String(data.timeZone)}); return String(data.timeZone); } catch (e) { return 'UTC'; } })();
+const clockFormat = new Intl.DateTimeFormat('en-GB', {hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23', timeZone: zone});
+const clockText = (seconds) => { const d = new Date(seconds * 1000); const ms = d.getUTCMilliseconds(); return clockFormat.format(d) + (ms === 0 ? '' : '.' + String(ms).padStart(3, '0')); };
+window.pooltoolXLabels = {};
+const x = data.clockMS.map((ms) => ms / 1000);
+const clockScale = {x: {time: true}};
+const clockSeries = {label: 'time (' + data.zoneText + ')', value: (u, v) => (v === null || v === undefined ? '' : clockText(v))};
+// Ticks on whole seconds (or minutes, hours), spaced for an "hh:mm:ss" label each.
+const clockIncrs = [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 14400, 21600, 43200, 86400];
+const clockAxis = (id) => ({label: 'time of day, servers\' clock (' + data.zoneText + ')', space: 80, incrs: clockIncrs, values: (u, splits) => { const labels = splits.map(clockText); window.pooltoolXLabels[id] = labels; return labels; }});
+const tzDate = (ts) => uPlot.tzDate(new Date(ts * 1000), zone);
+// Past the palette's 10 colours, a dash tells series apart.
+const dashes = [undefined, [8, 4], [2, 3], [12, 4, 2, 4], [4, 4]];
+const dashOf = (i) => dashes[Math.floor(i / palette.length) % dashes.length];
+const label = (h) => h.host + ' (' + h.role + ')' + (h.neverShrank ? ' · never shrank' : '') + (h.sameAs ? ' · same as ' + h.sameAs : '');
+const hostSeries = (h, i, width) => ({label: label(h), stroke: color(i), width: h.neverShrank ? 3 : width, dash: h.sameAs ? [6, 6] : dashOf(i), points: {show: true, size: h.sameAs ? 9 : 5}});
 const alertsOn = (metric) => data.tS.map((t, i) => {
   const fired = data.alerts.filter((a) => Math.abs(a.tS - t) < 1e-6);
   if (fired.length === 0) return null;
@@ -231,23 +254,59 @@ const alertsOn = (metric) => data.tS.map((t, i) => {
 });
 const alertSeries = {label: 'alerts', stroke: '#d62728', width: 0, paths: () => null, points: {show: true, size: 12, stroke: '#d62728', fill: '#fff', width: 3}};
 chart('current', 'Server connections (current) per host', {
-  scales: {x: {time: false}}, axes: [{label: 's'}, {label: 'connections'}],
-  series: [{label: 's'}, ...data.hosts.map((h, i) => ({label: label(h), stroke: color(i), width: h.neverShrank ? 3 : 1.5})), alertSeries],
-}, [data.tS, ...data.hosts.map((h) => h.current), alertsOn('current')]);
+  tzDate, scales: clockScale, axes: [clockAxis('current'), {label: 'connections'}],
+  series: [clockSeries, ...data.hosts.map((h, i) => hostSeries(h, i, 1.5)), alertSeries],
+}, [x, ...data.hosts.map((h) => h.current), alertsOn('current')]);
 chart('created', 'Connections created per second per host', {
-  scales: {x: {time: false}}, axes: [{label: 's'}, {label: 'created/s'}],
-  series: [{label: 's'}, ...data.hosts.map((h, i) => ({label: label(h), stroke: color(i), width: 1.5})), alertSeries],
-}, [data.tS, ...data.hosts.map((h) => h.createdPerSec), alertsOn('createdPerSec')]);
+  tzDate, scales: clockScale, axes: [clockAxis('created'), {label: 'created/s'}],
+  series: [clockSeries, ...data.hosts.map((h, i) => ({...hostSeries(h, i, 1.5), width: 1.5})), alertSeries],
+}, [x, ...data.hosts.map((h) => h.createdPerSec), alertsOn('createdPerSec')]);
+// Connections by holder, stacked: each band is one holder; the same holder has the same colour on every host.
+const holderNames = [...new Set(data.hosts.flatMap((h) => h.holders.map((k) => k.label)))];
+const many = data.hosts.length > 4;
+data.hosts.forEach((h, i) => {
+  if (h.holders.length === 0) return;
+  const stacked = [];
+  h.holders.forEach((k, j) => stacked.push(k.counts.map((v, r) => (v === null ? null : v + (j === 0 ? 0 : stacked[j - 1][r] ?? 0)))));
+  // The top band first: each band's fill is painted over by the ones below it.
+  const order = h.holders.map((_, j) => j).reverse();
+  const series = order.map((j) => {
+    const k = h.holders[j];
+    const c = holderNames.indexOf(k.label);
+    return {label: k.label, stroke: color(c), dash: dashOf(c), fill: color(c) + '55', width: 1, points: {show: true, size: 4}, value: (u, v, si, r) => (r === null || r === undefined || k.counts[r] === null ? '' : String(k.counts[r]))};
+  });
+  const id = 'holders-' + i;
+  chart(id, h.host + ' (' + h.role + '): connections by holder, stacked', {
+    width: many ? Math.max(320, Math.floor((width() - 24) / 2)) : width(), height: many ? 220 : 300,
+    // Stacked bands start at 0: a scale starting at the lowest band would hide it.
+    tzDate, scales: {...clockScale, y: {range: (u, min, max) => [0, Math.max(1, max) * 1.1]}}, axes: [clockAxis(id), {label: 'connections'}], series: [clockSeries, ...series],
+  }, [x, ...order.map((j) => stacked[j])]);
+});
 `
+
+/** Verdicts and advice as a list; every line through htmlSafe. */
+function lines(items: readonly unknown[], className: string, none: string): string {
+  return items.length === 0 ? `<p>${htmlSafe(none)}</p>` : `<ul class="${className}">${items.map((item) => `<li>${htmlSafe(item)}</li>`).join('')}</ul>`
+}
 
 export function renderConnsHtml(data: ConnsReportData, library: ChartLibrary): string {
   const shrank = data.hosts.filter((h) => h.neverShrank)
   const alerts = data.alerts.length === 0
     ? '<p>No alert fired.</p>'
-    : `<table class="alerts"><tr><th>at (s)</th><th>host</th><th>rule</th><th>value</th></tr>${data.alerts.map((a) => `<tr class="alert"><td>${fixed(a.tS, 1)}</td><td>${htmlSafe(a.host)}</td><td>${htmlSafe(a.rule)}</td><td>${htmlSafe(a.value)}</td></tr>`).join('')}</table>`
+    : `<table class="alerts"><tr><th>at (${htmlSafe(data.zoneText)})</th><th>host</th><th>rule</th><th>value</th></tr>${data.alerts.map((a) => `<tr class="alert"><td>${htmlSafe(a.at ?? fixed(a.tS, 1))}</td><td>${htmlSafe(a.host)}</td><td>${htmlSafe(a.rule)}</td><td>${htmlSafe(a.value)}</td></tr>`).join('')}</table>`
+  const withHolders = data.hosts.map((h, i) => ({h, i})).filter(({h}) => (h.holders ?? []).length > 0)
+  const holderCharts = withHolders.length === 0
+    ? '<p>Holders were not read (--no-holders, or $currentOp refused).</p>'
+    : `<div class="holder-charts${data.hosts.length > 4 ? ' small' : ''}">${withHolders.map(({i}) => `<div id="holders-${htmlSafe(i)}"></div>`).join('')}</div>`
   const body = `<ul class="sources">${data.sources.map((source) => `<li>${htmlSafe(source)}</li>`).join('')}</ul>
+<h2>Verdicts</h2>
+${lines(data.verdicts ?? [], 'verdicts', 'No verdict: no host never shrank.')}
+<h2>Advice</h2>
+${lines(data.advice ?? [], 'advice', 'No advice beyond the verdicts.')}
 <div id="current"></div>
 <div id="created"></div>
+<h2>Connections per host by holder</h2>
+${holderCharts}
 <h2>Alerts</h2>
 ${alerts}
 <h2>Never shrank</h2>

@@ -314,20 +314,32 @@ export function renderLocksWatch(r: LocksWatchResult, layout: Layout = UNLIMITED
   if (r.nodeEpisodes) lines.push(nodeLockEpisodesSummaryText(r.nodeEpisodes, layout))
   lines.push(...nodeFailuresText(r))
   if (r.locks !== undefined && r.locks.length > 0) {
+    // Each hold lies between a lower and an upper bound (its start to the last poll that saw it, and to the first
+    // that did not): a percentile is shown as the range its two bounds give, never one figure the interval made.
     const columns = [
       'lock', {head: 'acquired', short: 'acq'}, {head: 'released', short: 'rel'}, {head: 'overtaken', short: 'overt'}, {head: 'hold p50', dropOrder: 2}, 'hold p99', {head: 'hold max', dropOrder: 1},
       {head: 'between polls', short: 'between'},
     ]
     const rows = r.locks.map((l) => {
-      const h = l.holdMS
       const between = l.betweenPolls.count > 0 ? `${l.betweenPolls.count} × ≤ ${formatAgeMs(l.betweenPolls.maxMS)}` : '–'
-      return [terminalLine(l.name), l.acquired, l.released, l.overtaken, h.count ? formatAgeMs(h.p50) : '–', h.count ? formatAgeMs(h.p99) : '–', h.count ? formatAgeMs(h.max) : '–', between]
+      const range = (key: 'p50' | 'p99' | 'max') => (l.holdMaxMS?.count ? boundsText(l.holdMinMS?.[key] ?? 0, l.holdMaxMS[key]) : '–')
+      return [terminalLine(l.name), l.acquired, l.released, l.overtaken, range('p50'), range('p99'), range('max'), between]
     })
     lines.push(fitTable(columns, rows, layout))
+    if (r.locks.some((l) => l.holdMaxMS?.count)) lines.push(HOLD_BOUNDS_LEGEND)
   }
   lines.push(...noteLines(r.notes))
   return lines.join('\n')
 }
+
+/** "12ms–480ms": a percentile of the lower bounds, then of the upper (one figure when they agree). */
+function boundsText(lower: number, upper: number): string {
+  return Math.round(lower) >= Math.round(upper) ? formatAgeMs(upper) : `${formatAgeMs(lower)}–${formatAgeMs(upper)}`
+}
+
+export const HOLD_BOUNDS_LEGEND =
+  'hold p50/p99/max: the percentile of every hold\'s lower bound (its start to the last poll that saw it held; 0 when no poll saw it) – ' +
+  'the same percentile of the upper bounds (to the first poll that saw it free, or the next holder\'s start): the holds\' own lies between'
 
 /** One line for `bench --workload ddl` on a sharded cluster. */
 export function renderLockObservation(o: LockObservation): string {

@@ -102,10 +102,17 @@ export interface ReplayStartedResult {
   capturedAt: string
   /** Captured name → the listener serving it. */
   hosts: Record<string, string>
+  /** What the replay says once, at its start: how its clocks run (REPLAY_CLOCK_NOTE). */
+  notes: string[]
 }
 
+/** Said once when a replay starts: the served clocks move on, the ages and verdicts do not. */
+export const REPLAY_CLOCK_NOTE =
+  "clocks are frozen at capture: every time a replayed server reports (hello and serverStatus localTime, config.lockpings and config.mongos pings, " +
+  "lock `when`s) is the capture's plus the time since the replay began, so ages and verdicts stay as captured however long the replay runs"
+
 export function toReplayStartedResult(info: {uri: string; file: string; capturedAt: Date; hosts: Record<string, string>}): ReplayStartedResult {
-  return {uri: info.uri, replay: info.file, capturedAt: info.capturedAt.toISOString(), hosts: info.hosts}
+  return {uri: info.uri, replay: info.file, capturedAt: info.capturedAt.toISOString(), hosts: info.hosts, notes: [REPLAY_CLOCK_NOTE]}
 }
 
 export function renderReplayStarted(result: ReplayStartedResult, layout: Layout = UNLIMITED): string {
@@ -114,6 +121,7 @@ export function renderReplayStarted(result: ReplayStartedResult, layout: Layout 
     '',
     `replaying ${result.replay}, captured ${result.capturedAt}: captured documents only, read only, no authentication`,
     fitTable(['captured host', 'served at'], Object.entries(result.hosts), layout),
+    ...result.notes.map((note) => `note: ${note}`),
     'Ctrl-C to stop.',
   ].join('\n')
 }

@@ -95,7 +95,7 @@ describe('HTML reports with hostile strings, in a browser', {skip: missing, time
       charts: [...BENCH_CHARTS, 'timeline'],
     })
     writeFileSync(file('conns.html'), renderConnsHtml(hostileConnsData(), library))
-    assertNothingInjected(await openReportPage(browser, file('conns.html')), {title: payload('title'), texts: ['title', 'sources', 'host', 'role', 'alert.host', 'alert.rule', 'alert.value'].map(payload), charts: ['current', 'created']})
+    assertNothingInjected(await openReportPage(browser, file('conns.html')), {title: payload('title'), texts: ['title', 'sources', 'host', 'role', 'alert.at', 'alert.host', 'alert.rule', 'alert.value', 'zoneText', 'holder', 'verdict', 'advice'].map(payload), charts: ['current', 'created', 'holders-0']})
     writeFileSync(file('locks.html'), renderLocksHtml(hostileLocksData(), library))
     assertNothingInjected(await openReportPage(browser, file('locks.html')), {title: payload('title'), texts: ['title', 'sources', 'lock.name'].map(payload), charts: ['timeline']})
   })

@@ -66,4 +66,37 @@ describe('DDL lock contention through two mongos (4.4 profile)', {timeout: 60_00
     assert.equal(lanes, new Set(r.locks.events.filter((e: any) => e.kind !== 'stale' && e.kind !== 'waiting').map((e: any) => e.name)).size, 'a lane per lock')
     assert.ok(bars >= released, `a bar per hold (${bars} bars, ${released} releases)`)
   })
+
+  it('locks watch beside a ddl bench: every hold between its two bounds, the p50 range within 2x of bench\'s observer', async () => {
+    // The watch at its default interval (500 ms), over the whole bench run; bench's own observer polls every 25 ms.
+    const watching = runCli(['locks', 'watch', '--uri', cluster.uri, '--db', 'pooltool_bench', '--duration', '9s', '--json'], {timeoutMs: 60_000})
+    await new Promise((resolve) => setTimeout(resolve, 1000))
+    const benchRun = await runCli(['bench', '--uri', cluster.uri, '--workload', 'ddl', '--concurrency', '8', '--duration', '5s', '--json'], {timeoutMs: 45_000})
+    const watch = parseJson(await watching)
+    const observer = parseJson(benchRun).runs[0].locks
+    assert.ok(observer.holdMS.count > 0, JSON.stringify(observer))
+    assert.equal(observer.holdMaxMS.bound, 'upper')
+    assert.equal(observer.holdMinMS.bound, 'lower')
+    const holds = watch.events.filter((e: any) => e.kind === 'released' || e.kind === 'overtaken')
+    assert.ok(holds.length > 0, `the watch saw releases: ${JSON.stringify(watch.locks)}`)
+    for (const e of holds) {
+      assert.ok(typeof e.holdMinMS === 'number' && typeof e.holdMaxMS === 'number' && e.holdMinMS <= e.holdMaxMS, `each hold between its bounds: ${JSON.stringify(e)}`)
+    }
+    for (const lock of watch.locks) {
+      assert.equal(lock.holdMinMS.bound, 'lower')
+      assert.equal(lock.holdMaxMS.bound, 'upper')
+      assert.equal(lock.holdMaxMS.count, lock.released + lock.overtaken, `every hold in the bounds' percentiles: ${JSON.stringify(lock)}`)
+      assert.ok(lock.holdMinMS.p50 <= lock.holdMaxMS.p50)
+    }
+    // The p50 the watch reports is a range: p50 of the lower bounds ≤ the holds' p50 ≤ p50 of the upper bounds.
+    // Bench's observer (25 ms polls) is within 2x of that range.
+    const p50 = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)]!
+    const lower = p50(holds.map((e: any) => e.holdMinMS))
+    const upper = p50(holds.map((e: any) => e.holdMaxMS))
+    const seen = observer.holdMS.p50
+    const context = `watch p50 ${lower}–${upper} ms over ${holds.length} holds, bench's observer p50 ${seen} ms`
+    assert.ok(seen >= lower / 2 && seen <= upper * 2, context)
+    assert.ok(upper / seen <= 4, `the upper bound is not the poll interval passed off as a hold: ${context}`)
+    console.log(`# ${context}: upper/observer ${(upper / seen).toFixed(2)}`)
+  })
 })

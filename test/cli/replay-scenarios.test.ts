@@ -60,6 +60,10 @@ function mismatch(expected: unknown, actual: unknown, at = '$'): string | undefi
         if (typeof actual !== 'number' || !(actual > Number(operand))) return fail(`a number above ${operand}`)
       } else if (op === '$present') {
         if (actual === undefined || actual === null) return fail('a value')
+      } else if (op === '$capturedTime') {
+        // A replay serves every captured time moved on by the time since it began (frozen at capture).
+        const moved = typeof actual === 'string' ? Date.parse(actual) - Date.parse(String(operand)) : Number.NaN
+        if (!(moved >= 0 && moved < 10 * 60_000)) return fail(`${operand} moved on by the replay's running time`)
       } else if (op === '$length') {
         if (!Array.isArray(actual) || actual.length !== operand) return fail(`an array of length ${operand}`)
       } else {

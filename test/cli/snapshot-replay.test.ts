@@ -35,6 +35,36 @@ const asReplayed = (view: unknown, replay: ReplayHandle): any => rewriteNames(vi
 const connsFigures = (result: any) =>
   result.hosts.map((h: any) => ({host: h.host, role: h.role, state: h.state, current: h.current, available: h.available, totalCreated: h.totalCreated, active: h.active, holders: h.holders, pools: h.pools}))
 
+/** How long a replayed command ran after the capture's views were computed, at most (the capture, then the replay's start, then the command). */
+const REPLAY_SLACK_MS = 120_000
+
+/**
+ * The replay's clock is the capture's plus the time since it began (`offsetMS`: a test's jump ahead), and
+ * every time it serves moved with it: a lock's `since` and its holder's last ping moved by as much as the
+ * clock, so the ages (and the verdicts drawn from them) are the capture's.
+ */
+function assertFrozenAtCapture(replayed: any, captured: any, offsetMS: number): void {
+  const moved = Date.parse(replayed.now) - Date.parse(captured.now)
+  assert.ok(moved > offsetMS - 5_000 && moved < offsetMS + REPLAY_SLACK_MS, `the replay's clock is the capture's + ${moved} ms (offset ${offsetMS})`)
+  for (const lock of replayed.locks) {
+    const then = captured.locks.find((l: any) => l.name === lock.name)
+    if (then.since) assert.ok(Math.abs(Date.parse(lock.since) - Date.parse(then.since) - moved) < 5_000, `${lock.name}: since moved with the clock`)
+    if (then.holderPingAgeMS !== null && then.holderPingAgeMS !== undefined) {
+      assert.ok(Math.abs(lock.holderPingAgeMS - then.holderPingAgeMS) < 5_000, `${lock.name}: holder ping age ${lock.holderPingAgeMS} ms, ${then.holderPingAgeMS} ms at capture`)
+    }
+  }
+}
+
+/** Each process's ping age is the capture's (its ping moved with the replay's clock). */
+function assertPingsFrozen(replayed: any, captured: any, offsetMS: number): void {
+  const moved = Date.parse(replayed.now) - Date.parse(captured.now)
+  assert.ok(moved > offsetMS - 5_000 && moved < offsetMS + REPLAY_SLACK_MS, `the replay's clock is the capture's + ${moved} ms (offset ${offsetMS})`)
+  for (const ping of replayed.pings) {
+    const then = captured.pings.find((p: any) => p.process === ping.process)
+    if (then?.ageMS !== undefined && then.ageMS !== null) assert.ok(Math.abs(ping.ageMS - then.ageMS) < 5_000, `${ping.process}: ping age ${ping.ageMS} ms, ${then.ageMS} ms at capture`)
+  }
+}
+
 describe('snapshot and replay of a sharded 4.4 cluster with a dead lock holder', {timeout: 120_000}, () => {
   const cluster = useCluster({topology: 'sharded', versionProfile: '4.4', timeScale: 0.01, scenarios: ['upgraded-from-3.4', 'dead-lock-holder']})
   const file = path.join(dir, 'sharded.json')
@@ -106,15 +136,10 @@ describe('snapshot and replay of a sharded 4.4 cluster with a dead lock holder',
     // A live holder's last ping is left out: the capture read config.lockpings again after this view (for locks pings),
     // and a replay serves the latest read of a request. A dead holder's ping stood still: it is the same.
     const rows = (r: any) =>
-      r.locks.map((l: any) => ({name: l.name, state: l.state, process: l.process, who: l.who, why: l.why, since: l.since, verdict: l.verdict, holder: l.holder, ...(l.verdict === 'stale' ? {holderLastPing: l.holderLastPing} : {})}))
+      r.locks.map((l: any) => ({name: l.name, state: l.state, process: l.process, who: l.who, why: l.why, verdict: l.verdict, holder: l.holder}))
     assert.deepEqual(rows(replayed), rows(captured))
     assert.deepEqual(replayed.locks.map((l: any) => l.verdict).sort(), ['balancer', 'stale'])
-    // The replay's clock starts at the capture's and moves on: ages are the capture's or later, never earlier.
-    assert.ok(Date.parse(replayed.now) >= Date.parse(captured.now))
-    for (const lock of replayed.locks) {
-      const then = captured.locks.find((l: any) => l.name === lock.name)
-      if (then.holderPingAgeMS !== null) assert.ok(lock.holderPingAgeMS >= then.holderPingAgeMS, `${lock.name}: ${lock.holderPingAgeMS} < ${then.holderPingAgeMS}`)
-    }
+    assertFrozenAtCapture(replayed, captured, 0)
   })
 
   it('locks pings against the replay gives the captured processes, what they hold, and the dead ones dead', async () => {
@@ -123,10 +148,30 @@ describe('snapshot and replay of a sharded 4.4 cluster with a dead lock holder',
     const replayed = parseJson(run)
     const captured = asReplayed(snapshot.views['locks pings'], replay)
     // Sorted by process: the command orders rows by age and liveness, which move on in the replay.
-    const rows = (r: any) => r.pings.map((p: any) => ({process: p.process, ping: p.ping, holds: p.holds, role: p.role, host: p.host})).sort((a: any, b: any) => a.process.localeCompare(b.process))
-    assert.deepEqual(rows(replayed), rows(captured))
-    for (const ping of captured.pings.filter((p: any) => !p.alive)) {
-      assert.equal(replayed.pings.find((p: any) => p.process === ping.process).alive, false, `${ping.process} stays dead`)
+    const rows = (r: any) => r.pings.map((p: any) => ({process: p.process, holds: p.holds, role: p.role, host: p.host, alive: p.alive})).sort((a: any, b: any) => a.process.localeCompare(b.process))
+    assert.deepEqual(rows(replayed), rows(captured), 'the same processes, alive or dead as at capture')
+    assert.ok(captured.pings.some((p: any) => !p.alive), 'the dead holder was dead at capture')
+    assertPingsFrozen(replayed, captured, 0)
+  })
+
+  it('5 minutes into the replay (its clock moved on 5 min), the verdicts are still the capture\'s: nobody declared dead, ages as captured', async () => {
+    assert.ok(replay.notes.some((n) => /frozen at capture/.test(n)), `the replay says how its clocks run: ${JSON.stringify(replay.notes)}`)
+    const later = await startReplay(file, {args: ['--replay-clock-offset', '5m']})
+    try {
+      const conns = parseJson(await runCli(['conns', 'list', '--json', '--uri', later.uri]))
+      assert.deepEqual(connsFigures(conns), connsFigures(asReplayed(snapshot.views['conns list'], later)))
+      assert.ok(conns.hosts.every((h: any) => h.state === 'ok'), JSON.stringify(conns.hosts.map((h: any) => [h.host, h.state])))
+      const locks = parseJson(await runCli(['locks', 'list', '--json', '--uri', later.uri]))
+      const capturedLocks = asReplayed(snapshot.views['locks list'], later)
+      assert.deepEqual(locks.locks.map((l: any) => [l.name, l.verdict]), capturedLocks.locks.map((l: any) => [l.name, l.verdict]))
+      assertFrozenAtCapture(locks, capturedLocks, 5 * 60_000)
+      const pings = parseJson(await runCli(['locks', 'pings', '--json', '--uri', later.uri]))
+      const capturedPings = asReplayed(snapshot.views['locks pings'], later)
+      const alive = (r: any) => r.pings.map((p: any) => [p.process, p.alive]).sort()
+      assert.deepEqual(alive(pings), alive(capturedPings), 'no process declared dead that was alive at capture')
+      assertPingsFrozen(pings, capturedPings, 5 * 60_000)
+    } finally {
+      await later.stop()
     }
   })
 

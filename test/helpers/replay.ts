@@ -17,16 +17,18 @@ export interface ReplayHandle {
   /** Captured host name → "127.0.0.1:port" of its listener. */
   hosts: Record<string, string>
   capturedAt: string
+  /** What the replay said at its start (how its clocks run). */
+  notes: string[]
   pid: number
   /** Ctrl-C, then wait for the exit; resolves with the exit code. */
   stop(): Promise<number | null>
 }
 
-export function startReplay(file: string, options: {startTimeoutMs?: number} = {}): Promise<ReplayHandle> {
+export function startReplay(file: string, options: {startTimeoutMs?: number; args?: string[]} = {}): Promise<ReplayHandle> {
   const env: NodeJS.ProcessEnv = {...process.env, FORCE_COLOR: '0'}
   delete env.POOLTOOL_URI
   delete env.MONGODB_URI
-  const child = spawn(process.execPath, [path.join(REPO_ROOT, 'bin/run.js'), 'sim', '--replay', path.resolve(file), '--json'], {cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe']})
+  const child = spawn(process.execPath, [path.join(REPO_ROOT, 'bin/run.js'), 'sim', '--replay', path.resolve(file), '--json', ...(options.args ?? [])], {cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe']})
   let stdout = ''
   let stderr = ''
   const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)))
@@ -40,7 +42,7 @@ export function startReplay(file: string, options: {startTimeoutMs?: number} = {
     })
     child.stdout.on('data', (chunk) => {
       stdout += chunk
-      let started: {uri: string; hosts: Record<string, string>; capturedAt: string}
+      let started: {uri: string; hosts: Record<string, string>; capturedAt: string; notes?: string[]}
       try {
         started = JSON.parse(stdout)
       } catch {
@@ -51,6 +53,7 @@ export function startReplay(file: string, options: {startTimeoutMs?: number} = {
         uri: started.uri,
         hosts: started.hosts,
         capturedAt: started.capturedAt,
+        notes: started.notes ?? [],
         pid: child.pid!,
         stop: async () => {
           if (child.exitCode === null && child.signalCode === null) child.kill('SIGINT')

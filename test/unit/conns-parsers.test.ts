@@ -151,10 +151,11 @@ describe('holders from $currentOp', () => {
 
   test('grouped by appName, client host and driver; internal threads skipped; ours marked', () => {
     const holders = holdersFromGroups(groupsOf(currentOpDocs), 'pooltool-conns')
-    assert.deepEqual(holders[0], {appName: 'orders-api', client: '10.0.0.5', driver: 'nodejs', count: 2})
+    assert.deepEqual(holders[0], {appName: 'orders-api', client: '10.0.0.5', driver: 'nodejs', count: 2, kind: 'application', monitors: 0, rttPingers: 0, pool: 2})
     assert.equal(holders.length, 5)
-    assert.deepEqual(holders.find((h) => h.driver === 'mongo-go-driver'), {appName: '(none)', client: '10.0.0.7', driver: 'mongo-go-driver', count: 1})
+    assert.deepEqual(holders.find((h) => h.driver === 'mongo-go-driver'), {appName: '(none)', client: '10.0.0.7', driver: 'mongo-go-driver', count: 1, kind: 'application', monitors: 0, rttPingers: 0, pool: 1})
     assert.equal(holders.find((h) => h.appName === 'pooltool-conns')!.own, true)
+    assert.equal(holders.find((h) => h.appName === 'pooltool-conns')!.kind, 'pooltool')
     assert.equal(holders.reduce((n, h) => n + h.count, 0), 6)
   })
 
@@ -163,6 +164,6 @@ describe('holders from $currentOp', () => {
       {type: 'op', client_s: '10.0.0.8:4000', appName: '', clientMetadata: {application: {name: 'billing'}, driver: {name: 'pymongo'}}},
       {type: 'op', client_s: '10.0.0.8:4001', clientMetadata: {application: {name: 'billing'}, driver: {name: 'pymongo'}}},
     ]
-    assert.deepEqual(holdersFromGroups(groupsOf(docs, true)), [{appName: 'billing', client: '10.0.0.8', driver: 'pymongo', count: 2}])
+    assert.deepEqual(holdersFromGroups(groupsOf(docs, true)), [{appName: 'billing', client: '10.0.0.8', driver: 'pymongo', count: 2, kind: 'application', monitors: 0, rttPingers: 0, pool: 2}])
   })
 })

@@ -30,7 +30,8 @@ describe('sparkline', () => {
   test('scaled from zero to the max, gaps as spaces, last N only', () => {
     assert.equal(sparkline([0, 7, undefined, 14]), '▁▅ █')
     assert.equal(sparkline([0, 0, 0]), '▁▁▁')
-    assert.equal(sparkline([5, 5, 5]), '███', 'a level above zero is not drawn as nothing')
+    assert.equal(sparkline([5, 5, 5]), '▁▁▁', 'a series that never moved is idle at any level, not maxed out (the level is said beside it)')
+    assert.equal(sparkline([4, 5, 5]), '▇██', 'a level above zero that moved is drawn from zero')
     assert.equal(sparkline([40, 42]), '██', '40 and 42 are close')
     assert.equal(sparkline([2, 42]), '▁█', '2 and 42 are not')
     assert.equal(sparkline([1, 2, 3, 4], 2), '▇█')
@@ -201,5 +202,39 @@ describe('never shrank: the advice follows who holds the connections', () => {
 
   test('holders not read: both fixes, and why', () => {
     assert.match(renderNeverShrank('s1:27018', detail), /who holds them was not read \(--no-holders, or \$currentOp refused\): application clients .*maxIdleTimeMS; a router keeps its pools per ShardingTaskExecutorPool\*/)
+  })
+})
+
+describe('live view at narrowing widths: the trend goes last', () => {
+  /** Wide numbers on every column: a busy cluster whose figures have grown. */
+  const wide = (n: number): RoundSample => ({
+    round: n,
+    at: `2024-05-01T12:00:0${n}.000Z`,
+    elapsedMS: n * 1000,
+    roundMS: 3,
+    hosts: ['db1.prod.example.net:27017', 'db2.prod.example.net:27017'].map((host) => ({
+      host, role: 'secondary', state: 'ok', current: 12_000 + n * 900, available: 838_000, totalCreated: 9_000_000, active: 4_321, rejected: 12_345,
+      totalCreatedRatePerSec: 1234.5, usedPct: 1.4, maxIncoming: 850_000, lockQueue: {total: 1234, readers: 1000, writers: 234}, lockWaitsPerSec: 9876.5,
+    })),
+  })
+
+  test('at 120 and 100 columns the sparkline stays while lesser columns are left out', () => {
+    for (const width of [120, 100]) {
+      const view = new ConnsLiveView('header')
+      for (let n = 1; n <= 6; n++) view.push(wide(n))
+      const frame = view.frame({width})
+      const [note] = frame.split('\n').filter((line) => line.includes('left out to fit'))
+      assert.ok(note, `something had to go at ${width}: ${frame}`)
+      assert.doesNotMatch(note!, /current \(last 30\)/, `the trend is not what went first at ${width}: ${note}`)
+      assert.match(frame, /[▁▂▃▄▅▆▇█]+ max 17,400/, `the trend is drawn at ${width}`)
+    }
+  })
+
+  test('an idle cluster reads idle: flat low bars, not full blocks', () => {
+    const view = new ConnsLiveView('header')
+    for (let n = 1; n <= 5; n++) view.push(round(n, 7))
+    const frame = view.frame()
+    assert.match(frame, /▁▁▁▁▁ max 7/)
+    assert.doesNotMatch(frame, /█/)
   })
 })

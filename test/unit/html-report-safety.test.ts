@@ -55,7 +55,7 @@ describe('HTML reports: hostile values', () => {
     }
     assert.ok(bench.includes(`<td>${text('runs.errors')}</td>`), 'errors in its cell')
     assert.ok(bench.includes(`data-ops="${text('cell.opsPerSec')}"`), 'a sweep cell\'s ops/s in its attribute')
-    for (const field of ['title', 'sources', 'host', 'role', 'alert.host', 'alert.rule', 'alert.value']) assert.ok(conns.includes(text(field)), `conns shows ${field}`)
+    for (const field of ['title', 'sources', 'host', 'role', 'alert.at', 'alert.host', 'alert.rule', 'alert.value', 'zoneText', 'verdict', 'advice']) assert.ok(conns.includes(text(field)), `conns shows ${field}`)
     for (const field of ['title', 'sources', 'lock.name']) assert.ok(locks.includes(text(field)), `locks shows ${field}`)
   })
 
@@ -78,6 +78,8 @@ describe('HTML reports: hostile values', () => {
     assert.ok(bench.includes('<div class="hold" style="left: 0.000%; width: 0.000%" title="db.a: A, 0.00 s → 0.00 s">'), 'the bar at 0, its times 0')
     const conns = hostileConnsData()
     conns.alerts[0]!.tS = number('alert.tS')
+    // A result without the alert's time of day (an older data shape): its seconds, made a number.
+    delete (conns.alerts[0] as {at?: string}).at
     assert.ok(renderConnsHtml(conns, library).includes('<tr class="alert"><td>0.0</td>'))
     const locks = hostileLocksData()
     locks.endS = number('endS')

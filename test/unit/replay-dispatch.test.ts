@@ -35,6 +35,27 @@ describe('replay dispatch', () => {
     assert.equal(reply.msg, 'isdbgrid')
   })
 
+  it('moves every served clock by the same amount: serverStatus localTime, lock pings, lock `when`s; other BSON values kept', () => {
+    const ts = new ObjectId()
+    const ping = new Date('2024-06-01T09:59:30Z')
+    const pings: SnapshotRead = {name: 'config.lockpings', db: 'config', request: {find: 'lockpings', filter: {}}, reply: [{_id: 'r1:27017:1', ping}]}
+    const locks: SnapshotRead = {name: 'config.locks', db: 'config', request: {find: 'locks', filter: {}}, reply: [{_id: 'db', state: 2, ts, when: ping}]}
+    const status: SnapshotRead = {name: 'serverStatus', db: 'admin', request: {serverStatus: 1}, reply: {localTime, uptime: 100, connections: {current: 5, totalCreated: Long.fromNumber(9)}, ok: 1}}
+    const state = host([pings, locks, status])
+    const fiveMinutes = 5 * 60_000
+    const served = dispatchReplay(state, {find: 'lockpings', filter: {}, $db: 'config'}, 'config', false, context(fiveMinutes)).cursor.firstBatch[0]
+    assert.equal(served.ping.getTime(), ping.getTime() + fiveMinutes)
+    const lock = dispatchReplay(state, {find: 'locks', filter: {}, $db: 'config'}, 'config', false, context(fiveMinutes)).cursor.firstBatch[0]
+    assert.equal(lock.when.getTime(), ping.getTime() + fiveMinutes)
+    assert.equal(lock.ts, ts, 'an ObjectId is kept as it is')
+    const serverStatus = dispatchReplay(state, {serverStatus: 1, $db: 'admin'}, 'admin', false, context(fiveMinutes))
+    assert.equal(serverStatus.localTime.getTime(), localTime.getTime() + fiveMinutes)
+    // The age a command computes (the clock minus the ping) is the capture's.
+    assert.equal(serverStatus.localTime.getTime() - served.ping.getTime(), localTime.getTime() - ping.getTime())
+    assert.ok(Long.isLong(serverStatus.connections.totalCreated), 'an Int64 is kept as it is')
+    assert.equal((pings.reply as any)[0].ping, ping, 'the captured document itself is not changed')
+  })
+
   it('answers the legacy isMaster handshake with `ismaster`', () => {
     const reply = dispatchReplay(host([hello]), {isMaster: 1, helloOk: true}, 'admin', true, context())
     assert.equal(reply.ismaster, true)

@@ -11,6 +11,7 @@ import {describe, it} from 'node:test'
 import stringWidth from 'string-width'
 
 import {failureLine} from '../../src/cli/failures.js'
+import {clientLeakVerdicts, clusterHolders} from '../../src/conns/cluster-holders.js'
 import {holdersCurrentOp, holdersFromGroups} from '../../src/conns/holders.js'
 import type {ConnsListResult, HostSample, RoundSample} from '../../src/conns/types.js'
 import {PoolToolError} from '../../src/errors.js'
@@ -102,7 +103,12 @@ describe('conns renderers with hostile appName, driver, client, host names and r
     host: hostile('mongos1:27017'), role: 'mongos', mongoVersion: hostile('7.0.14'), state: 'ok', current: 5, available: 95, totalCreated: 9, holders,
   }
   const down: HostSample = {host: 'shard1:27018', role: 'shard', shard: hostile('shardA'), state: 'unreachable', error: hostile('connection closed')}
-  const round: RoundSample = {round: 1, at: '2024-05-01T12:00:01.000Z', elapsedMS: 1000, roundMS: 3, hosts: [router, down]}
+  // A leaking hostile app: its name reaches the cluster-wide ranking and the verdict's words.
+  const leaking: HostSample = {...router, host: 'db2:27017', role: 'secondary', holders: [...holders, {appName: hostile('app'), client: hostile('10.0.0.5'), driver: hostile('nodejs'), count: 20, kind: 'application', monitors: 10, rttPingers: 10, pool: 0}]}
+  const cluster = clusterHolders([router, leaking, down])
+  const verdicts = clientLeakVerdicts(cluster)
+  assert.equal(verdicts.length, 1, 'the hostile leak is named')
+  const round: RoundSample = {round: 1, at: '2024-05-01T12:00:01.000Z', elapsedMS: 1000, roundMS: 3, hosts: [router, down], clusterHolders: cluster, verdicts}
 
   it('list: no control character, the appName shown escaped, on one line', () => {
     const list = {
@@ -111,6 +117,8 @@ describe('conns renderers with hostile appName, driver, client, host names and r
       at: '2024-05-01T12:00:00.000Z',
       roundMS: 4,
       hosts: [router, down],
+      clusterHolders: cluster,
+      verdicts,
       notes: [],
       interrupted: false,
     } as unknown as ConnsListResult

@@ -2,9 +2,10 @@
 import assert from 'node:assert/strict'
 import {describe, it} from 'node:test'
 
+import type {ConnsWatchResult, Holder, HostSample, RoundSample} from '../../src/conns/types.js'
 import {DdlOpTracker} from '../../src/locks/transitions.js'
 import type {LockEvent, LocksWatchResult} from '../../src/locks/types.js'
-import {locksReportData} from '../../src/report/watch-html-data.js'
+import {connsReportData, HOLDERS_SHOWN, locksReportData} from '../../src/report/watch-html-data.js'
 
 const base = {target: {uri: 'mongodb://r1:27017/', source: '--uri', simulated: false}, serverVersion: '4.4.29', model: 'config.locks', polls: 10, intervalMS: 500, durationMS: 10_000} as const
 const at = (s: number) => new Date(Date.UTC(2026, 10, 23, 10, 0, 0) + s * 1000).toISOString()
@@ -50,5 +51,66 @@ describe('locks watch report: holds per lock', () => {
         ],
       },
     ])
+  })
+})
+
+describe('conns watch report: clock time, holders, verdicts', () => {
+  const round = (n: number, hosts: Array<Partial<HostSample> & {host: string}>): RoundSample => ({
+    round: n,
+    at: new Date(Date.UTC(2026, 10, 23, 10, 0, n)).toISOString(),
+    elapsedMS: n * 1000,
+    roundMS: 5,
+    hosts: hosts.map((h) => ({role: 'secondary', state: 'ok', ...h}) as HostSample),
+  })
+  const holder = (appName: string, count: number, extra: Partial<Holder> = {}): Holder => ({appName, client: '10.0.0.5', driver: 'nodejs', count, ...extra})
+  const result = (extra: Record<string, unknown> = {}) =>
+    ({
+      target: {uri: 'mongodb://a:1/', source: '--uri', simulated: false},
+      rounds: 2,
+      intervalMS: 1000,
+      startedAt: new Date(Date.UTC(2026, 10, 23, 10, 0, 1)).toISOString(),
+      hosts: [
+        {host: 'a:1', role: 'primary', neverShrank: true, neverShrankDetail: {levelAtQuiet: 90, minSinceQuiet: 90, baseline: 10, quietForMS: 20_000, heldBy: {applications: 80, cluster: 2}}},
+        {host: 'b:1', role: 'secondary', neverShrank: false},
+        {host: 'c:1', role: 'secondary', neverShrank: false},
+      ],
+      alerts: [{at: new Date(Date.UTC(2026, 10, 23, 10, 0, 2)).toISOString(), round: 2, host: 'a:1', rule: 'current>80', metric: 'current', value: 90, limit: 80, unit: ''}],
+      ...extra,
+    }) as unknown as ConnsWatchResult
+
+  it('puts each round on the servers\' clock, keeps each host\'s holders round by round, says a twin series, carries the verdicts', () => {
+    const many = Array.from({length: 10}, (_, i) => holder(`app${i}`, 10 - i))
+    const rounds = [
+      round(1, [{host: 'a:1', current: 50, clockSkewMS: 2000, holders: many}, {host: 'b:1', current: 4, clockSkewMS: 3000, holders: [holder('svc', 2)]}, {host: 'c:1', current: 4, clockSkewMS: 4000}]),
+      round(2, [{host: 'a:1', current: 90, clockSkewMS: 2000, holders: [...many, holder('pooltool-conns', 1, {own: true})]}, {host: 'b:1', state: 'unreachable', clockSkewMS: 3000}, {host: 'c:1', current: 4, clockSkewMS: 4000}]),
+    ]
+    const data = connsReportData(result({verdicts: ['≈30 MongoClient instances from checkout-svc@10.0.0.5', {text: 'router pools kept', advice: 'lower ShardingTaskExecutorPoolMinSize', evidence: '40 of 44'}], advice: ['create one client per process']}), rounds, {timeZone: 'UTC'})
+    assert.deepEqual(data.clockMS, [Date.UTC(2026, 10, 23, 10, 0, 4), Date.UTC(2026, 10, 23, 10, 0, 5)], 'the round start plus the median skew of the hosts that answered')
+    assert.equal(data.timeZone, 'UTC')
+    assert.equal(data.zoneText, 'UTC')
+    const a = data.hosts.find((h) => h.host === 'a:1')!
+    assert.equal(a.holders.length, HOLDERS_SHOWN + 1, 'the biggest holders, the rest as one band')
+    assert.deepEqual(a.holders[0], {label: 'app0@10.0.0.5 (nodejs)', own: false, counts: [10, 10]})
+    assert.deepEqual(a.holders.at(-1), {label: '3 other holders', own: false, counts: [3, 4]})
+    const b = data.hosts.find((h) => h.host === 'b:1')!
+    assert.deepEqual(b.holders, [{label: 'svc@10.0.0.5 (nodejs)', own: false, counts: [2, null]}], 'not read in a round it did not answer: null, not 0')
+    assert.deepEqual(data.hosts.find((h) => h.host === 'c:1')!.holders, [], 'holders never read: none drawn')
+    assert.equal(b.sameAs, undefined)
+    // c's series is b's in the first round only (b did not answer the second): not a twin.
+    assert.equal(data.hosts.find((h) => h.host === 'c:1')!.sameAs, undefined)
+    assert.deepEqual(data.alerts, [{tS: 1, at: '10:00:04', host: 'a:1', rule: 'current>80', value: 90}], 'its time of day on the host\'s clock')
+    assert.equal(data.verdicts.length, 3)
+    assert.match(data.verdicts[0]!, /^NEVER-SHRANK a:1: 90 connections still open/)
+    assert.equal(data.verdicts[1], '≈30 MongoClient instances from checkout-svc@10.0.0.5')
+    assert.equal(data.verdicts[2], 'router pools kept — lower ShardingTaskExecutorPoolMinSize — evidence: 40 of 44')
+    assert.deepEqual(data.advice, ['create one client per process'])
+  })
+
+  it('a host whose series is another\'s, round for round, is named its twin', () => {
+    const rounds = [round(1, [{host: 'a:1', current: 5}, {host: 'b:1', current: 4}, {host: 'c:1', current: 4}]), round(2, [{host: 'a:1', current: 6}, {host: 'b:1', current: 4}, {host: 'c:1', current: 4}])]
+    const data = connsReportData(result({alerts: []}), rounds, {timeZone: 'UTC'})
+    assert.deepEqual(data.hosts.map((h) => h.sameAs), [undefined, undefined, 'b:1'])
+    assert.deepEqual(data.verdicts.length, 1)
+    assert.deepEqual(data.advice, [])
   })
 })
