@@ -13,8 +13,9 @@ export default class LocksPings extends TargetCommand<typeof LocksPings> {
     'process instance, host:port:epoch:random — a restarted process leaves its old document behind; ConfigServer is ' +
     'whichever config member is primary; 5.0–6.0: one per shard name plus "config"). A process is alive while its ' +
     'ping is younger than 3 intervals (on the server\'s clock); the locks it holds are listed beside it. Read through ' +
-    'a mongos or directly on a config-server member; a shard member exits 7 naming its config server. On 6.1+ there ' +
-    'is nothing to show: the collections are gone by design. Read only.\n\n' +
+    'a mongos or directly on a config-server member; a shard member exits 7 naming its config server. A replica set ' +
+    'or standalone exits 7: config.lockpings is a sharded cluster\'s config-server collection and cannot exist there ' +
+    '(locks list shows their node locks). On 6.1+ there is nothing to show: the collections are gone by design. Read only.\n\n' +
     'JSON: {target, entry: mongos|config-server, clockSkewMS?, serverVersion, model, message, now, pingIntervalMS, ' +
     'pings: [{process, ping, ageMS, alive, holds, role, host, processStarted?}], notes, interrupted}.'
 

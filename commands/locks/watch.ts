@@ -7,21 +7,34 @@ import {embeddedLocksCluster, embeddedLocksFlags, lockExpiryFlag, lockFilterFlag
 import {LOCKS_DEFAULTS} from '../../src/defaults.js'
 import {EXIT_CODES, type PoolToolError, usageError} from '../../src/errors.js'
 import type {LockPollFailureReason, LocksWatchResult} from '../../src/locks/types.js'
+import {nodeStatusOf} from '../../src/locks/nodes.js'
 import {runLocksWatch} from '../../src/locks/watch.js'
 import {expiryMsOf, toLockFilter} from '../../src/parse/lock-filter.js'
 import {checkOutputFiles, writeTextAtomically} from '../../src/output.js'
 import {loadChartLibrary} from '../../src/report/html-assets.js'
 import {locksReportData} from '../../src/report/watch-html-data.js'
-import {timeDisplayOf, zoneNote} from '../../src/reporters/clock.js'
+import {timeDisplayOf, timeOfDay, zoneNote} from '../../src/reporters/clock.js'
+import {terminalLine} from '../../src/reporters/escape.js'
+import {UNLIMITED} from '../../src/reporters/fit.js'
 import {renderLocksHtml} from '../../src/reporters/html.js'
 import {LocksLiveView, renderLockEvent, renderLockPollFailure, renderLocksWatch} from '../../src/reporters/locks.js'
+import {nodeLockEpisodeEventText, nodeLockWaitRatesText} from '../../src/reporters/node-lock-episodes.js'
 import {targetSummary} from '../../src/result.js'
 
 export default class LocksWatch extends TargetCommand<typeof LocksWatch> {
-  static override summary = 'Poll the locks and print each acquisition, release and overtake with its hold time.'
+  static override summary = 'Poll the locks on every topology: blocking episodes on each node, and a sharded cluster\'s lock transitions.'
 
   static override description =
-    'Polls config.locks (with the holders\' pings) every --interval, through a mongos or on a config-server member, ' +
+    'Works on every topology. Every --interval it reads the node locks as locks list does (a standalone\'s or replica ' +
+    'set\'s every data-bearing member; a sharded cluster\'s shard and config primaries, found again each poll so a ' +
+    'failover is followed) and follows blocking episodes: an episode starts at the first poll where operations wait on ' +
+    'a node (behind a root blocker, or with no visible blocker) and ends at the first where none does; its duration ' +
+    'is within one poll interval of the truth (durationMinMS–durationMaxMS bound it), with the root blocker (and the ' +
+    'roots it had in turn), peak waiters and resources. Lock waits per resource and mode come per interval (from ' +
+    'serverStatus.locks) and summed over the watch. A node that cannot be read is said (stderr) and counted; its locks ' +
+    'are unknown that poll.\n\n' +
+    'On a sharded cluster it also polls config.locks (with the holders\' pings), through a mongos, on a config-server ' +
+    'member, or (entered through a shard member) on the config server\'s primary, ' +
     'and prints what happens in time order: first the locks held (or stale) at the start with their verdicts, then ' +
     'acquired, released (with its hold time), overtaken (a stale or ping-less holder\'s lock taken by someone else) ' +
     'and stale (a holder stopped pinging for the expiry). Hold times come from the lock documents on the server\'s ' +
@@ -29,20 +42,29 @@ export default class LocksWatch extends TargetCommand<typeof LocksWatch> {
     '`ts`/`when` between two polls is a release and re-take no poll saw), shown as a range ("1.0s–1.5s"); a hold ' +
     'taken and freed between two polls is only bounded by that gap ("≤ 480ms (between polls)") and kept out of the ' +
     'percentiles. Runs the whole --duration (its last poll at the deadline) or until Ctrl-C, then prints hold-time ' +
-    'percentiles per lock. Each poll is bounded by --timeout-ms; a poll that fails (router or config server ' +
-    'unreachable, a stall, a lost privilege) is printed on stderr and counted in the summary (failedPolls, by ' +
-    'reason), and the watch goes on. On 6.1+ it follows DDL operations in $currentOp instead. On a terminal it shows ' +
-    'the locks held now with their verdicts, redrawn in place each poll, and the latest events under them; off a ' +
-    'terminal one line per event; --ndjson streams start, event, pollFailure and summary lines. Read only.\n\n' +
-    'JSON: {target, entry, clockSkewMS?, serverVersion, model, message, durationMS, intervalMS, polls, failedPolls, ' +
-    'failedPollsByReason, pollFailures: [{at, poll, reason, error}], pollTimeoutMS, events: [{at, kind: held-at-start|' +
+    'percentiles per lock and the episodes per node. Each poll is bounded by --timeout-ms; a poll that fails (router or config server ' +
+    'unreachable, a stall, a lost privilege; on a standalone or replica set: no node answered) is printed on stderr and counted in the summary (failedPolls, by ' +
+    'reason), and the watch goes on. On 6.1+ it follows DDL operations in $currentOp instead of config.locks. On a terminal it shows ' +
+    'the locks held now with their verdicts and one line per node (its root blocker, its waiters, or unknown), redrawn in place each poll, and the latest events under them; off a ' +
+    'terminal one line per event and episode; --ndjson streams start, event, pollFailure, nodes (each poll\'s node states), ' +
+    'episode, waitRates, nodeUnread and summary lines. Read only: the killOp hints are for a human, pooltool never kills.\n\n' +
+    'JSON: {target, topology: standalone|replset|sharded, distributedLocks: read|"not applicable: …"|"unknown: …", ' +
+    'serverVersion, message, startedAt, durationMS, intervalMS, polls, failedPolls, ' +
+    'failedPollsByReason, pollFailures: [{at, poll, reason, error}], pollTimeoutMS, nodeEpisodes: {episodes: [{id, node, ' +
+    'firstSeenAt, previousPollAt, inProgressAtFirstPoll, lastSeenAt, endedAt, durationMS, durationMinMS, durationMaxMS, ' +
+    'root, roots, peakWaiters, resources, longestWait, longestSeenWaiting, polls, lockInfoPolls, confirmedByLockInfo, ' +
+    'mergedInto}], episodesTotal, episodesNotKept, maxEpisodesKept, nodes: [{node, polls, episodes, openEpisodes, ' +
+    'blockedMS, worstEpisode, rateIntervalMS, resetIntervals}], waitRates}, nodePolls: {hosts, failedReads, ' +
+    'failedReadsByHost, latest: [{at, poll, host, role, error}]}, and on a sharded cluster: entry, clockSkewMS?, model, ' +
+    'events: [{at, kind: held-at-start|' +
     'acquired|released|overtaken|stale|waiting, name, process, who, why, verdict?, since?, whenMeans?, previousProcess?, ' +
     'holdMS?, holdMinMS?, holdMaxMS?, holdBetweenPolls?}], locks: [{name, acquired, released, overtaken, holdMS: {count, p50, p90, ' +
-    'p99, max}, holdMinMS: {bound: lower, count, p50, p90, p99, max}, holdMaxMS: {bound: upper, …}, betweenPolls: {count, maxMS}}], ' +
+    'p99, max}, holdMinMS: {bound: lower, count, p50, p90, p99, max}, holdMaxMS: {bound: upper, …}, betweenPolls: {count, maxMS}}]; ' +
     'notes, interrupted}. A hold lies between holdMinMS (its start to the last poll that saw it) and holdMaxMS (to the first that did not).'
 
   static override examples = [
     '<%= config.bin %> <%= command.id %> --duration 60s',
+    '<%= config.bin %> <%= command.id %> --uri "mongodb://db1:27017,db2:27017/?replicaSet=rs0" --interval 250ms --ndjson   # blocking episodes on every member',
     '<%= config.bin %> <%= command.id %> --uri mongodb://mongos1:27017 --db orders --interval 200ms',
     '<%= config.bin %> <%= command.id %> --uri mongodb://mongos1:27017 --duration 5m --json > locks.json',
   ]
@@ -54,7 +76,7 @@ export default class LocksWatch extends TargetCommand<typeof LocksWatch> {
     ...lockExpiryFlag,
     ...utcFlag,
     html: Flags.string({summary: 'Also write an HTML report of the watch to this file when it ends: absent or a regular file (checked before the watch starts); written atomically.', helpGroup: 'OUTPUT'}),
-    ndjson: Flags.boolean({default: false, exclusive: ['json'], summary: 'Stream JSON lines: {"type":"start"}, one {"type":"event"} per transition, {"type":"pollFailure"}, and {"type":"summary"} last.', helpGroup: 'OUTPUT'}),
+    ndjson: Flags.boolean({default: false, exclusive: ['json'], summary: 'Stream JSON lines: {"type":"start"}, one {"type":"event"} per transition, {"type":"pollFailure"}, {"type":"nodes"} per poll, {"type":"episode"}, {"type":"waitRates"}, {"type":"nodeUnread"}, and {"type":"summary"} last.', helpGroup: 'OUTPUT'}),
     ...embeddedLocksFlags,
   }
 
@@ -74,6 +96,8 @@ export default class LocksWatch extends TargetCommand<typeof LocksWatch> {
     let serverVersion = ''
     const display = timeDisplayOf(flags.utc)
     let view: LocksLiveView | undefined
+    // Nodes polled: the live view is redrawn once their reads are in (after the distributed locks' poll, when both are read).
+    let nodesPolled = false
     const result = await runLocksWatch(
       target,
       {durationMS: durationMs, intervalMS: intervalMs, filter, expiryMS},
@@ -81,6 +105,7 @@ export default class LocksWatch extends TargetCommand<typeof LocksWatch> {
         signal: this.interruptSignal,
         onStart: (info) => {
           serverVersion = info.serverVersion
+          nodesPolled = info.nodes.length > 0
           if (mode === 'ndjson') this.log(JSON.stringify({type: 'start', target: targetSummary(target), ...info}))
           else if (mode === 'plain') this.logFitted(`${target.redactedUri}: ${info.message}\n${zoneNote(display)}`)
           else if (mode === 'live') view = new LocksLiveView(`pooltool locks watch ${target.redactedUri} · ${info.message}`, serverVersion, display)
@@ -93,7 +118,33 @@ export default class LocksWatch extends TargetCommand<typeof LocksWatch> {
         onPoll: (poll) => {
           if (!view) return
           view.poll(poll)
+          if (!nodesPolled) this.log(view.frame(stdoutLayout()))
+        },
+        onNodes: (poll) => {
+          if (mode === 'ndjson') this.log(JSON.stringify({type: 'nodes', poll: poll.poll, nodes: poll.nodes.map(nodeStatusOf)}))
+          if (!view) return
+          view.nodes(poll)
           this.log(view.frame(stdoutLayout()))
+        },
+        onEpisode: (event) => {
+          if (mode === 'ndjson') this.log(JSON.stringify({type: 'episode', ...event}))
+          else if (mode === 'plain') this.log(nodeLockEpisodeEventText(event, stdoutLayout(), display))
+          else view?.event(nodeLockEpisodeEventText(event, UNLIMITED, display))
+        },
+        // A quiet interval prints nothing (and streams nothing): the summary sums the waits.
+        onWaitRates: (record) => {
+          if (!record.reset && record.rows.length === 0) return
+          if (mode === 'ndjson') this.log(JSON.stringify({type: 'waitRates', ...record}))
+          else if (mode === 'plain') {
+            const line = nodeLockWaitRatesText(record, stdoutLayout(), display)
+            if (line !== null) this.log(line)
+          }
+        },
+        onNodeUnread: (failure) => {
+          const line = `${timeOfDay(failure.at, display, true)} node ${terminalLine(failure.host)} (${failure.role}) not read at poll ${failure.poll}: ${terminalLine(failure.error.message)}; its locks are unknown this poll`
+          if (mode === 'ndjson') this.log(JSON.stringify({type: 'nodeUnread', ...failure}))
+          else if (mode === 'plain') this.stderrText(line)
+          else view?.event(line)
         },
         // stderr keeps stdout's transitions clean (the live view lists them among its events); under --json they are in the result.
         onPollFailed: (failure) => {

@@ -6,14 +6,18 @@
  * `config.mongos` and `config.shards` beside a `hello` whose `localTime` is the clock every
  * age is judged on — or, on 6.1+, what replaced them: DDL operations from `$currentOp` on the
  * entry, and `serverStatus.locks` on each shard the one discovery (src/probes/discovery.ts)
- * finds. A shard member is refused, naming the config server from its `serverStatus.sharding`.
- * Read only.
+ * finds. A shard member is refused, naming the config server from its `serverStatus.sharding`,
+ * unless the caller opens the session on that config server (`address`: list and watch do); a
+ * replica set or standalone has no distributed locks at all (pings refuses it; list and watch
+ * read the node locks there, src/locks/nodes.ts). Read only.
  */
+import {setMaxListeners} from 'node:events'
+
 import {PoolToolError} from '../errors.js'
 import type {Document} from '../mongo/driver.js'
 import {toPoolToolError} from '../mongo/errors.js'
 import {clockSkewMS, clockSkewNote} from '../probes/clock.js'
-import {discoverCluster, parseHostString} from '../probes/discovery.js'
+import {type ClusterTopology, discoverCluster, parseHostString} from '../probes/discovery.js'
 import type {ServerReader} from '../probes/reader.js'
 import {parseShardingStatus, toNumber} from '../probes/server-status.js'
 import {connectAddress, replayNote, replayOf} from '../probes/topology.js'
@@ -65,6 +69,11 @@ export interface OpenLocksOptions {
   expiryMS?: number
   /** Set when the target answered this attempt at all, even if the session then failed to open (the watch rides that out). */
   reached?: {answered: boolean}
+  /**
+   * Read on this host (a config-server member) over a direct connection instead of the URI's deployment:
+   * list and watch entered through a shard member read the distributed locks on its config server.
+   */
+  address?: string
 }
 
 /** One snapshot of the config collections, and the router's clock when it was taken. */
@@ -107,10 +116,13 @@ async function wrongTopology(reader: ServerReader, targetName: string, hello: Do
       `point --uri at a mongos, or at the config server${first ? `: mongodb://${first}/?directConnection=true` : ''} (config.locks and config.lockpings live there)`,
     )
   }
+  // Only `locks pings` (and bench's observer, which goes on without it) gets here on a replica set or standalone: list and watch
+  // read the node locks there instead.
   return new PoolToolError(
     'WRONG_TOPOLOGY',
-    `locks need a sharded cluster: ${targetName} is ${topologyName(hello)}`,
-    'distributed locks live on the config servers of a sharded cluster: point --uri at a mongos (mongodb://mongos-host:27017)',
+    `config.lockpings cannot exist here: ${targetName} is ${topologyName(hello)}, and config.lockpings is a collection of a sharded cluster's config server, ` +
+      'pinged by the mongos, shard and config processes that take distributed locks (none are taken outside a sharded cluster)',
+    "`pooltool locks list` and `locks watch` show this deployment's node locks (who blocks whom); for distributed locks point --uri at a mongos (mongodb://mongos-host:27017)",
   )
 }
 
@@ -122,6 +134,9 @@ async function wrongTopology(reader: ServerReader, targetName: string, hello: Do
 export async function withinTimeout<T>(target: Target, read: (bounds: ReadBounds) => Promise<T>): Promise<T> {
   const timeoutMs = target.connection.timeoutMs
   const timeout = AbortSignal.timeout(timeoutMs)
+  // One bound over many reads at once (discovery's config reads on every config member, a cursor each): each read adds
+  // a listener, by design, not a leak.
+  setMaxListeners(0, timeout)
   try {
     return await read({signal: timeout})
   } catch (error) {
@@ -135,10 +150,13 @@ export async function withinTimeout<T>(target: Target, read: (bounds: ReadBounds
   }
 }
 
-/** Opens the session; a replica set or standalone is WRONG_TOPOLOGY (exit 7). Bounded by --timeout-ms. */
+/**
+ * Opens the session on the distributed locks; a replica set or standalone is WRONG_TOPOLOGY (exit 7), and so is a shard
+ * member unless `address` names its config server. Bounded by --timeout-ms.
+ */
 export async function openLocksSession(target: Target, options: OpenLocksOptions = {}): Promise<LocksSession> {
   // A snapshot round reads hello and four config collections at once: two connections serve it, as before.
-  const {reader, close, answered} = target.openReader(undefined, options.purpose, {pool: {maxPoolSize: 2}})
+  const {reader, close, answered} = target.openReader(options.address, options.purpose, {pool: {maxPoolSize: 2}})
   try {
     const facts = await withinTimeout(target, (bounds) => readRouterFacts(reader, target.redactedUri, options.expiryMS, bounds))
     return {target, reader, ...(options.purpose === undefined ? {} : {purpose: options.purpose}), ...facts, close}
@@ -252,8 +270,9 @@ interface ShardsToRead {
 }
 
 /** From the one discovery every command uses, so `locks` reads the shards `conns` and `bench` report. */
-async function shardsToRead(session: LocksSession, bounds: ReadBounds): Promise<ShardsToRead> {
-  const topology = await discoverCluster(session.target, {...(session.purpose === undefined ? {} : {purpose: session.purpose}), ...bounds})
+async function shardsToRead(session: LocksSession, bounds: ReadBounds, discovered?: ClusterTopology): Promise<ShardsToRead> {
+  // list has discovered once already (for the node locks): the same hosts, not a second discovery.
+  const topology = discovered ?? (await discoverCluster(session.target, {...(session.purpose === undefined ? {} : {purpose: session.purpose}), ...bounds}))
   const firstHostOf = new Map<string, {host: string; address: string}>()
   for (const host of topology.hosts) {
     if (host.role === 'shard' && host.shard !== undefined && !firstHostOf.has(host.shard)) firstHostOf.set(host.shard, {host: host.host, address: connectAddress(host)})
@@ -303,8 +322,8 @@ export function ddlLocksNote(serverVersion: string, statuses: readonly ShardDdlL
  * serverStatus.locks DDL entries (one direct connection per shard, all at once; the shards
  * from discovery). `notes`: what finding the shards could not read.
  */
-export async function readInMemoryView(session: LocksSession, bounds: ReadBounds = {}): Promise<{view: InMemoryView; notes: string[]}> {
-  const [ddlOps, found] = await Promise.all([readDdlOps(session.reader, bounds), shardsToRead(session, bounds)])
+export async function readInMemoryView(session: LocksSession, bounds: ReadBounds = {}, topology?: ClusterTopology): Promise<{view: InMemoryView; notes: string[]}> {
+  const [ddlOps, found] = await Promise.all([readDdlOps(session.reader, bounds), shardsToRead(session, bounds, topology)])
   const serverStatusLocks = await Promise.all(found.shards.map(({shard, host, address}) => readShardDdlLocks(session, shard, host, address, bounds)))
   const view: InMemoryView = {
     note: `${ddlOpsNote(session.entry, ddlOps)}; ${ddlLocksNote(session.serverVersion, serverStatusLocks)}`,

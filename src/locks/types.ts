@@ -3,6 +3,7 @@
  * Every result shares the envelope of src/result.ts: `target`, `notes`, `interrupted`.
  */
 import type {ResultEnvelope} from '../result.js'
+import type {NodeLockEpisodesSummary, NodeLocksView} from './node/types.js'
 
 /** Where a cluster keeps its DDL locks (facts §1.2, §1.5). */
 export type LockModel = 'config.locks' | 'in-memory' | 'unsupported'
@@ -133,17 +134,84 @@ export interface LocksReadContext {
   clockSkewMS?: number
 }
 
-export interface LocksListResult extends ResultEnvelope, LocksReadContext {
-  serverVersion: string
-  model: LockModel
-  /** One line explaining the model (always set for in-memory / unsupported). */
+/** What a node is in its deployment, as read: a sharded cluster's node locks are read on the primaries. */
+export type NodeLocksRole = 'standalone' | 'primary' | 'secondary' | 'other' | 'shard primary' | 'config primary'
+
+export interface NodeReadError {
+  /** pooltool's error code (UNREACHABLE, UNAUTHORIZED, SERVER_ERROR …; NO_PRIMARY: a set answered without a primary). */
+  code: string
+  /** Credentials redacted. */
   message: string
-  /** The entry's clock (hello.localTime) at the snapshot: every age is measured on it. */
+}
+
+/**
+ * One node's lock contention (`nodes[]` of list and watch): the view of src/locks/node, or null with
+ * the error when the node could not be read (its locks are unknown, never "no contention").
+ */
+export interface NodeLocksEntry {
+  /** host:port as the deployment names it. */
+  host: string
+  role: NodeLocksRole
+  /** Shard id (a sharded cluster's shard primaries). */
+  shard?: string
+  setName?: string
+  /** The node's clock (serverStatus localTime) at the read (ISO); null when it was not read. */
+  readAt: string | null
+  /** serverStatus `version` (absent when the node was not read). */
+  version?: string
+  view: NodeLocksView | null
+  error?: NodeReadError
+  /**
+   * read: lockInfo's granted/pending lists decided the chains · `refused: <why>`: the role, the server
+   * or a replay would not run it, so the chains are inferred from $currentOp · not read: the node was not.
+   */
+  lockInfo: 'read' | `refused: ${string}` | 'not read'
+}
+
+/** A root blocker somewhere in the deployment (`rootBlockers`, worst first). */
+export interface RootBlocker {
+  host: string
+  role: NodeLocksRole
+  opid: number | string
+  /** Operations it blocks, directly or not. */
+  waiterCount: number
+  runningMicros: number | null
+  /** `db.killOp(<opid>)`, to run on `host`: a hint only, pooltool never kills. */
+  killOpHint: string
+}
+
+/** standalone and replset keep no distributed locks; a sharded cluster's are read through a mongos or its config server. */
+export type LocksTopology = 'standalone' | 'replset' | 'sharded'
+
+/**
+ * read: the distributed-lock fields are set · `not applicable: <why>` (standalone, replica set: those
+ * fields are absent) · `unknown: <why>`: a sharded cluster whose config server could not be read from here.
+ */
+export type DistributedLocksState = 'read' | `not applicable: ${string}` | `unknown: ${string}`
+
+/** Where and how list and watch read the node locks, beside the distributed locks. */
+export interface NodeLocksContext {
+  topology: LocksTopology
+  distributedLocks: DistributedLocksState
+}
+
+export interface LocksListResult extends ResultEnvelope, Partial<LocksReadContext>, NodeLocksContext {
+  /** The entry's version (on a standalone or replica set: the entry node's). */
+  serverVersion: string
+  /** Absent where distributed locks do not apply (standalone, replica set). */
+  model?: LockModel
+  /** One line explaining what was read (the lock model, or why there are no distributed locks). */
+  message: string
+  /** The entry's clock (hello.localTime, or the entry node's serverStatus) at the snapshot: every age is measured on it. */
   now: string
-  expiryMS: number
-  locks: LockRow[]
-  pings: PingRow[]
+  expiryMS?: number
+  locks?: LockRow[]
+  pings?: PingRow[]
   inMemory?: InMemoryView
+  /** Node locks on every data-bearing node (standalone, replica set) or every shard and config primary. */
+  nodes: NodeLocksEntry[]
+  /** Every root blocker in the deployment, most waiters first (the first is named first in the text). */
+  rootBlockers: RootBlocker[]
 }
 
 export interface LocksPingsResult extends ResultEnvelope, LocksReadContext {
@@ -243,10 +311,33 @@ export interface LockPollFailure {
   error: string
 }
 
-export interface LocksWatchResult extends ResultEnvelope, LocksReadContext {
+/** A node a poll of `locks watch` could not read (its locks unknown that poll; the watch goes on). */
+export interface NodeReadFailure {
+  /** When the poll started (ISO, this machine's clock plus the skew measured at the start). */
+  at: string
+  poll: number
+  host: string
+  role: NodeLocksRole
+  error: NodeReadError
+}
+
+/** What the watch says of the nodes it polled: every host, and the reads that failed. */
+export interface NodePollsSummary {
+  /** The nodes polled (a sharded cluster's primaries as last found). */
+  hosts: string[]
+  /** Node reads that failed, by host; `latest` keeps the last 50 with their errors. */
+  failedReads: number
+  failedReadsByHost: Record<string, number>
+  latest: NodeReadFailure[]
+}
+
+export interface LocksWatchResult extends ResultEnvelope, Partial<LocksReadContext>, NodeLocksContext {
   serverVersion: string
-  model: LockModel
+  /** Absent where distributed locks do not apply (standalone, replica set). */
+  model?: LockModel
   message: string
+  /** This machine's clock at the first poll (ISO): the HTML timeline's start. */
+  startedAt: string
   /** From the first poll to the last (the whole --duration when it ran its course). */
   durationMS: number
   intervalMS: number
@@ -258,8 +349,15 @@ export interface LocksWatchResult extends ResultEnvelope, LocksReadContext {
   pollFailures: LockPollFailure[]
   /** Bound of each poll (--timeout-ms). */
   pollTimeoutMS: number
-  events: LockEvent[]
-  locks: LockHoldSummary[]
+  /** Distributed-lock transitions and hold summaries (a sharded cluster; absent where not applicable). */
+  events?: LockEvent[]
+  locks?: LockHoldSummary[]
+  /**
+   * Blocking episodes on the nodes (src/locks/node/episodes.ts): start, end, duration within one poll
+   * interval, root blocker, peak waiters, resources; per node totals; lock waits summed per resource and mode.
+   */
+  nodeEpisodes: NodeLockEpisodesSummary
+  nodePolls: NodePollsSummary
 }
 
 export type WhyKind =
@@ -281,6 +379,12 @@ export type WhyKind =
   | 'setAllowMigrations'
   | 'mapReduce'
   | 'other'
+
+/** Each poll's node reads, for a live view. */
+export interface NodesPoll {
+  poll: number
+  nodes: NodeLocksEntry[]
+}
 
 /** One answered poll, for a live view. */
 export interface LocksPoll {

@@ -3,17 +3,36 @@
  * successive snapshots into transitions (src/locks/transitions.ts) — held at the start (with
  * verdicts), acquired, released, overtaken, stale — printed as they happen, in time order,
  * and summarised per lock. On 6.1+ (in-memory model) the DDL operations of `$currentOp`
- * stand in for locks, keyed by namespace.
+ * stand in for locks, keyed by namespace. On every topology it also polls the node locks
+ * (src/locks/nodes.ts) and follows blocking episodes (src/locks/node/episodes.ts).
  */
 import {PoolToolError, stoppedError} from '../errors.js'
 import {toPoolToolError} from '../mongo/errors.js'
+import {discoverCluster} from '../probes/discovery.js'
+import type {ClusterTopology} from '../probes/topology.js'
 import {targetSummary} from '../result.js'
 import type {Target} from '../target.js'
+import {LOCKS_PURPOSE} from './list.js'
+import {NodeLockEpisodeTracker} from './node/episodes.js'
+import type {NodeLockEpisodeEvent, NodeLockWaitRatesRecord} from './node/types.js'
+import {type NodeSample, type NodeToRead, NodeReaders, nodesToRead, readNodes} from './nodes.js'
 import {filterLocks, toLockRows, type LockFilter} from './parse.js'
 import {classifyPollFailure} from './poll-failure.js'
-import {embeddedInMemoryHint, openLocksSession, readConfigSnapshot, readDdlOpsAt, sessionNotes, type LocksSession, type ReadBounds} from './read.js'
+import {embeddedInMemoryHint, openLocksSession, readConfigSnapshot, readDdlOpsAt, sessionNotes, withinTimeout, type LocksSession, type ReadBounds} from './read.js'
 import {byTime, DdlOpTracker, LockTransitionTracker} from './transitions.js'
-import {LOCK_POLL_FAILURE_REASONS, type LockEvent, type LockPollFailure, type LockPollFailureReason, type LocksPoll, type LocksWatchResult} from './types.js'
+import {
+  type DistributedLocksState,
+  LOCK_POLL_FAILURE_REASONS,
+  type LockEvent,
+  type LockPollFailure,
+  type LockPollFailureReason,
+  type LocksPoll,
+  type LocksTopology,
+  type LocksWatchResult,
+  type NodePollsSummary,
+  type NodeReadFailure,
+  type NodesPoll,
+} from './types.js'
 
 // Bench's lock observer and older callers import the trackers from here.
 export {DdlOpTracker, LockTransitionTracker}
@@ -27,10 +46,23 @@ export interface LocksWatchConfig {
   expiryMS?: number
 }
 
+/** What the watch says when it starts: the topology, what it polls, the version and the lock model (a sharded cluster). */
+export interface WatchStartInfo {
+  topology: LocksTopology
+  distributedLocks: DistributedLocksState
+  /** Absent where distributed locks do not apply. */
+  model?: LocksWatchResult['model']
+  serverVersion: string
+  message: string
+  expiryMS?: number
+  /** The nodes whose locks are polled (a sharded cluster: the primaries found at the start). */
+  nodes: string[]
+}
+
 export interface WatchHooks {
   signal: AbortSignal
   onEvent?(event: LockEvent): void
-  onStart?(info: {model: LocksWatchResult['model']; serverVersion: string; message: string; expiryMS: number}): void
+  onStart?(info: WatchStartInfo): void
   /** A poll got no snapshot; the watch goes on. */
   onPollFailed?(failure: LockPollFailure): void
   /**
@@ -38,6 +70,14 @@ export interface WatchHooks {
    * ping, the balancer's); 6.1+: the DDL operations running (no lock documents to show).
    */
   onPoll?(poll: LocksPoll): void
+  /** Each poll's node reads (views, or errors), for a live view. */
+  onNodes?(poll: NodesPoll): void
+  /** A blocking episode started, changed (peak waiters, a new root) or ended on a node. */
+  onEpisode?(event: NodeLockEpisodeEvent): void
+  /** One node's lock waits over the interval since its previous read. */
+  onWaitRates?(record: NodeLockWaitRatesRecord): void
+  /** A node could not be read this poll (its locks unknown, the watch goes on). */
+  onNodeUnread?(failure: NodeReadFailure): void
 }
 
 
@@ -65,9 +105,96 @@ export const HOLD_TIMES_NOTE =
 export const DDL_HOLD_TIMES_NOTE =
   "a hold starts at its DDL operation's start ($currentOp microsecs_running, server clock) and ends between the last poll that saw " +
   'the operation and the first that no longer did: both bounds are reported (holdMinMS, holdMaxMS); an operation that starts and ends between two polls is not seen'
+/** Said in every watch's notes: what an episode's duration is. */
+export const EPISODES_NOTE =
+  'a blocking episode runs from the first poll that saw operations wait on a node to the first that saw none: within one interval ' +
+  'of the truth (durationMinMS–durationMaxMS bound it); waits that begin and end between two polls show only in the wait rates'
 
 /** Said in the result's notes when a poll failed. */
 export const FAILED_POLLS_NOTE = 'transitions during failed polls show at the next poll that answered: their hold times are accurate to that gap'
+
+/** Node read failures kept with their errors in the summary (all are counted). */
+const NODE_FAILURES_KEPT = 50
+
+/** A node read's error code → the reason a failed poll is counted under (a standalone or replica set whose every node failed). */
+function reasonOfNodeError(code: string, message: string): LockPollFailureReason {
+  if (code === 'UNAUTHORIZED' || code === 'AUTH_FAILED') return 'unauthorized'
+  if (code === 'UNREACHABLE' || code === 'NO_PRIMARY') return /did not answer within/.test(message) ? 'timeout' : 'unreachable'
+  return 'server-error'
+}
+
+/** Where the watch reads: the distributed-lock session (a sharded cluster) and the topology whose nodes it polls. */
+interface WatchPlan {
+  session?: LocksSession
+  topology?: ClusterTopology
+  distributedLocks: DistributedLocksState
+  serverVersion: string
+  message: string
+  notes: string[]
+}
+
+/**
+ * Opens what the watch reads. A mongos or config-server entry: the distributed-lock session, riding out restarts as
+ * before, then the one discovery for the nodes (a discovery that fails then leaves the nodes out, said). Anything else
+ * (a standalone, a replica set, a shard member: WRONG_TOPOLOGY for the session) is discovered, its nodes polled; a
+ * shard member's distributed locks are read on its config server's primary.
+ */
+async function openWatch(target: Target, config: LocksWatchConfig, readers: NodeReaders, signal: AbortSignal, until: number, onFailedOpen: (failure: Omit<LockPollFailure, 'poll'>) => void): Promise<WatchPlan> {
+  let session: LocksSession | undefined
+  try {
+    session = await openRidingRestarts(target, config, signal, until, onFailedOpen)
+  } catch (error) {
+    if (!(error instanceof PoolToolError && error.code === 'WRONG_TOPOLOGY')) throw error
+  }
+  if (session) {
+    try {
+      const topology = await withinTimeout(target, (bounds) => discoverCluster(target, {purpose: LOCKS_PURPOSE, ...bounds}))
+      return {session, topology, distributedLocks: 'read', serverVersion: session.serverVersion, message: session.message, notes: topology.warnings.map((w) => `discovery: ${w}`)}
+    } catch (error) {
+      if (signal.aborted) throw error
+      const failure = toPoolToolError(error, {target: target.redactedUri, secrets: target.secrets})
+      return {session, distributedLocks: 'read', serverVersion: session.serverVersion, message: session.message, notes: [`node locks not polled: discovery failed (${failure.message})`]}
+    }
+  }
+  const topology = await withinTimeout(target, (bounds) => discoverCluster(target, {purpose: LOCKS_PURPOSE, ...bounds}))
+  const notes = topology.warnings.map((w) => `discovery: ${w}`)
+  const version = await entryVersion(target, readers, topology)
+  if (topology.kind !== 'sharded') {
+    const where = topology.kind === 'standalone' ? 'a standalone' : `replica set '${topology.setName ?? '?'}'`
+    const shardWithoutConfig = topology.warnings.some((w) => /part of a sharded cluster whose config server could not be read from here/.test(w))
+    return {
+      topology,
+      distributedLocks: shardWithoutConfig ? "unknown: this shard member's config server could not be read from here (see the notes)" : `not applicable: ${where} takes no distributed locks (they live on a sharded cluster's config server)`,
+      serverVersion: version,
+      message: `${where}: blocking episodes and lock waits on its ${topology.hosts.length} data-bearing node(s)${shardWithoutConfig ? "; the cluster's distributed locks are unknown from here" : '; no distributed locks here'}`,
+      notes,
+    }
+  }
+  // A shard member: the distributed locks on the config server's primary, as list reads them.
+  const configPrimary = (await nodesToRead(target, readers, topology, signal)).find((n): n is NodeToRead => !('view' in n) && n.role === 'config primary')
+  const via = `the URI reached shard member ${topology.entry?.host ?? '?'}`
+  if (!configPrimary) return {topology, distributedLocks: 'unknown: no primary of the config server could be read from this shard member', serverVersion: version, message: `sharded cluster (${via}): blocking episodes on the shard and config primaries`, notes}
+  try {
+    const opened = await openLocksSession(target, {expiryMS: config.expiryMS, address: configPrimary.address})
+    return {session: opened, topology, distributedLocks: 'read', serverVersion: opened.serverVersion, message: opened.message, notes: [`${via}: the distributed locks are read on its config server's primary ${configPrimary.host}`, ...notes]}
+  } catch (error) {
+    if (signal.aborted) throw error
+    const failure = toPoolToolError(error, {target: configPrimary.host, secrets: target.secrets})
+    return {topology, distributedLocks: `unknown: the config server's primary ${configPrimary.host} could not be read: ${failure.message}`, serverVersion: version, message: `sharded cluster (${via}): blocking episodes on the shard and config primaries`, notes}
+  }
+}
+
+/** The entry node's version (buildInfo), for the start line of a watch with no distributed-lock session; "unknown" when it does not answer. */
+async function entryVersion(target: Target, readers: NodeReaders, topology: ClusterTopology): Promise<string> {
+  const address = topology.entry?.address ?? topology.hosts[0]?.address ?? topology.hosts[0]?.host
+  if (address === undefined) return 'unknown'
+  try {
+    const info = await withinTimeout(target, async (bounds) => (await readers.reader(address)).buildInfo(bounds))
+    return typeof info.value.version === 'string' ? info.value.version : 'unknown'
+  } catch {
+    return 'unknown'
+  }
+}
 
 /**
  * Polls from the start to the deadline (a last poll at the deadline itself, so the watch
@@ -76,6 +203,11 @@ export const FAILED_POLLS_NOTE = 'transitions during failed polls show at the ne
  * the summary is always produced. Each poll is bounded by the target's --timeout-ms
  * through the driver's per-operation AbortSignal (see ReadBounds), so the last poll ends
  * at most --timeout-ms after the deadline.
+ *
+ * Every poll also reads every node (src/locks/nodes.ts, each bounded on its own) and hands the
+ * views to the episode tracker (src/locks/node/episodes.ts), with the node's previous sample for
+ * the wait rates. On a sharded cluster a node that cannot be read is no failed poll (the
+ * distributed locks answered); where only nodes are polled, a poll none of them answered is one.
  */
 export async function runLocksWatch(target: Target, config: LocksWatchConfig, hooks: WatchHooks): Promise<LocksWatchResult> {
   const pollTimeoutMS = target.connection.timeoutMs
@@ -91,52 +223,100 @@ export async function runLocksWatch(target: Target, config: LocksWatchConfig, ho
     failedPollsByReason[marked.reason] += 1
     hooks.onPollFailed?.(marked)
   }
-  const session = await openRidingRestarts(target, config, hooks.signal, until, (failure) => {
-    polls++
-    markFailed(failure)
-  })
+  const readers = new NodeReaders(target, LOCKS_PURPOSE)
+  let plan: WatchPlan
+  try {
+    plan = await openWatch(target, config, readers, hooks.signal, until, (failure) => {
+      polls++
+      markFailed(failure)
+    })
+  } catch (error) {
+    await readers.close()
+    throw error
+  }
+  const session = plan.session
   const locks = new LockTransitionTracker()
   const ddl = new DdlOpTracker()
+  const episodes = new NodeLockEpisodeTracker()
+  const nodePolls: NodePollsSummary = {hosts: [], failedReads: 0, failedReadsByHost: {}, latest: []}
+  let previous = new Map<string, NodeSample>()
+  const skewMS = session?.clockSkewMS ?? 0
   try {
-    hooks.onStart?.({model: session.model, serverVersion: session.serverVersion, message: session.message, expiryMS: session.timing.expiryMS})
+    hooks.onStart?.({
+      topology: plan.topology?.kind ?? 'sharded',
+      distributedLocks: plan.distributedLocks,
+      ...(session ? {model: session.model, expiryMS: session.timing.expiryMS} : {}),
+      serverVersion: plan.serverVersion,
+      message: plan.message,
+      nodes: (plan.topology?.hosts ?? []).filter((h) => h.role !== 'mongos').map((h) => h.host),
+    })
     while (!hooks.signal.aborted) {
       const at = Date.now()
       polls++
       const timeout = AbortSignal.timeout(pollTimeoutMS)
-      try {
-        const {events: fresh, poll} = await pollOnce(session, config.filter, {signal: AbortSignal.any([hooks.signal, timeout])}, {locks, ddl})
-        for (const e of fresh) {
+      const [distributed, nodes] = await Promise.all([
+        session ? pollDistributed(session, config.filter, {signal: AbortSignal.any([hooks.signal, timeout])}, {locks, ddl}).then((r) => ({ok: r}), (error: unknown) => ({error, timedOut: timeout.aborted})) : undefined,
+        plan.topology ? readNodes(target, readers, plan.topology, {signal: hooks.signal, previous}).catch(() => undefined) : undefined,
+      ])
+      // Ctrl-C cancelled the reads: not a failure of the cluster, and not a poll that counts.
+      if (hooks.signal.aborted) {
+        polls--
+        break
+      }
+      if (distributed && 'ok' in distributed) {
+        for (const e of distributed.ok.events) {
           events.push(e)
           hooks.onEvent?.(e)
         }
-        hooks.onPoll?.({poll: polls, ...poll})
-      } catch (error) {
-        // Ctrl-C cancelled the read: not a failure of the cluster, and not a poll that counts.
-        if (hooks.signal.aborted) {
-          polls--
-          break
-        }
-        const {reason, error: text} = classifyPollFailure(error, {
-          target: target.redactedUri,
-          secrets: target.secrets,
-          timeoutMs: pollTimeoutMS,
-          timedOut: timeout.aborted,
-        })
+        hooks.onPoll?.({poll: polls, ...distributed.ok.poll})
+      } else if (distributed) {
+        const {reason, error: text} = classifyPollFailure(distributed.error, {target: target.redactedUri, secrets: target.secrets, timeoutMs: pollTimeoutMS, timedOut: distributed.timedOut})
         // No reply to take the server's clock from: this machine's, moved by the skew measured at the start, so
         // failures and events read on one clock.
-        markFailed({at: new Date(at + (session.clockSkewMS ?? 0)).toISOString(), reason, error: text})
+        markFailed({at: new Date(at + skewMS).toISOString(), reason, error: text})
+      }
+      if (nodes) {
+        previous = nodes.samples
+        nodePolls.hosts = [...new Set([...nodePolls.hosts, ...nodes.nodes.map((n) => n.host)])]
+        hooks.onNodes?.({poll: polls, nodes: nodes.nodes})
+        const samples = nodes.nodes.flatMap((n) => (n.view && n.readAt ? [{at: new Date(n.readAt), node: n.host, view: n.view}] : []))
+        for (const observed of episodes.observePoll(samples)) {
+          for (const e of observed.events) hooks.onEpisode?.(e)
+          if (observed.rates) hooks.onWaitRates?.(observed.rates)
+        }
+        const unread = nodes.nodes.filter((n) => n.view === null)
+        for (const n of unread) {
+          const failure: NodeReadFailure = {at: new Date(at + skewMS).toISOString(), poll: polls, host: n.host, role: n.role, error: n.error ?? {code: 'UNKNOWN', message: 'not read'}}
+          nodePolls.failedReads += 1
+          nodePolls.failedReadsByHost[n.host] = (nodePolls.failedReadsByHost[n.host] ?? 0) + 1
+          nodePolls.latest.push(failure)
+          if (nodePolls.latest.length > NODE_FAILURES_KEPT) nodePolls.latest.shift()
+          hooks.onNodeUnread?.(failure)
+        }
+        // Only nodes to read (no distributed locks): a poll where none answered saw nothing.
+        if (!session && unread.length === nodes.nodes.length) {
+          const first = unread[0]?.error
+          const error = first ? `${unread[0]!.host}: ${first.message}` : 'no node to read'
+          markFailed({at: new Date(at).toISOString(), reason: first ? reasonOfNodeError(first.code, first.message) : 'unreachable', error})
+        }
       }
       // The poll that started at (or after) the deadline was the last; else the next one, the deadline at the latest.
       if (at >= until) break
       await sleep(Math.min(at + config.intervalMS, until) - Date.now(), hooks.signal)
     }
+    const distributedNotes = session
+      ? [...sessionNotes(session, config.expiryMS !== undefined), ...embeddedInMemoryHint(session, 'locks watch'), session.model === 'in-memory' ? DDL_HOLD_TIMES_NOTE : HOLD_TIMES_NOTE]
+      : []
     return {
       target: targetSummary(target),
-      entry: session.entry,
-      ...(session.clockSkewMS === undefined ? {} : {clockSkewMS: session.clockSkewMS}),
-      serverVersion: session.serverVersion,
-      model: session.model,
-      message: session.message,
+      topology: plan.topology?.kind ?? 'sharded',
+      distributedLocks: plan.distributedLocks,
+      ...(session
+        ? {entry: session.entry, ...(session.clockSkewMS === undefined ? {} : {clockSkewMS: session.clockSkewMS}), model: session.model}
+        : {}),
+      serverVersion: plan.serverVersion,
+      message: plan.message,
+      startedAt: new Date(started).toISOString(),
       durationMS: Date.now() - started,
       intervalMS: config.intervalMS,
       polls,
@@ -145,13 +325,14 @@ export async function runLocksWatch(target: Target, config: LocksWatchConfig, ho
       pollFailures,
       pollTimeoutMS,
       // Each poll's events are in time order; after a failed poll, the next one's may reach back past what was printed.
-      events: byTime(events),
-      locks: session.model === 'in-memory' ? ddl.summary() : locks.summary(),
-      notes: [...sessionNotes(session, config.expiryMS !== undefined), ...embeddedInMemoryHint(session, 'locks watch'), session.model === 'in-memory' ? DDL_HOLD_TIMES_NOTE : HOLD_TIMES_NOTE, ...(pollFailures.length > 0 ? [FAILED_POLLS_NOTE] : [])],
+      ...(session ? {events: byTime(events), locks: session.model === 'in-memory' ? ddl.summary() : locks.summary()} : {}),
+      nodeEpisodes: episodes.summary(),
+      nodePolls,
+      notes: [...plan.notes, ...distributedNotes, ...(plan.topology ? [EPISODES_NOTE] : []), ...(pollFailures.length > 0 ? [FAILED_POLLS_NOTE] : [])],
       interrupted: hooks.signal.aborted,
     }
   } finally {
-    await session.close().catch(() => undefined)
+    await Promise.all([session?.close().catch(() => undefined), readers.close()])
   }
 }
 
@@ -200,7 +381,7 @@ async function openRidingRestarts(
 }
 
 /** One snapshot turned into transitions (the trackers keep the last successful snapshot across failed polls). */
-async function pollOnce(
+async function pollDistributed(
   session: LocksSession,
   filter: LockFilter,
   bounds: ReadBounds,

@@ -1,7 +1,7 @@
 /**
  * The read layer: the only code that sends monitoring and inspection commands
  * to a server (hello, buildInfo, hostInfo, getCmdLineOpts, replSetGetConfig, serverStatus, connPoolStats,
- * $currentOp, listShards, getShardMap, getParameter, listCollections and the
+ * $currentOp, lockInfo, listShards, getShardMap, getParameter, listCollections and the
  * `config.*` collections). Features (bench's sampler, conns, locks, auth, a
  * snapshot capture) read through a ServerReader and never call the driver's
  * `.command()` / `.find()` / `.aggregate()` against server state themselves.
@@ -196,6 +196,14 @@ export class ServerReader {
   /** serverStatus with only the sections asked for (the heavy default sections are excluded). */
   serverStatus(sections: readonly ServerStatusSection[], options?: ReadOptions): Promise<Reading<Document>> {
     return this.command('serverStatus', 'admin', serverStatusCommand(sections), options)
+  }
+
+  /**
+   * `lockInfo`: the lock manager's granted and pending requests per resource (mongod only: a mongos,
+   * a role that may not run it, and a server or replay that does not know it refuse it).
+   */
+  lockInfo(options?: ReadOptions): Promise<Reading<Document>> {
+    return this.command('lockInfo', 'admin', {lockInfo: 1}, options)
   }
 
   connPoolStats(options?: ReadOptions): Promise<Reading<Document>> {

@@ -263,10 +263,16 @@ export function lockTimeline(unsorted: readonly LockEvent[], durationMS: number,
 
 /** The locks watch report: its holds per lock. */
 export function locksReportData(result: LocksWatchResult): LocksReportData {
+  const model = result.model === undefined ? result.topology : result.model
+  // The distributed locks' holds (a sharded cluster), then the nodes' blocking episodes, each lane on one axis from
+  // the watch's start (the episodes on their nodes' clocks).
+  const distributed = result.events === undefined ? undefined : lockTimeline(result.events, result.durationMS, result.model ?? 'config.locks')
+  const episodes = result.nodeEpisodes && result.nodeEpisodes.episodes.length > 0 ? nodeLockEpisodeTimeline(result.nodeEpisodes.episodes, {startAt: result.startedAt, endAt: new Date(Date.parse(result.startedAt) + result.durationMS).toISOString()}) : undefined
   return {
     title: `pooltool locks watch · ${result.target.uri}`,
-    sources: [`${result.polls} polls every ${result.intervalMS} ms over ${(result.durationMS / 1000).toFixed(1)} s; MongoDB ${result.serverVersion} (${result.model})`],
-    ...lockTimeline(result.events, result.durationMS, result.model),
+    sources: [`${result.polls} polls every ${result.intervalMS} ms over ${(result.durationMS / 1000).toFixed(1)} s; MongoDB ${result.serverVersion} (${model})`],
+    endS: Math.max(distributed?.endS ?? 0, episodes?.endS ?? 0, result.durationMS / 1000),
+    locks: [...(distributed?.locks ?? []), ...(episodes?.locks ?? [])],
   }
 }
 

@@ -8,10 +8,13 @@
 
 import type {LockObservation} from '../bench/lock-observer.js'
 import {versionAtLeast} from '../locks/parse.js'
-import type {InMemoryView, LockEvent, LockPollFailure, LockRow, LocksListResult, LocksPingsResult, LocksPoll, LocksWatchResult, LockVerdict} from '../locks/types.js'
+import type {NodeLocksEntry} from '../locks/types.js'
+import type {InMemoryView, LockEvent, LockPollFailure, LockRow, LocksListResult, LocksPingsResult, LocksPoll, LocksWatchResult, LockVerdict, NodesPoll} from '../locks/types.js'
 import {dateAndTime, LOCAL_TIME, type TimeDisplay, timeOfDay, zoneNote} from './clock.js'
 import {terminalLine} from './escape.js'
-import {fitTable, type Layout, UNLIMITED} from './fit.js'
+import {fitTable, fitText, type Layout, UNLIMITED} from './fit.js'
+import {nodeLockEpisodesSummaryText} from './node-lock-episodes.js'
+import {formatMicros, nodeLocksText} from './node-locks.js'
 import {Redraw} from './redraw.js'
 
 /** 850 → "850ms", 12_300 → "12.3s", 905_000 → "15m 5s", 7_300_000 → "2h 1m". */
@@ -57,13 +60,14 @@ export function sinceText(l: Pick<LockRow, 'sinceAgeMS' | 'whenMeans'>): string 
 /** What a list says under its table about ConfigServer holders and the balancer lock (facts §1.1, §1.4). */
 function configServerLines(r: LocksListResult): string[] {
   const lines: string[] = []
-  if (r.locks.some((l) => l.whenMeans === 'config-primary')) {
+  const locks = r.locks ?? []
+  if (locks.some((l) => l.whenMeans === 'config-primary')) {
     lines.push(
       'ConfigServer is whichever config server member is primary: its locks\' `since` is when that primary took them — the ' +
         "operation's start, or the primary's step-up for a migration lock it re-took; stale or not follows the ConfigServer ping, not this age",
     )
   }
-  if (r.locks.some((l) => l.verdict === 'balancer')) {
+  if (locks.some((l) => l.verdict === 'balancer')) {
     lines.push(
       versionAtLeast(r.serverVersion, 3, 6)
         ? 'the balancer lock was taken by a 3.4 config primary at its step-up; 3.6+ neither takes nor frees it, so a cluster upgraded ' +
@@ -75,7 +79,8 @@ function configServerLines(r: LocksListResult): string[] {
 }
 
 function header(r: {target: {uri: string}; serverVersion: string; message: string}): string {
-  return `${r.target.uri} · MongoDB ${r.serverVersion}\n${r.message}`
+  // The message may carry a server's names (a replica set's): one line, escaped.
+  return `${r.target.uri} · MongoDB ${terminalLine(r.serverVersion)}\n${terminalLine(r.message)}`
 }
 
 /** The result's notes, one line each. */
@@ -129,10 +134,58 @@ export interface LocksListTextOptions {
   all?: boolean
 }
 
+/** One node's title: where, what it is, when it was read, and whether lockInfo decided its chains. */
+function nodeTitle(n: NodeLocksEntry): string {
+  const what = [n.role, n.shard ? `shard ${terminalLine(n.shard)}` : null, n.setName && !n.shard ? `set ${terminalLine(n.setName)}` : null, n.version ? `MongoDB ${terminalLine(n.version)}` : null]
+  return `── node ${terminalLine(n.host)} (${what.filter(Boolean).join(', ')})`
+}
+
+/**
+ * Every node's locks: the blocking tree, waits and tickets (nodeLocksText), or "unknown" with the error
+ * when the node could not be read: never "no contention" for a node nobody read.
+ */
+export function renderNodes(nodes: readonly NodeLocksEntry[], layout: Layout = UNLIMITED): string {
+  const blocks: string[] = []
+  for (const n of nodes) {
+    const lines = [fitText(nodeTitle(n), layout)]
+    if (!n.view) {
+      lines.push(fitText(`locks unknown: not read (${n.error ? `${n.error.code}: ${terminalLine(n.error.message)}` : 'no reason given'})`, layout))
+    } else {
+      if (n.lockInfo !== 'read') lines.push(fitText(`lockInfo ${terminalLine(n.lockInfo)}: the chains below are inferred from $currentOp`, layout))
+      lines.push(nodeLocksText({...n.view, node: null}, layout))
+    }
+    blocks.push(lines.join('\n'))
+  }
+  return blocks.join('\n\n')
+}
+
+/** The deployment's worst root blocker first, with the killOp a DBA would run there (a hint: pooltool never kills). */
+export function rootBlockerText(r: Pick<LocksListResult, 'rootBlockers' | 'nodes'>, layout: Layout = UNLIMITED): string {
+  const unknown = r.nodes.filter((n) => n.view === null).length
+  const unread = unknown > 0 ? ` (${unknown} node(s) unknown: not read)` : ''
+  const [first, ...rest] = r.rootBlockers
+  if (!first) {
+    const waiting = r.nodes.some((n) => (n.view?.blocking.unexplainedWaiters.length ?? 0) > 0)
+    const said = waiting ? 'no root blocker found: operations wait with no visible blocker (see the nodes)' : 'no operation waits for a lock on the nodes read'
+    return fitText(`${said}${unread}`, layout)
+  }
+  const running = first.runningMicros === null ? '' : `, running ${formatMicros(first.runningMicros)}`
+  const lines = [
+    `root blocker: opid ${typeof first.opid === 'number' ? first.opid : terminalLine(first.opid)} on ${terminalLine(first.host)} (${first.role}) blocks ${first.waiterCount} operation(s)${running}`,
+    `  hint: ${first.killOpHint} on ${terminalLine(first.host)} (pooltool never kills)`,
+  ]
+  if (rest.length > 0) lines.push(`  ${rest.length} more root blocker(s): see the nodes`)
+  if (unread) lines.push(`  ${unread.slice(2, -1)}`)
+  return fitText(lines.join('\n'), layout)
+}
+
 export function renderLocksList(r: LocksListResult, layout: Layout = UNLIMITED, options: LocksListTextOptions = {}): string {
   const lines = [header(r)]
+  // Who blocks whom first, over the whole deployment: what a DBA looks at first.
+  if (r.nodes) lines.push(rootBlockerText(r, layout))
+  if (r.distributedLocks !== undefined && r.distributedLocks.startsWith('unknown')) lines.push(fitText(`distributed locks ${r.distributedLocks}`, layout))
   if (r.model === 'in-memory' && r.inMemory) lines.push(renderInMemory(r.inMemory, layout))
-  if (r.model !== 'in-memory' || r.locks.length > 0) {
+  if (r.locks !== undefined && (r.model !== 'in-memory' || r.locks.length > 0)) {
     if (r.locks.length === 0) lines.push('no locks match')
     else {
       const summarised = !options.all && r.locks.length > LIST_TOP_ROWS
@@ -158,6 +211,7 @@ export function renderLocksList(r: LocksListResult, layout: Layout = UNLIMITED, 
       if (stale > 0) lines.push(`${stale} stale lock(s): the holder has not pinged for ${formatAgeMs(r.expiryMS)} or more; the next DDL on them overtakes them once the config server has seen the ping stand still that long`)
     }
   }
+  if (r.nodes && r.nodes.length > 0) lines.push('', renderNodes(r.nodes, layout), '')
   lines.push(...noteLines(r.notes))
   return lines.join('\n')
 }
@@ -236,15 +290,30 @@ function failedPollsText(r: LocksWatchResult): string {
 
 /** "3 transition(s), 1 held at start": what the watch found there is not counted as something that happened. */
 function transitionsText(r: LocksWatchResult): string {
+  // No distributed locks (a standalone, a replica set): the episodes say what happened.
+  if (r.events === undefined) return `${formatCountOf(r.nodeEpisodes?.episodesTotal ?? 0)} blocking episode(s)`
   const atStart = r.events.filter((e) => e.kind === 'held-at-start').length
   return `${r.events.length - atStart} transition(s)${atStart > 0 ? `, ${atStart} held at start` : ''}`
+}
+
+const formatCountOf = (n: number): string => n.toLocaleString('en-US')
+
+/** Node reads that failed over the watch, per host: their locks were unknown those polls. */
+function nodeFailuresText(r: LocksWatchResult): string[] {
+  const failed = r.nodePolls?.failedReads ?? 0
+  if (failed === 0) return []
+  const byHost = Object.entries(r.nodePolls.failedReadsByHost).map(([host, n]) => `${terminalLine(host)} ${n}`)
+  return [`node reads that failed (locks unknown those polls): ${failed} (${byHost.join(', ')})`]
 }
 
 export function renderLocksWatch(r: LocksWatchResult, layout: Layout = UNLIMITED): string {
   const lines = [
     `${r.polls} polls${failedPollsText(r)} every ${formatAgeMs(r.intervalMS)} over ${formatAgeMs(r.durationMS)}: ${transitionsText(r)}${r.interrupted ? ' (interrupted)' : ''}`,
   ]
-  if (r.locks.length > 0) {
+  if (r.distributedLocks !== undefined && r.distributedLocks !== 'read') lines.push(`distributed locks ${terminalLine(r.distributedLocks)}`)
+  if (r.nodeEpisodes) lines.push(nodeLockEpisodesSummaryText(r.nodeEpisodes, layout))
+  lines.push(...nodeFailuresText(r))
+  if (r.locks !== undefined && r.locks.length > 0) {
     // Each hold lies between a lower and an upper bound (its start to the last poll that saw it, and to the first
     // that did not): a percentile is shown as the range its two bounds give, never one figure the interval made.
     const columns = [
@@ -291,6 +360,7 @@ export class LocksLiveView {
   private readonly recent: string[] = []
   private eventCount = 0
   private last?: LocksPoll
+  private nodesPoll?: NodesPoll
 
   constructor(
     private readonly header: string,
@@ -300,6 +370,11 @@ export class LocksLiveView {
 
   poll(poll: LocksPoll): void {
     this.last = poll
+  }
+
+  /** The poll's node reads: one line per node under the distributed locks (or alone, where none apply). */
+  nodes(poll: NodesPoll): void {
+    this.nodesPoll = poll
   }
 
   event(line: string): void {
@@ -315,7 +390,11 @@ export class LocksLiveView {
   private body(layout: Layout): string {
     const lines = [this.header]
     const poll = this.last
-    if (!poll) return [...lines, 'waiting for the first poll…'].join('\n')
+    if (!poll) {
+      if (this.nodesPoll) lines.push(`poll ${this.nodesPoll.poll} · Ctrl-C for the summary`, ...liveNodeLines(this.nodesPoll.nodes))
+      else lines.push('waiting for the first poll…')
+      return [...lines, ...this.eventLines()].join('\n')
+    }
     lines.push(`poll ${poll.poll} at ${timeOfDay(poll.at, this.display)} (${zoneNote(this.display, new Date(poll.at))}) · Ctrl-C for the summary`)
     if (poll.held === undefined) lines.push(`${poll.ddlRunning ?? 0} DDL operation(s) running`)
     else if (poll.held.length === 0) lines.push('no lock held')
@@ -332,7 +411,27 @@ export class LocksLiveView {
       ])
       lines.push(`${poll.held.length} held${poll.held.length > shown.length ? ` (the ${shown.length} to look at first)` : ''}:`, fitTable(columns, rows, layout))
     }
-    if (this.recent.length > 0) lines.push(`events (${this.eventCount}${this.eventCount > this.recent.length ? `, latest ${this.recent.length}` : ''}):`, ...this.recent.map((line) => `  ${line}`))
-    return lines.join('\n')
+    if (this.nodesPoll) lines.push(...liveNodeLines(this.nodesPoll.nodes))
+    return [...lines, ...this.eventLines()].join('\n')
   }
+
+  private eventLines(): string[] {
+    if (this.recent.length === 0) return []
+    return [`events (${this.eventCount}${this.eventCount > this.recent.length ? `, latest ${this.recent.length}` : ''}):`, ...this.recent.map((line) => `  ${line}`)]
+  }
+}
+
+/** One line per node for the live view: its root blocker and waiters now, or why it is unknown. */
+export function liveNodeLines(nodes: readonly NodeLocksEntry[]): string[] {
+  return nodes.map((n) => {
+    const name = `${terminalLine(n.host)} (${n.role})`
+    if (!n.view) return `${name}: unknown (${n.error ? terminalLine(n.error.message) : 'not read'})`
+    const chains = n.view.blocking.chains
+    const unexplained = n.view.blocking.unexplainedWaiters.length
+    if (chains.length === 0 && unexplained === 0) return `${name}: no operation waits`
+    const worst = [...chains].sort((a, b) => b.waiterCount - a.waiterCount)[0]
+    const root = worst ? `root blocker opid ${typeof worst.root.operation.opid === 'number' ? worst.root.operation.opid : terminalLine(worst.root.operation.opid)} blocks ${worst.waiterCount}` : null
+    const waiting = unexplained > 0 ? `${unexplained} waiting with no visible blocker` : null
+    return `${name}: ${[root, waiting].filter(Boolean).join(' · ')}`
+  })
 }

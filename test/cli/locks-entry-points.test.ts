@@ -1,8 +1,9 @@
 /**
  * `pooltool locks` from the entry points a real cluster offers besides a mongos, over real TCP
  * against the embedded cluster: a config-server member (hello `configsvr: 2`), where
- * config.locks and config.lockpings live, read directly; and a shard member, refused with
- * the config server's address from its serverStatus.sharding. The 4.4 cluster carries the
+ * config.locks and config.lockpings live, read directly; and a shard member: list and watch read
+ * the distributed locks on the config server it names (serverStatus.sharding), pings is refused
+ * with that config server's address. The 4.4 cluster carries the
  * permanent balancer lock of a cluster upgraded from 3.4 and a dead holder's lock.
  */
 import assert from 'node:assert/strict'
@@ -61,16 +62,31 @@ describe('locks from a config-server member and a shard member (4.4)', {timeout:
     assert.equal(atStart.find((e: any) => e.name === 'balancer')?.verdict, 'balancer')
   })
 
-  it('a shard member exits 7 naming the config server, where the locks are', async () => {
-    for (const command of ['list', 'pings', 'watch']) {
-      const run = await runCli(['locks', command, '--uri', direct(shard)])
-      assert.equal(run.code, 7, run.stderr)
-      assert.equal(run.stdout, '')
-      const lines = run.stderr.trim().split('\n')
-      assert.equal(lines.length, 1, run.stderr)
-      assert.match(lines[0]!, new RegExp(`^Error \\[WRONG_TOPOLOGY\\]: locks need a mongos or a config server: .* of a sharded cluster whose config server is configRepl/${config.replace(/\./g, '\\.')}(,[^ ]+)* `))
-      assert.match(lines[0]!, new RegExp(`hint: point --uri at a mongos, or at the config server: mongodb://${config.replace(/\./g, '\\.')}/\\?directConnection=true`))
-    }
+  it('locks pings on a shard member exits 7 naming the config server, where config.lockpings is', async () => {
+    const run = await runCli(['locks', 'pings', '--uri', direct(shard)])
+    assert.equal(run.code, 7, run.stderr)
+    assert.equal(run.stdout, '')
+    const lines = run.stderr.trim().split('\n')
+    assert.equal(lines.length, 1, run.stderr)
+    assert.match(lines[0]!, new RegExp(`^Error \\[WRONG_TOPOLOGY\\]: locks need a mongos or a config server: .* of a sharded cluster whose config server is configRepl/${config.replace(/\./g, '\\.')}(,[^ ]+)* `))
+    assert.match(lines[0]!, new RegExp(`hint: point --uri at a mongos, or at the config server: mongodb://${config.replace(/\./g, '\\.')}/\\?directConnection=true`))
+  })
+
+  it('locks list and watch on a shard member read the distributed locks on its config server, beside the node locks', async () => {
+    const list = await runCli(['locks', 'list', '--json', '--uri', direct(shard)])
+    assert.equal(list.code, 0, list.stderr)
+    const r = parseJson(list)
+    assert.equal(r.entry, 'config-server')
+    assert.equal(r.distributedLocks, 'read')
+    assert.ok(r.locks.some((l: any) => l.name === 'scenario.orders' && l.state === 'locked'), JSON.stringify(r.locks))
+    assert.ok(r.nodes.some((n: any) => n.role === 'config primary'), JSON.stringify(r.nodes))
+    const watch = await runCli(['locks', 'watch', '--json', '--uri', direct(shard), '--duration', '1s', '--interval', '200ms'], {timeoutMs: 30_000})
+    assert.equal(watch.code, 0, watch.stderr)
+    const watched = parseJson(watch)
+    assert.equal(watched.entry, 'config-server')
+    assert.equal(watched.distributedLocks, 'read')
+    assert.ok(watched.events.some((e: any) => e.kind === 'held-at-start' && e.name === 'scenario.orders'), JSON.stringify(watched.events))
+    assert.ok(watched.nodePolls.hosts.length >= 3, JSON.stringify(watched.nodePolls))
   })
 })
 

@@ -1,6 +1,6 @@
 /**
  * `pooltool locks list` on the 6.0 and 7.0 profiles (the shapes those versions really have)
- * and on a replica set (wrong topology: exit 7, one line).
+ * and on a replica set (list reads the node locks; pings: no config.lockpings there, exit 7, one line).
  */
 import assert from 'node:assert/strict'
 import {after, before, describe, it} from 'node:test'
@@ -121,13 +121,16 @@ describe('locks on the 7.0 profile', {timeout: 60_000}, () => {
 describe('locks on a replica set', {timeout: 30_000}, () => {
   const cluster = useCluster({topology: 'replset', members: 1})
 
-  it('exits 7 with one line and no stack trace', async () => {
-    const run = await runCli(['locks', 'list', '--uri', cluster.uri])
+  it('list reads the node locks (exit 0); pings exits 7 with one line naming the document that cannot exist there', async () => {
+    const list = await runCli(['locks', 'list', '--json', '--uri', cluster.uri])
+    assert.equal(list.code, 0, list.stderr)
+    assert.equal(parseJson(list).topology, 'replset')
+    const run = await runCli(['locks', 'pings', '--uri', cluster.uri])
     assert.equal(run.code, 7)
     assert.equal(run.stdout, '')
     const lines = run.stderr.trim().split('\n')
     assert.equal(lines.length, 1, run.stderr)
-    assert.match(lines[0]!, /^Error \[WRONG_TOPOLOGY\]: locks need a sharded cluster: .* is a replica set member \(set 'rs0'\) \(hint: .*mongos.*\)$/)
+    assert.match(lines[0]!, /^Error \[WRONG_TOPOLOGY\]: config\.lockpings cannot exist here: .* is a replica set member \(set 'rs0'\), .* \(hint: .*mongos.*\)$/)
     const json = parseJson(await runCli(['locks', 'pings', '--json', '--uri', cluster.uri]))
     assert.equal(json.error.code, 'WRONG_TOPOLOGY')
     assert.equal(json.error.exitCode, 7)
@@ -164,6 +167,8 @@ describe('locks watch --ndjson', {timeout: 120_000}, () => {
     const events = lines.filter((line) => line.type === 'event')
     assert.deepEqual(events.map(({type: _, ...event}) => event), summary.events, 'the streamed events are the summary\'s')
     assert.ok(events.some((event) => event.kind === 'held-at-start' && event.name === 'scenario.orders'), JSON.stringify(events))
-    assert.deepEqual([...new Set(lines.map((line) => line.type))].filter((type) => !['start', 'event', 'pollFailure', 'summary'].includes(type)), [])
+    // Beside the distributed locks' lines, each poll's node reads ("nodes"), and what they showed (episodes, wait rates, unread nodes).
+    assert.deepEqual([...new Set(lines.map((line) => line.type))].filter((type) => !['start', 'event', 'pollFailure', 'summary', 'nodes', 'episode', 'waitRates', 'nodeUnread'].includes(type)), [])
+    assert.ok(lines.some((line) => line.type === 'nodes'), 'the node locks are polled too')
   })
 })

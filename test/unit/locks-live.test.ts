@@ -37,6 +37,36 @@ describe('locks watch live view', () => {
   })
 })
 
+describe('locks watch on a terminal, node locks', () => {
+  const view = (opid: number) => ({
+    node: 'db1:27017',
+    blocking: {
+      chainSource: 'currentOp',
+      chainSourceText: 'inferred from $currentOp',
+      operations: [],
+      edges: [],
+      chains: [{root: {operation: {opid, waitingForLock: false}, alsoBlockedBy: [], children: [], waitingAtMostMicros: null}, killOpHint: `db.killOp(${opid})`, waiterCount: 2}],
+      unexplainedWaiters: [],
+      inferredEdgesNotInLockInfo: 0,
+    },
+  })
+
+  it('one line per node, with no distributed locks polled: its root blocker, or unknown (never "no contention") when not read', () => {
+    const live = new LocksLiveView('pooltool locks watch mongodb://db1:27017/', '7.0.14', UTC_TIME)
+    live.nodes({
+      poll: 4,
+      nodes: [
+        {host: 'db1:27017', role: 'primary', readAt: '2026-11-23T10:00:00.000Z', view: view(4711) as never, lockInfo: 'read'},
+        {host: 'db2:27017', role: 'secondary', readAt: null, view: null, error: {code: 'UNREACHABLE', message: 'connection refused'}, lockInfo: 'not read'},
+      ],
+    })
+    const frame = live.frame()
+    assert.match(frame, /^poll 4 · Ctrl-C for the summary$/m)
+    assert.match(frame, /^db1:27017 \(primary\): root blocker opid 4711 blocks 2$/m)
+    assert.match(frame, /^db2:27017 \(secondary\): unknown \(connection refused\)$/m)
+  })
+})
+
 describe('a live frame taller than the terminal', () => {
   it('is cut to the height, saying how many lines are left out, so it can still be erased', () => {
     const text = Array.from({length: 30}, (_, i) => `line ${i}`).join('\n')

@@ -107,13 +107,13 @@ describe('locks: what the router says about itself', () => {
     assert.match(leftover.message, /leftover documents here are from before the FCV upgrade/)
   })
 
-  it('a plain replica set member is WRONG_TOPOLOGY (exit 7): hello, then serverStatus finds no sharding section', async () => {
+  it('a plain replica set member is WRONG_TOPOLOGY for the distributed locks (exit 7, pings): hello, then serverStatus finds no sharding section', async () => {
     const {reader, events} = recordedReader({hello: {setName: 'rs0', isWritablePrimary: true, ok: 1}})
     await assert.rejects(readRouterFacts(reader, 'mongodb://rs:27017/', undefined), (error: unknown) => {
       assert.ok(error instanceof PoolToolError, 'a PoolToolError')
       assert.equal(error.code, 'WRONG_TOPOLOGY')
       assert.equal(error.exitCode, 7)
-      assert.match(error.message, /^locks need a sharded cluster: mongodb:\/\/rs:27017\/ is a replica set member \(set 'rs0'\)$/)
+      assert.match(error.message, /^config\.lockpings cannot exist here: mongodb:\/\/rs:27017\/ is a replica set member \(set 'rs0'\), and config\.lockpings is a collection of a sharded cluster's config server/)
       return true
     })
     assert.deepEqual(events.map((e) => e.name), ['hello', 'serverStatus'])

@@ -154,6 +154,17 @@ describe('lockInfo', () => {
     assert.equal(analysis.inferredEdgesNotInLockInfo, 0)
   })
 
+  it("a release build's resourceId names no collection ({…: Collection, <hash>}): the confirmed edge keeps the one $currentOp names", () => {
+    const reply = constructedIndexBuildLockInfo()
+    reply.lockInfo[1]!.resourceId = '{12576221391967629173: Collection, 1047006345899159413}'
+    const analysis = analyseBlocking({operations: parseOperations(constructedIndexBuild, NODE), lockInfo: [parseLockInfo(reply, NODE)]})
+    assert.deepEqual(analysis.edges.map((e) => [e.waiter, e.resource.type, e.resource.name, e.evidence]), [
+      [202, 'Collection', 'test.orders', 'confirmed-by-lockInfo'],
+      [303, 'Collection', 'test.orders', 'confirmed-by-lockInfo'],
+      [304, 'Collection', 'test.orders', 'confirmed-by-lockInfo'],
+    ])
+  })
+
   it('corrects it: a holder $currentOp did not list is added, an edge lockInfo does not show is left out', () => {
     const reply = constructedIndexBuildLockInfo({extraGranted: {mode: 'S', opid: 999, desc: 'conn999'}, withoutPending: 304})
     const analysis = analyseBlocking({operations: parseOperations(constructedIndexBuild, NODE), lockInfo: [parseLockInfo(reply, NODE)]})

@@ -159,7 +159,7 @@ export function analyseBlocking(input: BlockingInput): BlockingAnalysis {
   let inferredEdgesNotInLockInfo = 0
   if (snapshots.length > 0) {
     const fromLockInfo = snapshots.flatMap(lockInfoEdges)
-    const inferredKeys = new Set(inferred.map(edgeKey))
+    const inferredByKey = new Map(inferred.map((e) => [edgeKey(e), e]))
     const lockInfoKeys = new Set(fromLockInfo.map(edgeKey))
     const coveredNodes = new Set(snapshots.map((s) => s.node))
     // Nodes lockInfo did not cover keep their inferred edges.
@@ -168,7 +168,14 @@ export function analyseBlocking(input: BlockingInput): BlockingAnalysis {
     // One edge per waiter and blocker (lockInfo may show the pair on several resources: keep the first, the outermost).
     const seen = new Set<string>()
     const confirmed = fromLockInfo
-      .map((e): BlockingEdge => (inferredKeys.has(edgeKey(e)) ? {...e, evidence: 'confirmed-by-lockInfo'} : e))
+      .map((e): BlockingEdge => {
+        const twin = inferredByKey.get(edgeKey(e))
+        if (!twin) return e
+        // A release build's lockInfo resourceId names no database or collection ("{…: Collection, <hash>}"): the
+        // $currentOp edge it confirms names it (its ns), so a DBA still reads which collection.
+        const named = e.resource.name === null && twin.resource.type === e.resource.type ? {...e.resource, name: twin.resource.name} : e.resource
+        return {...e, resource: named, evidence: 'confirmed-by-lockInfo'}
+      })
       .filter((e) => (seen.has(edgeKey(e)) ? false : (seen.add(edgeKey(e)), true)))
     edges = [...confirmed, ...uncovered]
     for (const snapshot of snapshots) {

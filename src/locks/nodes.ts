@@ -1,0 +1,294 @@
+/**
+ * Node locks on every topology, for `locks list` and `locks watch`: which nodes to read (from the
+ * one discovery, src/probes/discovery.ts), one bounded read of each through the read layer
+ * (`$currentOp` with allUsers and no idle connections, `serverStatus`, and `lockInfo` when the
+ * role may run it), and the pure core (src/locks/node) turning the documents into a view.
+ *
+ * - standalone: the node; replica set: every data-bearing member discovery lists (hello `hosts`
+ *   and `passives`; arbiters hold no data and no locks of users);
+ * - sharded cluster: every shard's primary and the config server's primary (routers keep no
+ *   `serverStatus.locks`). A primary is found by `hello` on the set's members at each read, so a
+ *   failover between two polls of a watch is followed.
+ *
+ * A node that cannot be read is listed with its error: its locks are unknown, never "no
+ * contention". lockInfo refused (Unauthorized, CommandNotFound on a server or replay that lacks
+ * it) only means the chain is inferred from `$currentOp`: said in `lockInfo`, never an error.
+ * Read only: pooltool never kills; the killOp hint is text for a human.
+ */
+import {PoolToolError} from '../errors.js'
+import type {Document} from '../mongo/driver.js'
+import {toPoolToolError} from '../mongo/errors.js'
+import {resolvingFirst} from '../probes/host-connection.js'
+import type {ServerReader} from '../probes/reader.js'
+import {type ClusterHost, type ClusterTopology, connectAddress} from '../probes/topology.js'
+import type {OpenReader, Target} from '../target.js'
+import {nodeLocksView} from './node/index.js'
+import type {NodeLocksEntry, NodeLocksRole, NodeReadError, RootBlocker} from './types.js'
+
+/** serverStatus sections the node view parses: lock waits, the global lock queue, tickets (queues.execution is never switched off), the member state. */
+const NODE_SECTIONS = ['locks', 'globalLock', 'wiredTiger', 'repl'] as const
+
+/** One node to read: where to connect, what it is called, what it is expected to be. */
+export interface NodeToRead {
+  host: string
+  address: string
+  role: NodeLocksRole
+  shard?: string
+  setName?: string
+}
+
+/** A set whose primary is read on a sharded cluster: a shard (by id) or the config server. */
+interface SetToRead {
+  shard?: string
+  setName?: string
+  role: 'shard primary' | 'config primary'
+  members: ClusterHost[]
+}
+
+/** What one node's read keeps for the next one (a watch's wait rates): never in the JSON. */
+export interface NodeSample {
+  serverStatus: Document
+  /** The server's clock at the read (ms), else this machine's. */
+  atMS: number
+}
+
+/**
+ * Readers kept per address: list opens and closes them once; a watch keeps them for every poll. A host
+ * name is looked up first (resolvingFirst): a member's in-cluster name seen through a port-forward fails
+ * at once with its real error, not after a server-selection timeout.
+ */
+export class NodeReaders {
+  private readonly open = new Map<string, Promise<OpenReader>>()
+
+  constructor(
+    private readonly target: Target,
+    private readonly purpose: string,
+  ) {}
+
+  async reader(address: string): Promise<ServerReader> {
+    let opened = this.open.get(address)
+    if (!opened) {
+      // Polling monitor: one monitoring connection per node, not two, for as long as a watch runs.
+      opened = Promise.resolve(resolvingFirst(address, () => this.target.openReader(address, this.purpose, {pollMonitoring: true}))())
+      this.open.set(address, opened)
+    }
+    return (await opened).reader
+  }
+
+  /** A reader that failed is replaced at the next read: a driver client whose connection failed may stay unusable. */
+  async drop(address: string): Promise<void> {
+    const opened = this.open.get(address)
+    this.open.delete(address)
+    await opened?.then((o) => o.close()).catch(() => undefined)
+  }
+
+  async close(): Promise<void> {
+    const all = [...this.open.values()]
+    this.open.clear()
+    await Promise.all(all.map((o) => o.then((r) => r.close()).catch(() => undefined)))
+  }
+}
+
+/** The sets (shards, config server) of a sharded topology, their members grouped. */
+function setsOf(topology: ClusterTopology): SetToRead[] {
+  const sets = new Map<string, SetToRead>()
+  for (const host of topology.hosts) {
+    if (host.role !== 'shard' && host.role !== 'config') continue
+    const key = host.role === 'config' ? 'config' : `shard:${host.shard ?? host.setName ?? host.host}`
+    let set = sets.get(key)
+    if (!set) {
+      set = {role: host.role === 'config' ? 'config primary' : 'shard primary', members: [], ...(host.shard === undefined ? {} : {shard: host.shard}), ...(host.setName === undefined ? {} : {setName: host.setName})}
+      sets.set(key, set)
+    }
+    set.members.push(host)
+  }
+  // Shards first, the config server last: the order `conns` lists them in.
+  return [...sets.values()].sort((a, b) => Number(a.role === 'config primary') - Number(b.role === 'config primary'))
+}
+
+/** Standalone and replica set: every data-bearing node discovery lists, with the role it had then (the read refreshes it). */
+function plainNodes(topology: ClusterTopology): NodeToRead[] {
+  return topology.hosts.map((h) => ({
+    host: h.host,
+    address: connectAddress(h),
+    role: h.role === 'standalone' ? 'standalone' : h.role === 'primary' ? 'primary' : 'secondary',
+    ...(h.setName === undefined ? {} : {setName: h.setName}),
+  }))
+}
+
+const errorOf = (error: unknown, host: string, target: Target): NodeReadError => {
+  const failure = toPoolToolError(error, {target: host, secrets: target.secrets})
+  return {code: failure.code, message: failure.message}
+}
+
+/** A bound of its own per node (--timeout-ms), so one stalled node cannot hold the others' answers back. */
+async function bounded<T>(target: Target, signal: AbortSignal | undefined, host: string, read: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const timeout = AbortSignal.timeout(target.connection.timeoutMs)
+  try {
+    return await read(signal ? AbortSignal.any([signal, timeout]) : timeout)
+  } catch (error) {
+    if (signal?.aborted || !timeout.aborted) throw error
+    throw new PoolToolError('UNREACHABLE', `${host} did not answer within ${target.connection.timeoutMs} ms (--timeout-ms)`, 'the node is stalled or overloaded; raise --timeout-ms for slow links', {cause: error})
+  }
+}
+
+/**
+ * The primary of each shard and of the config server, from `hello` on the members (all at once, each
+ * bounded): the member that says it is writable primary, else the one the others name. A set with no
+ * primary found is listed with why (its node locks are unknown).
+ */
+async function primaryNodes(target: Target, readers: NodeReaders, topology: ClusterTopology, signal: AbortSignal | undefined): Promise<Array<NodeToRead | NodeLocksEntry>> {
+  return Promise.all(
+    setsOf(topology).map(async (set): Promise<NodeToRead | NodeLocksEntry> => {
+      const failures: string[] = []
+      const answers = await Promise.all(
+        set.members.map(async (member) => {
+          const address = connectAddress(member)
+          try {
+            const hello = await bounded(target, signal, member.host, async (s) => (await readers.reader(address)).hello({signal: s}))
+            return {member, hello: hello.value}
+          } catch (error) {
+            signal?.throwIfAborted()
+            await readers.drop(address)
+            failures.push(`${member.host}: ${errorOf(error, member.host, target).message}`)
+            return undefined
+          }
+        }),
+      )
+      const answered = answers.filter((a): a is NonNullable<typeof a> => a !== undefined)
+      const own = answered.find((a) => a.hello.isWritablePrimary === true || a.hello.ismaster === true)?.member
+      const named = answered.map((a) => a.hello.primary).find((p): p is string => typeof p === 'string')
+      const primary = own ?? set.members.find((m) => m.host === named)
+      const base = {role: set.role, ...(set.shard === undefined ? {} : {shard: set.shard}), ...(set.setName === undefined ? {} : {setName: set.setName})}
+      if (primary) return {...base, host: primary.host, address: connectAddress(primary)}
+      const who = set.shard === undefined ? 'the config server' : `shard ${set.shard}`
+      const why = failures.length > 0 ? failures.join('; ') : 'every member answered, none is primary (an election?)'
+      return {
+        ...base,
+        host: set.members[0]?.host ?? '?',
+        readAt: null,
+        view: null,
+        error: {code: failures.length === set.members.length ? 'UNREACHABLE' : 'NO_PRIMARY', message: `no primary of ${who} found among ${set.members.map((m) => m.host).join(', ')}: ${why}`},
+        lockInfo: 'not read',
+      }
+    }),
+  )
+}
+
+/** The nodes to read on this topology (a sharded cluster's primaries found now); entries for sets whose primary could not be found. */
+export async function nodesToRead(target: Target, readers: NodeReaders, topology: ClusterTopology, signal?: AbortSignal): Promise<Array<NodeToRead | NodeLocksEntry>> {
+  if (topology.kind === 'sharded') return primaryNodes(target, readers, topology, signal)
+  return plainNodes(topology)
+}
+
+/** A replica-set member's state at the read (serverStatus.repl); a standalone has no `repl`. */
+function roleAtRead(expected: NodeLocksRole, status: Document): NodeLocksRole {
+  if (expected !== 'primary' && expected !== 'secondary') return expected
+  const repl = status.repl as Document | undefined
+  if (!repl || typeof repl !== 'object') return expected
+  if (repl.isWritablePrimary === true || repl.ismaster === true) return 'primary'
+  if (repl.secondary === true) return 'secondary'
+  return 'other'
+}
+
+/**
+ * One node's read: `$currentOp`, serverStatus and lockInfo at once, bounded by --timeout-ms. `previous`
+ * (the last sample of the same node) gives wait rates over the interval. Never throws for the node's
+ * sake: a failure is the entry's `error` (Ctrl-C still ends it).
+ */
+export async function readNode(
+  target: Target,
+  readers: NodeReaders,
+  node: NodeToRead,
+  options: {signal?: AbortSignal; previous?: NodeSample} = {},
+): Promise<{entry: NodeLocksEntry; sample?: NodeSample}> {
+  const base = {host: node.host, role: node.role, ...(node.shard === undefined ? {} : {shard: node.shard}), ...(node.setName === undefined ? {} : {setName: node.setName})}
+  try {
+    const {ops, status, lockInfo} = await bounded(target, options.signal, node.host, async (signal) => {
+      const reader = await readers.reader(node.address)
+      const [ops, status, lockInfo] = await Promise.all([
+        reader.currentOp({allUsers: true, idleConnections: false}, {signal}),
+        reader.serverStatus(NODE_SECTIONS, {signal}),
+        // Refused or unknown: the chain is inferred from $currentOp; why is said, the node is still read.
+        reader.lockInfo({signal}).then(
+          (reading) => ({value: reading.value as unknown}),
+          (error: unknown) => ({refused: errorOf(error, node.host, target).message}),
+        ),
+      ])
+      return {ops, status, lockInfo}
+    })
+    const at = status.serverTime ?? status.receivedAt
+    const previous = options.previous
+    const intervalMS = previous ? at.getTime() - previous.atMS : 0
+    const view = nodeLocksView({
+      node: node.host,
+      currentOp: ops.value,
+      ...('value' in lockInfo ? {lockInfo: lockInfo.value} : {}),
+      serverStatus: status.value,
+      // Rates need time between the two reads: a clock that did not move (or went back) gives none.
+      ...(previous && intervalMS > 0 ? {previous: {serverStatus: previous.serverStatus, intervalMS}} : {}),
+    })
+    const version = typeof status.value.version === 'string' ? {version: status.value.version} : {}
+    const entry: NodeLocksEntry = {...base, role: roleAtRead(node.role, status.value), readAt: at.toISOString(), ...version, view, lockInfo: 'value' in lockInfo ? 'read' : `refused: ${lockInfo.refused}`}
+    return {entry, sample: {serverStatus: status.value, atMS: at.getTime()}}
+  } catch (error) {
+    options.signal?.throwIfAborted()
+    await readers.drop(node.address)
+    return {entry: {...base, readAt: null, view: null, error: errorOf(error, node.host, target), lockInfo: 'not read'}}
+  }
+}
+
+/** Every node of the topology, read at once; the previous samples (by host) give rates. */
+export async function readNodes(
+  target: Target,
+  readers: NodeReaders,
+  topology: ClusterTopology,
+  options: {signal?: AbortSignal; previous?: ReadonlyMap<string, NodeSample>} = {},
+): Promise<{nodes: NodeLocksEntry[]; samples: Map<string, NodeSample>}> {
+  const toRead = await nodesToRead(target, readers, topology, options.signal)
+  const read = await Promise.all(
+    toRead.map((node) => ('view' in node ? {entry: node} : readNode(target, readers, node, {...(options.signal ? {signal: options.signal} : {}), ...(options.previous?.get(node.host) ? {previous: options.previous.get(node.host)!} : {})}))),
+  )
+  const samples = new Map<string, NodeSample>()
+  for (const r of read) if ('sample' in r && r.sample) samples.set(r.entry.host, r.sample)
+  return {nodes: read.map((r) => r.entry), samples}
+}
+
+/**
+ * The root blockers of the whole deployment, worst first: most operations blocked, then the longest
+ * running. The first is what `locks list` names first, with the `db.killOp` a DBA would run on that
+ * node (a hint: pooltool never kills).
+ */
+export function rootBlockers(nodes: readonly NodeLocksEntry[]): RootBlocker[] {
+  const out: RootBlocker[] = []
+  for (const node of nodes) {
+    for (const chain of node.view?.blocking.chains ?? []) {
+      const op = chain.root.operation
+      out.push({host: node.host, role: node.role, opid: op.opid, waiterCount: chain.waiterCount, runningMicros: op.runningMicros, killOpHint: chain.killOpHint})
+    }
+  }
+  return out.sort((a, b) => b.waiterCount - a.waiterCount || (b.runningMicros ?? -1) - (a.runningMicros ?? -1))
+}
+
+/** A note when some node could not be read (its locks are unknown): how many were; nothing when all were. */
+export function nodesNotes(nodes: readonly NodeLocksEntry[]): string[] {
+  const read = nodes.filter((n) => n.view !== null).length
+  if (read === nodes.length) return []
+  return [`node locks: ${read} of ${nodes.length} node(s) read, ${nodes.length - read} unknown (each listed with its error)`]
+}
+
+/** One node's state at a poll in a few fields (a watch's --ndjson `nodes` line): the full views stay in `locks list`. */
+export function nodeStatusOf(n: NodeLocksEntry): {host: string; role: NodeLocksEntry['role']; readAt: string | null; lockInfo: NodeLocksEntry['lockInfo']; waiting: number | null; rootBlockers: Array<number | string>; error?: NodeLocksEntry['error']} {
+  const blocking = n.view?.blocking
+  const waiting = blocking ? blocking.operations.filter((op) => op.waitingForLock).length : null
+  return {
+    host: n.host,
+    role: n.role,
+    readAt: n.readAt,
+    lockInfo: n.lockInfo,
+    // Unknown (null) for a node not read: never 0.
+    waiting,
+    rootBlockers: (blocking?.chains ?? []).map((c) => c.root.operation.opid),
+    ...(n.error ? {error: n.error} : {}),
+  }
+}
