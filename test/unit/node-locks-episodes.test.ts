@@ -56,6 +56,17 @@ function watch(node: string, polls: ReadonlyArray<[number, Doc[]]>, tracker = ne
 }
 
 describe('blocking episodes', () => {
+  it('the root as last seen survives the poll where its waiters show with no visible blocker (the holder let go, they have not run yet)', () => {
+    // The two reads still waiting, the build gone: waiters with no visible blocker, for one poll.
+    const waitersAlone = (): Doc[] => [byOpid(303), byOpid(304), byOpid(405)]
+    assert.equal(nodeLocksView({node: NODE, currentOp: waitersAlone(), serverStatus}).blocking.chains.length, 0, 'the documents show no root')
+    const {tracker} = watch(NODE, [[0, quiet()], [1, buildHoldsWithTwoWaiters()], [2, aged(buildHoldsWithTwoWaiters(), 1)], [3, waitersAlone()], [4, quiet()]])
+    const [episode] = tracker.summary().episodes
+    assert.equal(tracker.summary().episodes.length, 1)
+    assert.equal(episode!.root?.opid, 202, 'the build that blocked them, not null')
+    assert.deepEqual(episode!.roots.map((r) => r.root?.opid ?? null), [202, null], 'the unseen moment is in the history')
+  })
+
   it('one blocker with two waiters over 5 polls: one episode, its duration from the polls, its bounds, peak 2', () => {
     // Irregular polls, so the duration can only come from the poll times themselves.
     const times = [0, 1.0, 2.1, 3.0, 4.2, 5.0, 6.3, 7.1]

@@ -366,7 +366,10 @@ export class NodeLockEpisodeTracker {
       span.root = root
       span.lastSeenAt = at
     }
-    episode.root = root
+    // The last blocker that could be seen: when a root lets go, its waiters often show for one poll
+    // with no visible blocker before they run, and that moment must not erase who blocked them
+    // (roots[] keeps every change, the unseen one included).
+    episode.root = root ?? previousRoot
     if (group.waiters.length > episode.peakWaiters.count) {
       reasons.push('peak-waiters')
       episode.peakWaiters = {count: group.waiters.length, at}

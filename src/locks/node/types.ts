@@ -305,7 +305,10 @@ export interface NodeLockEpisode {
   durationMinMS: number
   /** endedAt − previousPollAt: it cannot have lasted longer. Null while open or when it began before the watch. */
   durationMaxMS: number | null
-  /** The root blocker as last seen; null when no blocker could be seen (waiters only). */
+  /**
+   * The last root blocker that could be seen (a poll that saw the waiters with no visible blocker
+   * does not erase it: roots[] has that too); null when no blocker was ever seen (waiters only).
+   */
   root: NodeLockEpisodeRoot | null
   /** Every root the episode had, in order (more than one: the root changed while waiters remained). */
   roots: Array<{root: NodeLockEpisodeRoot | null; firstSeenAt: string; lastSeenAt: string}>
