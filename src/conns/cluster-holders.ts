@@ -8,55 +8,7 @@
  * maxIdleTimeMS. So the parked hellos of one holder on one member count its MongoClient instances
  * there, and a holder whose connections are mostly monitoring is many clients, not a big pool.
  */
-import type {Holder, HolderKind} from './types.js'
-
-/** One holder (appName, client host, driver) over every host read. */
-export interface ClusterHolder {
-  appName: string
-  client: string
-  driver: string
-  kind: HolderKind
-  /** Connections over every host read. */
-  count: number
-  /** Hosts on which it holds connections. */
-  hosts: number
-  /** Connections per host (host → count). */
-  perHost: Record<string, number>
-  /** Monitoring connections (monitors + their RTT connections), pool connections, parked monitors: over every host; absent when a host's split was not read. */
-  monitoring?: number
-  pool?: number
-  monitors?: number
-  /** Parked monitors per host (host → count): one per MongoClient monitoring that host. */
-  monitorsPerHost?: Record<string, number>
-  /**
-   * MongoClient instances implied: the most parked monitors it has on one host (each client keeps
-   * exactly one monitor on every member it monitors, so that member counts every client; it is
-   * monitoring connections ÷ (2 streaming, 1 polling) ÷ members reached when every client sees every member).
-   */
-  impliedClients?: number
-}
-
-/** A ranking line: connections of one app (or client host, or driver) over every host. */
-export interface HolderTotal {
-  name: string
-  count: number
-  /** Monitoring connections among them, when known for every part. */
-  monitoring?: number
-  hosts: number
-}
-
-export interface ClusterHolders {
-  /** Hosts whose holders were read; the sums are over them only. */
-  hostsRead: string[]
-  /** Hosts whose holders were not read (unreachable, refused, --no-holders): their connections are unknown, not none. */
-  hostsUnread: string[]
-  holders: ClusterHolder[]
-  byApp: HolderTotal[]
-  byClient: HolderTotal[]
-  byDriver: HolderTotal[]
-  /** Connections by class over every host read; monitoring / pool absent when some application holder's split was not read. */
-  totals: {application: number; internal: number; pooltool: number; monitoring?: number; pool?: number}
-}
+import type {ClusterHolder, ClusterHolders, ConnsVerdict, Holder, HolderKind, HolderTotal} from './types.js'
 
 export interface HolderHostInput {
   host: string
@@ -141,22 +93,6 @@ export function clusterHolders(hosts: readonly HolderHostInput[]): ClusterHolder
 
 /** Client instances from one app and client host at or above which "one client per process" is the verdict. */
 export const LEAK_MIN_CLIENTS = 5
-
-export type VerdictKind = 'client-per-request' | 'idle-pool' | 'router-pools'
-
-/** What a holder's connections say, the fix, and the figures it rests on. */
-export interface ConnsVerdict {
-  kind: VerdictKind
-  /** The holder (appName@client (driver)) it is about; absent for a host's verdict. */
-  holder?: {appName: string; client: string; driver: string}
-  /** The host it is about (idle-pool, router-pools: a never-shrank host). */
-  host?: string
-  impliedClients?: number
-  /** One line: the pattern and its fix. */
-  verdict: string
-  /** The figures it rests on. */
-  evidence: string
-}
 
 const perHostText = (per: Record<string, number>) =>
   Object.entries(per)

@@ -9,10 +9,8 @@ import type {ConnectionsStatus, ReadersWriters} from '../probes/server-status.js
 import type {ResultEnvelope} from '../result.js'
 import type {CounterDefect} from './counter-defects.js'
 import type {IncomingLimit} from './incoming-limit.js'
-import type {ClusterHolders, ConnsVerdict} from './cluster-holders.js'
 import type {ClusterHost, ClusterTopology, HostRole, TopologyKind} from '../probes/topology.js'
 
-export type {ClusterHolders, ConnsVerdict}
 export type {ClusterHost, ClusterTopology, CounterDefect, HostRole, IncomingLimit, ReadersWriters, TopologyKind}
 
 /** Who a host is, as discovery found it: shared by samples and summaries. */
@@ -331,4 +329,68 @@ export interface ConnsListResult extends ResultEnvelope {
   clusterHolders?: ClusterHolders
   /** What the connections say and the fix, each with its evidence (client-per-request leaks). */
   verdicts: ConnsVerdict[]
+}
+
+/** One holder (appName, client host, driver) over every host read. */
+export interface ClusterHolder {
+  appName: string
+  client: string
+  driver: string
+  kind: HolderKind
+  /** Connections over every host read. */
+  count: number
+  /** Hosts on which it holds connections. */
+  hosts: number
+  /** Connections per host (host → count). */
+  perHost: Record<string, number>
+  /** Monitoring connections (monitors + their RTT connections), pool connections, parked monitors: over every host; absent when a host's split was not read. */
+  monitoring?: number
+  pool?: number
+  monitors?: number
+  /** Parked monitors per host (host → count): one per MongoClient monitoring that host. */
+  monitorsPerHost?: Record<string, number>
+  /**
+   * MongoClient instances implied: the most parked monitors it has on one host (each client keeps
+   * exactly one monitor on every member it monitors, so that member counts every client; it is
+   * monitoring connections ÷ (2 streaming, 1 polling) ÷ members reached when every client sees every member).
+   */
+  impliedClients?: number
+}
+
+/** A ranking line: connections of one app (or client host, or driver) over every host. */
+export interface HolderTotal {
+  name: string
+  count: number
+  /** Monitoring connections among them, when known for every part. */
+  monitoring?: number
+  hosts: number
+}
+
+export interface ClusterHolders {
+  /** Hosts whose holders were read; the sums are over them only. */
+  hostsRead: string[]
+  /** Hosts whose holders were not read (unreachable, refused, --no-holders): their connections are unknown, not none. */
+  hostsUnread: string[]
+  holders: ClusterHolder[]
+  byApp: HolderTotal[]
+  byClient: HolderTotal[]
+  byDriver: HolderTotal[]
+  /** Connections by class over every host read; monitoring / pool absent when some application holder's split was not read. */
+  totals: {application: number; internal: number; pooltool: number; monitoring?: number; pool?: number}
+}
+
+export type VerdictKind = 'client-per-request' | 'idle-pool' | 'router-pools'
+
+/** What a holder's connections say, the fix, and the figures it rests on. */
+export interface ConnsVerdict {
+  kind: VerdictKind
+  /** The holder (appName@client (driver)) it is about; absent for a host's verdict. */
+  holder?: {appName: string; client: string; driver: string}
+  /** The host it is about (idle-pool, router-pools: a never-shrank host). */
+  host?: string
+  impliedClients?: number
+  /** One line: the pattern and its fix. */
+  verdict: string
+  /** The figures it rests on. */
+  evidence: string
 }

@@ -10,12 +10,14 @@
  * start a line of its own and pass for one of ours.
  */
 import type {
+  ClusterHolders,
   ClusterTopology,
   ConnPoolStatsSummary,
   ConnsAlert,
   ConnsHostSummary,
   ConnsListResult,
   ConnsTopologySummary,
+  ConnsVerdict,
   ConnsWatchResult,
   Holder,
   HostIdentity,
@@ -26,7 +28,6 @@ import type {
   ReadersWriters,
   RoundSample,
 } from '../conns/types.js'
-import type {ClusterHolders, ConnsVerdict} from '../conns/cluster-holders.js'
 import {neverShrankVerdict} from '../conns/never-shrank-advice.js'
 import {CONNECTION_OPTIONAL_FIELDS} from '../probes/server-status.js'
 import {LOCAL_TIME, type TimeDisplay, timeOfDay, zoneNote} from './clock.js'

@@ -13,19 +13,10 @@ import type {InMemoryView, LockEvent, LockPollFailure, LockRow, LocksListResult,
 import {dateAndTime, LOCAL_TIME, type TimeDisplay, timeOfDay, zoneNote} from './clock.js'
 import {terminalLine} from './escape.js'
 import {fitTable, fitText, type Layout, UNLIMITED} from './fit.js'
+import {formatAgeMs} from './format.js'
 import {nodeLockEpisodesSummaryText} from './node-lock-episodes.js'
 import {formatMicros, nodeLocksText} from './node-locks.js'
 import {Redraw} from './redraw.js'
-
-/** 850 → "850ms", 12_300 → "12.3s", 905_000 → "15m 5s", 7_300_000 → "2h 1m". */
-export function formatAgeMs(ms: number | null | undefined): string {
-  if (ms === null || ms === undefined) return '–'
-  if (ms < 1000) return `${Math.round(ms)}ms`
-  if (ms < 60_000) return `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)}s`
-  if (ms < 3_600_000) return `${Math.floor(ms / 60_000)}m ${Math.floor((ms % 60_000) / 1000)}s`
-  if (ms < 172_800_000) return `${Math.floor(ms / 3_600_000)}h ${Math.floor((ms % 3_600_000) / 60_000)}m`
-  return `${Math.floor(ms / 86_400_000)}d`
-}
 
 const VERDICT_TEXT: Record<LockVerdict, string> = {
   free: 'free',

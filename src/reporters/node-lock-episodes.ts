@@ -16,8 +16,7 @@ import type {NodeLockEpisodeEvent, NodeLockEpisodeResource, NodeLockEpisodeRoot,
 import {LOCAL_TIME, type TimeDisplay, timeOfDay} from './clock.js'
 import {terminalLine} from './escape.js'
 import {fitTable, fitText, type Layout, UNLIMITED} from './fit.js'
-import {formatCount} from './format.js'
-import {formatAgeMs} from './locks.js'
+import {formatAgeMs, formatCount} from './format.js'
 import {formatMicros} from './node-locks.js'
 
 /**

@@ -10,8 +10,7 @@
 import type {BlockingAnalysis, BlockingEdge, BlockingTreeNode, LockResource, LockWaitRates, LockWaitsView, NodeOperation, TicketPoolView, TicketsView} from '../locks/node/types.js'
 import {terminalLine} from './escape.js'
 import {fitTable, fitText, type Layout, UNLIMITED} from './fit.js'
-import {formatCount, formatUs} from './format.js'
-import {formatAgeMs} from './locks.js'
+import {formatAgeMs, formatCount, formatUs} from './format.js'
 
 /** A microsecond duration: "850µs", "12.3ms" below a second, then "5.2s", "15m 5s", "2h 1m". */
 export function formatMicros(us: number | null | undefined): string {

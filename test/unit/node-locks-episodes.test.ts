@@ -16,7 +16,7 @@ import type {NodeLockEpisodeEvent, NodeLockEpisodeObservation, NodeLocksSample} 
 import {nodeLockEpisodeTimeline} from '../../src/report/watch-html-data.js'
 import {UTC_TIME} from '../../src/reporters/clock.js'
 import {renderLocksHtml} from '../../src/reporters/html.js'
-import {formatAgeMs} from '../../src/reporters/locks.js'
+import {formatAgeMs} from '../../src/reporters/format.js'
 import {nodeLockEpisodeEventText, nodeLockEpisodesSummaryText, nodeLockWaitRatesText} from '../../src/reporters/node-lock-episodes.js'
 import {pastebinFGjTrnC5} from '../fixtures/node-locks-documents.js'
 import {constructedIndexBuild, NODE} from './fixtures/node-locks-constructed.js'
