@@ -30,7 +30,7 @@ const ALIVE_MS = 3 * PING_INTERVAL_MS
 /** Waits until this machine's clock (the sim's) has reached `instantMs`. */
 const clockReached = (what: string, instantMs: number) => waitForState(what, async () => Date.now(), (now) => now >= instantMs)
 
-/** finds served by the router: each locks watch poll runs four. */
+/** finds served by the router: each locks watch poll runs at least four (config.locks, lockpings, mongos, shards). */
 const finds = (status: any): number => Number(status.opcounters?.query ?? 0)
 
 describe('locks on the 4.4 profile with a dead lock holder', {timeout: 150_000}, () => {
@@ -138,22 +138,44 @@ describe('locks on the 4.4 profile with a dead lock holder', {timeout: 150_000},
   })
 
   it('DDL taken and freed between polls: bounded and labelled, kept out of the hold percentiles; events in time order', async () => {
+    // --ndjson: each poll ends with its {"type":"nodes"} line, after config.locks was read, so the
+    // test knows a poll happened (before, it counted the router's finds, which the node reads and
+    // discovery now add to: the DDL could run before the watch's first poll and leave nothing to see).
+    let stdout = ''
+    const polled = (): number => (stdout.match(/^\{"type":"nodes"/gm) ?? []).length
+    let onLine = () => {}
     let watchProcess: {kill(signal: NodeJS.Signals): boolean} | undefined
-    const watch = runCli(['locks', 'watch', '--json', '--uri', cluster.uri, '--db', 'quick', '--interval', '1s'], {
+    const watch = runCli(['locks', 'watch', '--ndjson', '--uri', cluster.uri, '--db', 'quick', '--interval', '1s'], {
       timeoutMs: 60_000,
-      onSpawn: (child) => (watchProcess = child),
+      onSpawn: (child) => {
+        watchProcess = child
+        child.stdout?.on('data', (chunk) => {
+          stdout += String(chunk)
+          onLine()
+        })
+      },
     })
-    await waitForState('the watch has polled once', serverFigureGrew(router, finds, 4).server, (grew) => grew)
+    const pollsReach = (count: number) =>
+      new Promise<void>((resolve) => {
+        onLine = () => {
+          if (polled() >= count) resolve()
+        }
+        onLine()
+      })
+    await pollsReach(1)
     // Each create and drop holds the database lock for a few ms: far less than the 1 s between polls.
     for (let i = 0; i < 4; i++) {
       await client.db('quick').createCollection(`c${i}`)
       await client.db('quick').collection(`c${i}`).drop()
     }
-    await waitForState('the watch has polled since the DDL', serverFigureGrew(router, finds, 4).server, (grew) => grew)
+    // A poll under way during the DDL may have read config.locks before it: wait for one begun after.
+    await pollsReach(polled() + 2)
     watchProcess!.kill('SIGINT')
     const run = await watch
     assert.equal(run.code, 0, run.stderr)
-    const result = parseJson(run)
+    const summary = run.stdout.trim().split('\n').at(-1)!
+    const result = JSON.parse(summary)
+    assert.equal(result.type, 'summary', summary)
 
     const times = result.events.map((e: any) => Date.parse(e.at))
     assert.deepEqual(times, [...times].sort((a, b) => a - b), `events in time order: ${JSON.stringify(result.events.map((e: any) => [e.kind, e.name, e.at]))}`)

@@ -38,7 +38,7 @@ const DURATION_FLAGS: Array<[string, AnyCommand, string[]]> = [
   ['locks list', LocksList, ['lock-expiry']],
   ['locks pings', LocksPings, ['lock-expiry']],
   ['locks watch', LocksWatch, ['duration', 'interval', 'lock-expiry']],
-  ['sim', Sim, ['latency', 'setup-cost', 'duration']],
+  ['sim', Sim, ['latency', 'setup-cost', 'duration', 'replay-clock-offset']],
   ['auth', Auth, []],
 ]
 
