@@ -7,7 +7,6 @@
  * (`\x1b]0;pwned`), with no raw ESC or BEL on stdout or stderr.
  */
 import assert from 'node:assert/strict'
-import type {ChildProcess} from 'node:child_process'
 import {mkdtempSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
@@ -16,6 +15,7 @@ import {MongoClient, ObjectId} from 'mongodb'
 
 import {assertNothingInjected, browserMissing, launchBrowser, openReportPage} from '../helpers/browser.js'
 import {type CliRun, runCli} from '../helpers/cli.js'
+import {CliOutput} from '../helpers/output.js'
 import {useCluster} from '../helpers/cluster.js'
 
 const PAYLOAD = '\u001B]0;pwned\u0007\u001B[1A\u001B[2K'
@@ -33,21 +33,6 @@ function assertClean(name: string, run: CliRun): void {
     const found = RAW_CONTROL.exec(text)
     assert.equal(found, null, `${name}: a raw control character (U+${found?.[0].codePointAt(0)!.toString(16).padStart(4, '0')}) on ${stream}: ${JSON.stringify(text)}`)
   }
-}
-
-/** Resolves once the child's stdout (as read so far) matches: the test waits for output, not for time. */
-function stdoutMatches(child: ChildProcess, pattern: RegExp): Promise<void> {
-  return new Promise((resolve, reject) => {
-    let seen = ''
-    const onData = (chunk: Buffer) => {
-      seen += chunk.toString()
-      if (!pattern.test(seen)) return
-      child.stdout!.off('data', onData)
-      resolve()
-    }
-    child.stdout!.on('data', onData)
-    child.once('close', () => reject(new Error(`the command ended before its stdout matched ${pattern}: ${JSON.stringify(seen)}`)))
-  })
 }
 
 /** Markup a lock's writer could put in its _id and why, for the HTML report. */
@@ -120,13 +105,13 @@ describe('hostile strings from clients and config.locks are shown escaped', {tim
   })
 
   it('locks watch, plain: held at the start, released, and the summary', async () => {
-    let child: ChildProcess | undefined
-    const run = runCli(['locks', 'watch', '--uri', cluster.uri, '--interval', '200ms'], {timeoutMs: 90_000, onSpawn: (spawned) => (child = spawned)})
-    await stdoutMatches(child!, new RegExp(`held {6}${escaped(`orders${SHOWN}`)} by ${escaped(`evil${SHOWN}`)}.*; ${escaped(`why${SHOWN}`)}\\)`))
+    const out = new CliOutput()
+    const run = runCli(['locks', 'watch', '--uri', cluster.uri, '--interval', '200ms'], {timeoutMs: 90_000, onSpawn: out.attach})
+    await out.until(new RegExp(`held {6}${escaped(`orders${SHOWN}`)} by ${escaped(`evil${SHOWN}`)}.*; ${escaped(`why${SHOWN}`)}\\)`))
     // Freed on the server: the next poll prints the release, with the lock's name escaped again.
     await admin.db('config').collection('locks').updateOne({_id: LOCK as never}, {$set: {state: 0}})
-    await stdoutMatches(child!, new RegExp(`released {2}${escaped(`orders${SHOWN}`)} by ${escaped(`evil${SHOWN}`)}`))
-    child!.kill('SIGINT')
+    await out.until(new RegExp(`released {2}${escaped(`orders${SHOWN}`)} by ${escaped(`evil${SHOWN}`)}`))
+    out.signal('SIGINT')
     const done = await run
     assert.equal(done.code, 0, done.stderr)
     assertClean('locks watch', done)
@@ -138,13 +123,13 @@ describe('hostile strings from clients and config.locks are shown escaped', {tim
       _id: MARKUP_LOCK as never, state: 2, process: 'ConfigServer', ts: new ObjectId(), when: new Date(), who: `ConfigServer:conn1${MARKUP_WHY}`, why: MARKUP_WHY,
     })
     const html = path.join(mkdtempSync(path.join(tmpdir(), 'pooltool-hostile-')), 'locks.html')
-    let child: ChildProcess | undefined
-    const run = runCli(['locks', 'watch', '--uri', cluster.uri, '--interval', '200ms', '--html', html], {timeoutMs: 90_000, onSpawn: (spawned) => (child = spawned)})
-    await stdoutMatches(child!, /held {6}orders\.<img src=x onerror=alert\(1\)>/)
+    const out = new CliOutput()
+    const run = runCli(['locks', 'watch', '--uri', cluster.uri, '--interval', '200ms', '--html', html], {timeoutMs: 90_000, onSpawn: out.attach})
+    await out.until(/held {6}orders\.<img src=x onerror=alert\(1\)>/)
     // Freed, so the page has a whole hold (a bar with its holder in the title) as well as the lane.
     await admin.db('config').collection('locks').updateOne({_id: MARKUP_LOCK as never}, {$set: {state: 0}})
-    await stdoutMatches(child!, /released {2}orders\.<img/)
-    child!.kill('SIGINT')
+    await out.until(/released {2}orders\.<img/)
+    out.signal('SIGINT')
     const done = await run
     assert.equal(done.code, 0, done.stderr)
     const browser = await launchBrowser()

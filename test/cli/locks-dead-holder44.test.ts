@@ -20,6 +20,7 @@ import {MongoClient, MongoServerError} from 'mongodb'
 import {parseJson, runCli} from '../helpers/cli.js'
 import {useCluster} from '../helpers/cluster.js'
 import {observer, serverFigureGrew} from '../helpers/faults.js'
+import {CliOutput} from '../helpers/output.js'
 import {waitForState} from '../helpers/sim.js'
 
 const EXPIRY_MS = 9000
@@ -140,37 +141,19 @@ describe('locks on the 4.4 profile with a dead lock holder', {timeout: 150_000},
   it('DDL taken and freed between polls: bounded and labelled, kept out of the hold percentiles; events in time order', async () => {
     // --ndjson: each poll ends with its {"type":"nodes"} line, after config.locks was read, so the
     // test knows a poll happened (before, it counted the router's finds, which the node reads and
-    // discovery now add to: the DDL could run before the watch's first poll and leave nothing to see).
-    let stdout = ''
-    const polled = (): number => (stdout.match(/^\{"type":"nodes"/gm) ?? []).length
-    let onLine = () => {}
-    let watchProcess: {kill(signal: NodeJS.Signals): boolean} | undefined
-    const watch = runCli(['locks', 'watch', '--ndjson', '--uri', cluster.uri, '--db', 'quick', '--interval', '1s'], {
-      timeoutMs: 60_000,
-      onSpawn: (child) => {
-        watchProcess = child
-        child.stdout?.on('data', (chunk) => {
-          stdout += String(chunk)
-          onLine()
-        })
-      },
-    })
-    const pollsReach = (count: number) =>
-      new Promise<void>((resolve) => {
-        onLine = () => {
-          if (polled() >= count) resolve()
-        }
-        onLine()
-      })
-    await pollsReach(1)
+    // discovery now add to: the DDL could run before the watch's first poll and leave no event).
+    const out = new CliOutput()
+    const watch = runCli(['locks', 'watch', '--ndjson', '--uri', cluster.uri, '--db', 'quick', '--interval', '1s'], {timeoutMs: 60_000, onSpawn: out.attach})
+    await out.until(/^\{"type":"nodes"/m)
     // Each create and drop holds the database lock for a few ms: far less than the 1 s between polls.
     for (let i = 0; i < 4; i++) {
       await client.db('quick').createCollection(`c${i}`)
       await client.db('quick').collection(`c${i}`).drop()
     }
-    // A poll under way during the DDL may have read config.locks before it: wait for one begun after.
-    await pollsReach(polled() + 2)
-    watchProcess!.kill('SIGINT')
+    // A poll under way during the DDL may have read config.locks before it: two more polls' lines, so
+    // the second is of a poll begun after the DDL.
+    await out.until(/\{"type":"nodes"[\s\S]*\n\{"type":"nodes"/, out.mark())
+    out.signal('SIGINT')
     const run = await watch
     assert.equal(run.code, 0, run.stderr)
     const summary = run.stdout.trim().split('\n').at(-1)!
