@@ -42,12 +42,16 @@ export const CONNS_DEFAULTS = {
   idleWindowMS: 30_000,
   /** The embedded cluster's shape when no URI is given: conns is about many hosts. */
   simTopology: 'sharded',
+  /** Holders named in metric labels (--top-holders): a leak's thousands of clients must not become thousands of series. */
+  metricsTopHolders: 10,
 } as const
 
 /** `pooltool locks watch`. */
 export const LOCKS_DEFAULTS = {
   intervalMS: 500,
   minIntervalMS: 10,
+  /** Distributed locks named in metric labels (--top-locks); every lock is counted by verdict. */
+  metricsTopLocks: 20,
 } as const
 
 /** `pooltool auth`. */

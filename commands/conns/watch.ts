@@ -24,6 +24,9 @@ import {connsReportData} from '../../src/report/watch-html-data.js'
 import {timeDisplayOf, zoneNote} from '../../src/reporters/clock.js'
 import {renderConnsHtml} from '../../src/reporters/html.js'
 import {targetSummary} from '../../src/result.js'
+import {MetricsExport} from '../../src/cli/metrics-export.js'
+import {checkMetricsFlags, metricsFlags} from '../../src/cli/metrics-flags.js'
+import {ConnsMetrics} from '../../src/reporters/openmetrics/conns.js'
 import {SIM_TOPOLOGIES, type SimTopology} from '../../src/sim/types.js'
 
 export default class ConnsWatch extends TargetCommand<typeof ConnsWatch> {
@@ -71,6 +74,8 @@ export default class ConnsWatch extends TargetCommand<typeof ConnsWatch> {
     "<%= config.bin %> <%= command.id %> --interval 500ms --alert 'rate>50/s,current>80%'",
     '<%= config.bin %> <%= command.id %> --duration 10m --idle-window 2m --json > conns.json',
     '<%= config.bin %> <%= command.id %> --ndjson | jq -c \'select(.type=="sample") | [.host, .current]\'',
+    '<%= config.bin %> <%= command.id %> --metrics-port 9216 --no-view   # Prometheus scrapes http://127.0.0.1:9216/metrics',
+    '<%= config.bin %> <%= command.id %> --once > /var/lib/node_exporter/textfile/mongodb_conns.prom   # one exposition, for a textfile collector',
   ]
 
   static override flags = {
@@ -89,6 +94,9 @@ export default class ConnsWatch extends TargetCommand<typeof ConnsWatch> {
     html: Flags.string({summary: 'Also write an HTML report of the watch to this file when it ends: absent or a regular file (checked before the watch starts); written atomically.', helpGroup: 'OUTPUT'}),
     discover: Flags.boolean({default: true, allowNo: true, summary: "Find every host of the cluster from the entry point; --no-discover polls the URI's hosts only.", helpGroup: 'CONNECTION'}),
     'sim-topology': Flags.string({options: [...SIM_TOPOLOGIES], default: CONNS_DEFAULTS.simTopology, summary: 'Embedded cluster only (no --uri): its shape.', helpGroup: 'CONNECTION'}),
+    ...metricsFlags,
+    once: Flags.boolean({...metricsFlags.once, exclusive: ['json', 'ndjson', 'html', 'duration', 'count', 'metrics-port']}),
+    'top-holders': Flags.integer({min: 1, max: 1000, summary: `Holders named in metric labels, the most connections first; the rest are summed as "other" (default ${CONNS_DEFAULTS.metricsTopHolders}).`, helpGroup: 'METRICS'}),
   }
 
   /** Alerts and notes go to stderr even under --json: stdout keeps the JSON document. */
@@ -98,13 +106,28 @@ export default class ConnsWatch extends TargetCommand<typeof ConnsWatch> {
 
   async run(): Promise<ConnsWatchResult> {
     const {flags} = this
-    const options = toWatchOptions(flags)
+    checkMetricsFlags(flags, {name: 'top-holders', value: flags['top-holders']})
+    // --once: one round, its exposition on stdout.
+    const options = flags.once ? {...toWatchOptions(flags), count: 1} : toWatchOptions(flags)
     // The watch's one file output; through the same check as every command's, before connecting.
     await checkOutputFiles([{flag: '--html', file: flags.html}])
+    // Listening first: a port in use is said before the cluster is touched.
+    const metricsExport = await MetricsExport.open(flags, (line) => this.stderr(line))
+    try {
+      return await this.watch(flags, options, metricsExport)
+    } finally {
+      await metricsExport?.close()
+    }
+  }
+
+  private async watch(flags: ConnsWatch['flags'], options: ReturnType<typeof toWatchOptions>, metricsExport: MetricsExport | undefined): Promise<ConnsWatchResult> {
     const target = await this.openTarget({topology: flags['sim-topology'] as SimTopology})
     /** Every round, for the HTML report (hosts × rounds of small samples). */
     const rounds: RoundSample[] = []
-    const mode = flags.ndjson ? 'ndjson' : this.jsonEnabled() ? 'json' : process.stdout.isTTY ? 'live' : 'plain'
+    const output = flags.ndjson ? 'ndjson' : this.jsonEnabled() ? 'json' : flags.once ? 'once' : process.stdout.isTTY ? 'live' : 'plain'
+    // --no-view: nothing per round on stdout (a container's log keeps the summary at the end).
+    const mode = !flags.view && (output === 'live' || output === 'plain') ? 'headless' : output
+    let metrics: ConnsMetrics | undefined
     let view: ConnsLiveView | undefined
     const display = timeDisplayOf(flags.utc)
     const result = await runConnsWatch(
@@ -113,11 +136,20 @@ export default class ConnsWatch extends TargetCommand<typeof ConnsWatch> {
       {
         signal: this.interruptSignal,
         onTopology: (topology) => {
+          if (metricsExport) {
+            const cluster = metricsExport.clusterLabel(target, {setName: topology.setName, entryHost: topology.entry?.host ?? topology.hosts[0]?.host})
+            metrics = new ConnsMetrics({cluster, topHolders: flags['top-holders'] ?? CONNS_DEFAULTS.metricsTopHolders, privacy: metricsExport.privacy(target)})
+            metricsExport.publish(metrics.families())
+          }
           if (mode === 'ndjson') this.log(JSON.stringify({type: 'topology', target: targetSummary(target), ...topology}))
           else if (mode === 'plain') this.stderr(`${renderTopology(topology)}\n${zoneNote(display)}`)
           else if (mode === 'live') view = new ConnsLiveView(`pooltool conns watch ${target.redactedUri} · ${describeTopology(topology, topology.hosts.length)} · every ${options.intervalMS} ms`, display)
         },
         onRound: (round) => {
+          if (metrics) {
+            metrics.observe(round)
+            metricsExport?.publish(metrics.families())
+          }
           if (flags.html !== undefined) rounds.push(round)
           // The live view shows the round time in its header; a stderr line would break the in-place redraw.
           if (flags.verbose && mode !== 'live') this.stderr(`round ${round.round}: ${round.roundMS} ms for ${round.hosts.length} hosts`)
@@ -148,10 +180,16 @@ export default class ConnsWatch extends TargetCommand<typeof ConnsWatch> {
     // A report that cannot be written (a full disk) must not take the watch's summary with it: said after it.
     const htmlFailure = flags.html === undefined ? undefined : await writeTextAtomically(flags.html, renderConnsHtml(connsReportData(result, rounds, display), await loadChartLibrary()), '--html').then(() => undefined, (error: PoolToolError) => error)
     if (mode === 'ndjson') this.log(JSON.stringify({type: 'summary', ...result}))
+    else if (mode === 'once') await this.writeOnce(metricsExport)
     else if (mode !== 'json') this.logFitted(renderWatchSummary(result, stdoutLayout()))
     // Ctrl-C is how an open-ended watch ends; it only counts as an interruption when a bound was asked for.
     if (result.interrupted && (options.durationMS !== undefined || options.count !== undefined)) process.exitCode = this.interruptedExitCode
     if (htmlFailure) this.sayFailureAfterResult(htmlFailure)
     return result
+  }
+
+  /** --once: the round's exposition is all stdout gets. */
+  private async writeOnce(metricsExport: MetricsExport | undefined): Promise<void> {
+    if (metricsExport) this.log((await metricsExport.onceText()).trimEnd())
   }
 }

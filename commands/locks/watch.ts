@@ -20,6 +20,9 @@ import {renderLocksHtml} from '../../src/reporters/html.js'
 import {LocksLiveView, renderLockEvent, renderLockPollFailure, renderLocksWatch} from '../../src/reporters/locks.js'
 import {nodeLockEpisodeEventText, nodeLockWaitRatesText} from '../../src/reporters/node-lock-episodes.js'
 import {targetSummary} from '../../src/result.js'
+import {MetricsExport} from '../../src/cli/metrics-export.js'
+import {checkMetricsFlags, metricsFlags} from '../../src/cli/metrics-flags.js'
+import {LocksMetrics} from '../../src/reporters/openmetrics/locks.js'
 
 export default class LocksWatch extends TargetCommand<typeof LocksWatch> {
   static override summary = 'Poll the locks on every topology: blocking episodes on each node, and a sharded cluster\'s lock transitions.'
@@ -67,6 +70,7 @@ export default class LocksWatch extends TargetCommand<typeof LocksWatch> {
     '<%= config.bin %> <%= command.id %> --uri "mongodb://db1:27017,db2:27017/?replicaSet=rs0" --interval 250ms --ndjson   # blocking episodes on every member',
     '<%= config.bin %> <%= command.id %> --uri mongodb://mongos1:27017 --db orders --interval 200ms',
     '<%= config.bin %> <%= command.id %> --uri mongodb://mongos1:27017 --duration 5m --json > locks.json',
+    '<%= config.bin %> <%= command.id %> --metrics-port 9217 --no-view   # Prometheus scrapes http://127.0.0.1:9217/metrics',
   ]
 
   static override flags = {
@@ -78,21 +82,43 @@ export default class LocksWatch extends TargetCommand<typeof LocksWatch> {
     html: Flags.string({summary: 'Also write an HTML report of the watch to this file when it ends: absent or a regular file (checked before the watch starts); written atomically.', helpGroup: 'OUTPUT'}),
     ndjson: Flags.boolean({default: false, exclusive: ['json'], summary: 'Stream JSON lines: {"type":"start"}, one {"type":"event"} per transition, {"type":"pollFailure"}, {"type":"nodes"} per poll, {"type":"episode"}, {"type":"waitRates"}, {"type":"nodeUnread"}, and {"type":"summary"} last.', helpGroup: 'OUTPUT'}),
     ...embeddedLocksFlags,
+    ...metricsFlags,
+    'top-locks': Flags.integer({min: 1, max: 1000, summary: `Distributed locks named in metric labels, the longest held first (default ${LOCKS_DEFAULTS.metricsTopLocks}); all are counted.`, helpGroup: 'METRICS'}),
   }
 
   async run(): Promise<LocksWatchResult> {
+    checkMetricsFlags(this.flags, {name: 'top-locks', value: this.flags['top-locks']})
+    // Listening first: a port in use is said before the cluster is touched.
+    const metricsExport = await MetricsExport.open(this.flags, (line) => this.stderrText(line))
+    try {
+      return await this.watch(metricsExport)
+    } finally {
+      await metricsExport?.close()
+    }
+  }
+
+  private async watch(metricsExport: MetricsExport | undefined): Promise<LocksWatchResult> {
     const {flags} = this
     const intervalMs = flags.interval
     if (intervalMs < LOCKS_DEFAULTS.minIntervalMS) throw usageError(`--interval ${intervalMs}ms is too short`, `poll at most every ${LOCKS_DEFAULTS.minIntervalMS}ms`)
-    const durationMs = flags.duration
-    if (durationMs !== undefined && durationMs <= 0) throw usageError('--duration must be above zero', 'e.g. --duration 30s, or leave it out to watch until Ctrl-C')
+    // --once: one poll (the watch stops at the first poll that starts at its deadline).
+    const durationMs = flags.once ? 0 : flags.duration
+    if (!flags.once && durationMs !== undefined && durationMs <= 0) throw usageError('--duration must be above zero', 'e.g. --duration 30s, or leave it out to watch until Ctrl-C')
     const filter = toLockFilter(flags)
     const expiryMS = expiryMsOf(flags)
     // The watch's one file output; through the same check as every command's, before connecting.
     await checkOutputFiles([{flag: '--html', file: flags.html}])
     const target = await this.openTarget(embeddedLocksCluster(flags))
     // live: a terminal (the held locks redrawn each poll, events under them); plain: event lines; ndjson: a stream.
-    const mode = flags.ndjson ? 'ndjson' : this.jsonEnabled() ? 'json' : process.stdout.isTTY ? 'live' : 'plain'
+    const output = flags.ndjson ? 'ndjson' : this.jsonEnabled() ? 'json' : flags.once ? 'once' : process.stdout.isTTY ? 'live' : 'plain'
+    // --no-view: nothing per poll on stdout (a container's log keeps the summary at the end).
+    const mode = !flags.view && (output === 'live' || output === 'plain') ? 'headless' : output
+    let metrics: LocksMetrics | undefined
+    const startMetrics = (setName: string | undefined) => {
+      if (!metricsExport || metrics) return
+      const cluster = metricsExport.clusterLabel(target, {setName, entryHost: target.seedHosts[0]})
+      metrics = new LocksMetrics({cluster, topLocks: flags['top-locks'] ?? LOCKS_DEFAULTS.metricsTopLocks, privacy: metricsExport.privacy(target)})
+    }
     let serverVersion = ''
     const display = timeDisplayOf(flags.utc)
     let view: LocksLiveView | undefined
@@ -104,6 +130,10 @@ export default class LocksWatch extends TargetCommand<typeof LocksWatch> {
       {
         signal: this.interruptSignal,
         onStart: (info) => {
+          if (info.topology !== 'replset') {
+            startMetrics(undefined)
+            if (metrics) metricsExport?.publish(metrics.families())
+          }
           serverVersion = info.serverVersion
           nodesPolled = info.nodes.length > 0
           if (mode === 'ndjson') this.log(JSON.stringify({type: 'start', target: targetSummary(target), ...info}))
@@ -116,17 +146,22 @@ export default class LocksWatch extends TargetCommand<typeof LocksWatch> {
           else view?.event(renderLockEvent(event, serverVersion, display))
         },
         onPoll: (poll) => {
+          metrics?.observePoll(poll)
           if (!view) return
           view.poll(poll)
           if (!nodesPolled) this.log(view.frame(stdoutLayout()))
         },
         onNodes: (poll) => {
+          // A replica set is labelled by its name, which its members' reads carry.
+          startMetrics(poll.nodes.find((n) => n.setName !== undefined)?.setName)
+          metrics?.observeNodes(poll)
           if (mode === 'ndjson') this.log(JSON.stringify({type: 'nodes', poll: poll.poll, nodes: poll.nodes.map(nodeStatusOf)}))
           if (!view) return
           view.nodes(poll)
           this.log(view.frame(stdoutLayout()))
         },
         onEpisode: (event) => {
+          metrics?.observeEpisode(event)
           if (mode === 'ndjson') this.log(JSON.stringify({type: 'episode', ...event}))
           else if (mode === 'plain') this.log(nodeLockEpisodeEventText(event, stdoutLayout(), display))
           else view?.event(nodeLockEpisodeEventText(event, UNLIMITED, display))
@@ -147,6 +182,12 @@ export default class LocksWatch extends TargetCommand<typeof LocksWatch> {
           else view?.event(line)
         },
         // stderr keeps stdout's transitions clean (the live view lists them among its events); under --json they are in the result.
+        onPollEnd: (end) => {
+          startMetrics(undefined)
+          if (!metrics) return
+          metrics.observePollEnd(end)
+          metricsExport?.publish(metrics.families())
+        },
         onPollFailed: (failure) => {
           if (mode === 'ndjson') this.log(JSON.stringify({type: 'pollFailure', ...failure}))
           else if (mode === 'plain') this.stderrText(renderLockPollFailure(failure, display))
@@ -157,7 +198,9 @@ export default class LocksWatch extends TargetCommand<typeof LocksWatch> {
     // A report that cannot be written (a full disk) must not take the watch's summary with it: said after it.
     const htmlFailure = flags.html === undefined ? undefined : await writeTextAtomically(flags.html, renderLocksHtml(locksReportData(result), await loadChartLibrary()), '--html').then(() => undefined, (error: PoolToolError) => error)
     if (mode === 'ndjson') this.log(JSON.stringify({type: 'summary', ...result}))
-    else if (mode !== 'json') this.logFitted(renderLocksWatch(result, stdoutLayout()))
+    else if (mode === 'once') {
+      if (metricsExport) this.log((await metricsExport.onceText()).trimEnd())
+    } else if (mode !== 'json') this.logFitted(renderLocksWatch(result, stdoutLayout()))
     process.exitCode = watchExitCode(result, durationMs !== undefined, this.interruptedExitCode)
     if (htmlFailure) this.sayFailureAfterResult(htmlFailure)
     return result

@@ -78,6 +78,21 @@ export interface WatchHooks {
   onWaitRates?(record: NodeLockWaitRatesRecord): void
   /** A node could not be read this poll (its locks unknown, the watch goes on). */
   onNodeUnread?(failure: NodeReadFailure): void
+  /** Every hook of one poll has run: a consumer that publishes whole polls (the metrics endpoint) publishes now. */
+  onPollEnd?(end: PollEnd): void
+}
+
+/** The end of one poll: how long it took and whether its reads answered (this machine's clock). */
+export interface PollEnd {
+  poll: number
+  /** When the poll started (ISO, this machine's clock). */
+  startedAt: string
+  durationMS: number
+  /** The distributed locks answered (absent: not polled on this topology). */
+  distributedOk?: boolean
+  /** Node reads that answered, and that did not. */
+  nodesRead: number
+  nodesUnread: number
 }
 
 
@@ -300,6 +315,15 @@ export async function runLocksWatch(target: Target, config: LocksWatchConfig, ho
           markFailed({at: new Date(at).toISOString(), reason: first ? reasonOfNodeError(first.code, first.message) : 'unreachable', error})
         }
       }
+      const nodesUnread = nodes ? nodes.nodes.filter((n) => n.view === null).length : 0
+      hooks.onPollEnd?.({
+        poll: polls,
+        startedAt: new Date(at).toISOString(),
+        durationMS: Date.now() - at,
+        ...(distributed ? {distributedOk: 'ok' in distributed} : {}),
+        nodesRead: nodes ? nodes.nodes.length - nodesUnread : 0,
+        nodesUnread,
+      })
       // The poll that started at (or after) the deadline was the last; else the next one, the deadline at the latest.
       if (at >= until) break
       await sleep(Math.min(at + config.intervalMS, until) - Date.now(), hooks.signal)
