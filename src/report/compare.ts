@@ -45,7 +45,7 @@ import {
 } from './types.js'
 
 export const NOISE_RULE =
-  "from each run's own series (runs[].series): a bootstrap over its intervals (drawn with replacement, the figure recomputed from the drawn ones, " +
+  "from each run's own series (runs[].series): a bootstrap over its intervals (drawn with replacement, a staged run's within each stage, the figure recomputed from the drawn ones, " +
   'fixed seed) gives the spread of ops/s, p50, p99 and checkout wait p99 between intervals, and the 95% interval of new ÷ base; within noise when the interval holds 1. ' +
   'p99.9 (the series keeps no p99.9), and every figure of a file without a series or with fewer than 2 intervals: sampling noise only, ' +
   "from the histograms' quantile intervals (ranks n·q ± 1.96·√(n·q·(1−q))) and Poisson intervals of the operation counts (each metric's noise says which). " +

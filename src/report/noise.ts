@@ -19,7 +19,9 @@
  * the replicate's value. Ratio replicates (new × its factor ÷ base × its own)
  * give the interval: their 2.5th and 97.5th percentiles. With few intervals a
  * bootstrap draws too little spread (a mean's by √((k−1)/k)); each factor's
- * distance from 1 is widened by √(k/(k−1)) to make up for it.
+ * distance from 1 is widened by √(k/(k−1)) to make up for it. A staged run
+ * (--stages) changes its load on purpose: its intervals are drawn within their
+ * own stage (k/(k−stages) then).
  *
  * Reproducible: the draws come from a fixed-seed generator, so the same two
  * files always give the same intervals.
@@ -43,27 +45,36 @@ export function seededRandom(seed: number): () => number {
   }
 }
 
-/** What a series figure is made of, per interval: a weight and a value (ops/s: operations and time). */
+/** What a series figure is made of, per interval: a weight and a value (ops/s: operations and time), and its stage. */
 interface Part {
   weight: number
   value: number
+  /** The stage (--stages) the interval starts in; 0 for a run of one level. */
+  stratum: number
 }
 
 /** The figures the series can tell the spread of. */
 export type SeriesFigure = 'opsPerSec' | 'p50' | 'p99' | 'checkoutWaitP99'
 
-function parts(series: readonly SeriesPoint[], figure: SeriesFigure): Part[] {
+function parts(run: RunResult, figure: SeriesFigure): Part[] {
+  const stages = run.stages ?? []
+  // A staged run changes its load on purpose: intervals are drawn within their own stage, never across.
+  const stratum = (point: SeriesPoint) => Math.max(0, stages.findLastIndex((stage) => stage.startMS <= point.tMS))
+  return figureParts(run.series ?? [], figure).map(({point, weight, value}) => ({weight, value, stratum: stratum(point)}))
+}
+
+function figureParts(series: readonly SeriesPoint[], figure: SeriesFigure): Array<{point: SeriesPoint; weight: number; value: number}> {
   switch (figure) {
     case 'opsPerSec':
       // Σops / Σtime: weight = the interval's time, value = its operations.
-      return series.filter((point) => point.durationMS > 0).map((point) => ({weight: point.durationMS, value: point.ops}))
+      return series.filter((point) => point.durationMS > 0).map((point) => ({point, weight: point.durationMS, value: point.ops}))
     case 'p50':
-      return series.filter((point) => point.ops > 0 && typeof point.latencyP50Us === 'number').map((point) => ({weight: point.ops, value: point.latencyP50Us!}))
+      return series.filter((point) => point.ops > 0 && typeof point.latencyP50Us === 'number').map((point) => ({point, weight: point.ops, value: point.latencyP50Us!}))
     case 'p99':
-      return series.filter((point) => point.ops > 0 && typeof point.latencyP99Us === 'number').map((point) => ({weight: point.ops, value: point.latencyP99Us!}))
+      return series.filter((point) => point.ops > 0 && typeof point.latencyP99Us === 'number').map((point) => ({point, weight: point.ops, value: point.latencyP99Us!}))
     case 'checkoutWaitP99':
       // The checkouts of an interval are about its operations: weighted by them.
-      return series.filter((point) => point.ops > 0 && typeof point.checkoutWaitP99Us === 'number').map((point) => ({weight: point.ops, value: point.checkoutWaitP99Us!}))
+      return series.filter((point) => point.ops > 0 && typeof point.checkoutWaitP99Us === 'number').map((point) => ({point, weight: point.ops, value: point.checkoutWaitP99Us!}))
   }
 }
 
@@ -89,17 +100,22 @@ export interface SeriesSpread {
  * MIN_INTERVALS intervals with the figure, or a figure of 0).
  */
 export function seriesSpread(run: RunResult, figure: SeriesFigure, seed: number, replicates = BOOTSTRAP_REPLICATES): SeriesSpread | null {
-  const all = parts(run.series ?? [], figure)
+  const all = parts(run, figure)
   const k = all.length
-  if (k < MIN_INTERVALS) return null
+  const byStratum = new Map<number, Part[]>()
+  for (const part of all) byStratum.set(part.stratum, [...(byStratum.get(part.stratum) ?? []), part])
+  const strata = [...byStratum.values()]
+  // Each stage's intervals are drawn among themselves: k − (number of stages) of them are free to vary.
+  if (k < MIN_INTERVALS || k - strata.length < 1) return null
   const whole = statistic(figure, all)
   if (!(whole > 0)) return null
   const random = seededRandom(seed)
-  const widen = Math.sqrt(k / (k - 1))
+  const widen = Math.sqrt(k / (k - strata.length))
   const factors = new Float64Array(replicates)
   const drawn: Part[] = new Array(k)
   for (let r = 0; r < replicates; r++) {
-    for (let i = 0; i < k; i++) drawn[i] = all[Math.floor(random() * k)]!
+    let i = 0
+    for (const stratum of strata) for (let j = 0; j < stratum.length; j++) drawn[i++] = stratum[Math.floor(random() * stratum.length)]!
     factors[r] = Math.max(0, 1 + (statistic(figure, drawn) / whole - 1) * widen)
   }
   return {intervals: k, factors}
