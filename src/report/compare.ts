@@ -237,7 +237,7 @@ export function compareBenchResults(base: LoadedResult, next: LoadedResult, opti
   const fallback = runs.filter((run) => Object.values(run.metrics).some((m) => m.noise === 'sampling' && m !== run.metrics.p999))
   for (const run of fallback) {
     notes.push(
-      `${run.run}: ${run.intervals.base < 2 || run.intervals.new < 2 ? `fewer than 2 series intervals (base ${run.intervals.base}, new ${run.intervals.new})` : 'the series lacks a figure'}: sampling noise only, which two runs on a busy machine can exceed`,
+      `${run.run}: ${seriesShortfall(run)}: sampling noise only, which two runs on a busy machine can exceed`,
     )
   }
   if (next.result.runs.some((run) => run.latencyCorrectedUs) && runs.some((run) => run.metrics.p99.noise === 'series')) {
@@ -256,6 +256,14 @@ export function compareBenchResults(base: LoadedResult, next: LoadedResult, opti
     failOn: options.gates === undefined ? null : judgeGates(options.gates, runs),
     notes,
   }
+}
+
+/** Why a run's series could not tell its noise. */
+function seriesShortfall(run: RunComparison): string {
+  const {base, new: next} = run.intervals
+  if (base === 0 || next === 0) return `no series in ${base === 0 && next === 0 ? 'either file' : base === 0 ? 'the base' : 'the new file'} (a merged file, or one written before bench kept one)`
+  if (base < 2 || next < 2) return `fewer than 2 series intervals (base ${base}, new ${next})`
+  return 'the series lacks the figure in some intervals'
 }
 
 /** The run settings that separate the closest pair of runs of the two files. */
