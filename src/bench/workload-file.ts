@@ -65,7 +65,7 @@ type ParsedOperation = z.infer<typeof operationSchema>
 /** What bench reports of the file (config.workloadFile). */
 export interface WorkloadFileSummary {
   path: string
-  /** SHA-256 of the file's bytes as read: \`report compare\` tells an edited file from the same one under the same path. */
+  /** SHA-256 of the file's bytes as read (absent when compiled from text alone): `report compare` tells an edited file from the same one under the same path. */
   sha256?: string
   operations: Array<{name: string; kind: FileOperationKind; weight: number; namespace: 'own' | 'read'}>
 }
