@@ -191,7 +191,7 @@ export default class Bench extends TargetCommand<typeof Bench> {
     }
     let result: BenchResult
     try {
-      result = await runBench(target, config, {
+      result = await runBench(target, {...config, simLatencyMs}, {
         signal: this.interruptSignal,
         forceSignal: this.forceSignal,
         thresholds,

@@ -103,6 +103,10 @@ export async function runBench(target: Target, config: BenchConfig, hooks: Bench
       ...(config.workloadFile ? {workloadFile: workloadFileReport(config.workloadFile)} : {}),
       docSizeBytes: config.docSizeBytes,
       keyDist: config.keyDist,
+      ...(target.simulated ? {simLatencyMS: config.simLatencyMs ?? 0} : {}),
+      // What else changes the figures, so that `report compare` can tell two configurations apart.
+      seedDocs: config.seedDocs,
+      poolOptions: {...config.pool},
       ...(config.opTimeout ? {opTimeout: {...config.opTimeout}} : {}),
       db: config.db,
       warmupMS: config.warmupMs,

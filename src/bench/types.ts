@@ -40,6 +40,8 @@ export interface BenchConfig {
   readonly keyDist: KeyDistribution
   /** --workers: worker threads driving the load, each with its own clients (1: this thread alone). */
   readonly workers: number
+  /** --sim-latency: the embedded cluster's per-operation service time (recorded in the result; it changes every figure). */
+  readonly simLatencyMs?: number
   /** --segment: this process drives one share of the run (segment.ts); the run's figures stay the totals. */
   readonly segment?: Readonly<Segment>
   /** With --segment: the id the segments share (their collections are bench_<runId>). */
@@ -328,6 +330,11 @@ export interface BenchResult extends ResultEnvelope {
     workloadFile?: WorkloadFileSummary & {readNamespace?: string}
     docSizeBytes: number
     keyDist: KeyDistribution
+    /** Embedded cluster only: --sim-latency, the service time added to every operation (0: none). Absent on a real cluster and in older files. */
+    simLatencyMS?: number
+    /** --seed-docs and the pool options besides maxPoolSize (--min-pool-size, --max-connecting, …; unset: the driver's default). Absent in older files. */
+    seedDocs?: number
+    poolOptions?: {minPoolSize?: number; maxConnecting?: number; maxIdleTimeMS?: number; waitQueueTimeoutMS?: number}
     opTimeout?: {ms: number; side: TimeoutSide}
     db: string
     warmupMS: number

@@ -22,6 +22,8 @@
  * to commands that change nothing and name no collection. A file that breaks a rule is refused
  * with one line naming the operation and the field at fault.
  */
+import {createHash} from 'node:crypto'
+
 import {isNode, parseDocument, visit} from 'yaml'
 import {z} from 'zod'
 
@@ -63,6 +65,8 @@ type ParsedOperation = z.infer<typeof operationSchema>
 /** What bench reports of the file (config.workloadFile). */
 export interface WorkloadFileSummary {
   path: string
+  /** SHA-256 of the file's bytes as read (absent when compiled from text alone): `report compare` tells an edited file from the same one under the same path. */
+  sha256?: string
   operations: Array<{name: string; kind: FileOperationKind; weight: number; namespace: 'own' | 'read'}>
 }
 
@@ -118,7 +122,8 @@ const MAX_ALIASES = 100
 export async function loadWorkloadFile(path: string, readNamespace: string | undefined): Promise<WorkloadFile> {
   const text = await readUserFile(path, `--workload-file ${path}`, 'give the path of a JSON or YAML file', {maxBytes: MAX_WORKLOAD_FILE_BYTES, what: 'a workload file'})
   try {
-    return compileWorkloadFile(path, parseWorkloadText(path, text), readNamespace === undefined ? undefined : parseReadNamespace(readNamespace))
+    const compiled = compileWorkloadFile(path, parseWorkloadText(path, text), readNamespace === undefined ? undefined : parseReadNamespace(readNamespace))
+    return {...compiled, summary: {...compiled.summary, sha256: createHash('sha256').update(text).digest('hex')}}
   } catch (error) {
     // 1 MiB of [ nests deeper than the walks over the file (recursive) can go.
     if (isStackOverflow(error)) throw usageError(`workload file ${path} nests too deeply to be a workload file`, HINT)

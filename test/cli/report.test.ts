@@ -72,10 +72,13 @@ describe('report merge and compare', () => {
     for (const [name, metric] of Object.entries(json.runs[0]!.metrics)) assert.equal(metric.ratio, 1, name)
   })
 
-  it('a slower file fails the latency gate with exit 8 and one ✗ line', async () => {
-    const run = await runCli(['report', 'compare', file('seg0.json'), file('slow.json'), '--fail-on', 'p50Ratio>1.10,opsPerSecRatio<0.001'])
+  it('a file with injected latency is another configuration: refused without --pair; paired, it fails the latency gate with exit 8 and one ✗ line', async () => {
+    const refused = await runCli(['report', 'compare', file('seg0.json'), file('slow.json'), '--fail-on', 'p50Ratio>1.10'])
+    assert.equal(refused.code, 2, refused.stdout + refused.stderr)
+    assert.match(refused.stderr.trim(), /different configurations: sim-latency 0ms → 50ms \(hint: .*--pair sim-latency\)$/)
+    const run = await runCli(['report', 'compare', file('seg0.json'), file('slow.json'), '--pair', 'sim-latency', '--fail-on', 'p50Ratio>1.10,opsPerSecRatio<0.001'])
     assert.equal(run.code, 8, run.stdout + run.stderr)
-    assert.match(run.stdout, /^✗ p50Ratio>1\.10 \(pool c=4: \d+\.\d\d\)$/m)
+    assert.match(run.stdout, /^✗ p50Ratio>1\.10 \(pool c=4: \d+\.\d\d \[\d+\.\d\d–(\d+\.\d\d|∞)\]\)$/m)
     assert.match(run.stdout, /^✓ opsPerSecRatio<0\.001$/m)
   })
 

@@ -157,7 +157,7 @@ describe('report compare', () => {
   const gates = parseRatioGates('p99Ratio>1.10,p50Ratio>1.0001,p999Ratio>=1.01,opsPerSecRatio<0.95,checkoutWaitP99Ratio>1,connectionsCreatedRatio>1')
 
   it('a file compared with itself is all 1.00, within noise, and passes every ratio gate', () => {
-    const result = compareBenchResults(a, a, gates)
+    const result = compareBenchResults(a, a, {gates})
     for (const metric of Object.values(result.runs[0]!.metrics)) {
       assert.equal(metric.ratio, 1)
       assert.notEqual(metric.withinNoise, false)
@@ -168,7 +168,7 @@ describe('report compare', () => {
 
   it('a slower file fails the latency gate and is out of noise', () => {
     const slower = segment('slower.json', latencies(9000, 11, 1.5))
-    const result = compareBenchResults(a, slower, parseRatioGates('p99Ratio>1.10,opsPerSecRatio<0.95'))
+    const result = compareBenchResults(a, slower, {gates: parseRatioGates('p99Ratio>1.10,opsPerSecRatio<0.95')})
     const p99 = result.runs[0]!.metrics.p99
     assert.ok(p99.ratio! > 1.1, `p99 ratio ${p99.ratio}`)
     assert.equal(p99.withinNoise, false)
