@@ -13,7 +13,7 @@ import {toPoolToolError} from '../mongo/errors.js'
 import {terminalSafe} from '../reporters/escape.js'
 import {fitText, type Layout} from '../reporters/fit.js'
 import type {SimOptions} from '../sim/types.js'
-import {resolveTarget, type Target} from '../target.js'
+import {resolveTarget, type ResolveTargetInput, type Target} from '../target.js'
 import {debugError} from './debug.js'
 import {failureJson, failureLine, fromOclifError, isOclifError} from './failures.js'
 import {FlagValueError} from './flags.js'
@@ -220,11 +220,15 @@ export abstract class TargetCommand<T extends typeof Command> extends BaseComman
     }),
   }
 
-  /** Resolve the target once per command; `embedded` shapes the simulated cluster used when no URI is given. */
-  protected async openTarget(embedded?: Partial<SimOptions>): Promise<Target> {
+  /**
+   * Resolve the target once per command; `embedded` shapes the simulated cluster used when no URI is given;
+   * `choice` carries bench's --sim and the refusal of an embedded cluster nobody asked for (target.ts).
+   */
+  protected async openTarget(embedded?: Partial<SimOptions>, choice: Pick<ResolveTargetInput, 'sim' | 'refuseImplicitEmbedded'> = {}): Promise<Target> {
     const flags = this.flags as unknown as {uri?: string; 'app-name': string; 'timeout-ms': number}
     this.target = await resolveTarget({
       flagUri: flags.uri,
+      ...choice,
       embedded,
       connection: {appName: flags['app-name'], timeoutMs: flags['timeout-ms']},
       // Always on stderr, --json included: a user must know the numbers come
