@@ -244,7 +244,9 @@ export function renderBench(result: BenchResult, layout: Layout = UNLIMITED): st
   if (result.failOn) lines.push('', ...thresholdLines(result.failOn))
   lines.push(...notesOf(result))
   if (result.interrupted) lines.push('', 'interrupted: the figures above cover what was measured before Ctrl-C')
-  lines.push(result.cleanedUp ? `namespace ${config.db} dropped` : `namespace ${config.db} kept`)
+  // Why it stays, when the report says (--keep, a stop, a merged file whose last segment is not in it).
+  const why = result.namespace?.reason === undefined ? '' : ` (${result.namespace.reason})`
+  lines.push(result.cleanedUp ? `namespace ${config.db} dropped` : `namespace ${config.db} kept${why}`)
   return lines.join('\n')
 }
 
