@@ -204,7 +204,8 @@ export abstract class TargetCommand<T extends typeof Command> extends BaseComman
       summary: 'Connection string of the cluster to inspect or load (credentials are never printed).',
       description:
         'Falls back to the POOLTOOL_URI, then MONGODB_URI environment variables; without any of them pooltool starts ' +
-        'its embedded simulated cluster on loopback. Every driver URI option passes through unchanged.',
+        'its embedded simulated cluster on loopback. The first one set decides: an empty --uri or an empty variable is ' +
+        'refused (exit 2), never taken for the embedded cluster. Every driver URI option passes through unchanged.',
       helpGroup: 'CONNECTION',
     }),
     'timeout-ms': Flags.integer({
