@@ -37,6 +37,10 @@ export default class Bench extends TargetCommand<typeof Bench> {
     'Comma lists on --model, --concurrency and --max-pool-size run the matrix and name the knee: the highest ' +
     'throughput whose p99 stays within --slo. Closed loop by default; --rate R runs open loop with scheduled start ' +
     'times and reports latency corrected for coordinated omission beside the uncorrected one.\n\n' +
+    'Each run first drives its load unmeasured for --warmup (default 5s: the pool fills, the JIT settles; every cell of ' +
+    'a sweep): nothing done then is in any figure, and the report says how long it was (config.warmupMS). The result ' +
+    'names its target (target: {uri (redacted), source: --uri, POOLTOOL_URI, MONGODB_URI or embedded, simulated}; cluster: ' +
+    'topology, server version, the hosts sampled). --fail-on without a URI is refused unless --sim asks for the embedded cluster.\n\n' +
     '--json (and --out) adds, per run: runs[].series, one entry per --series-interval from the start of the measured ' +
     'interval: {tMS, durationMS, ops, errors, opsPerSec, latencyP50Us, latencyP99Us, latencyMaxUs, poolInUse, poolTotal, ' +
     'checkoutWaitP99Us, serverConnections: {"host:port": n}} (latency send → reply, uncorrected in open loop, from that interval\'s own histogram; a figure that ' +
