@@ -220,7 +220,8 @@ export default class Bench extends TargetCommand<typeof Bench> {
           const now = performance.now()
           matrix = total > 1 ? {startedAt: matrix?.startedAt ?? now, cellStartedAt: now, index, cells: total, ...(plannedCellMs === undefined ? {} : {plannedCellMs})} : undefined
           label = `${total > 1 ? `[${index + 1}/${total}] ` : ''}${cell.model} c=${cell.concurrency}${cell.maxPoolSize === undefined ? '' : ` pool=${cell.maxPoolSize}`}`
-          progress.update(`${label} · starting`)
+          // Ticks begin with the measured interval: until then the line says the warm-up is on (5 s by default).
+          progress.update(`${label} · ${config.warmupMs > 0 ? `warming up ${formatDuration(config.warmupMs)} (not measured)` : 'starting'}`)
         },
         onTick: (_cell, tick) => {
           const line = renderBenchTick(label, {...tick, p99Us: percentileUs(tick.latencyUs, 99)})
