@@ -6,14 +6,14 @@ import {DEFAULT_SERIES_INTERVAL_MS, loadBenchConfig, MAX_WORKERS} from '../src/b
 import {DEFAULT_URI_SECRET, emitK8sJob, type K8sJobPlan} from '../src/bench/k8s-job.js'
 import {MAX_SEGMENTS} from '../src/bench/segment.js'
 import {passThroughArgs} from '../src/cli/pass-through.js'
-import {parseFailOn} from '../src/bench/fail-on.js'
+import {GATE_NEEDS_EXPLICIT_TARGET, parseFailOn} from '../src/bench/fail-on.js'
 import {runBench} from '../src/bench/run-bench.js'
 import {KEY_DISTRIBUTIONS} from '../src/bench/key-dist.js'
 import {type BenchResult, POOL_MODELS, TIMEOUT_SIDES, WORKLOADS} from '../src/bench/types.js'
 import {TargetCommand} from '../src/cli/base-command.js'
 import {durationFlag} from '../src/cli/flags.js'
 import {BENCH_DEFAULTS} from '../src/defaults.js'
-import {EXIT_CODES, PoolToolError} from '../src/errors.js'
+import {EXIT_CODES, PoolToolError, usageError} from '../src/errors.js'
 import {percentileUs} from '../src/metrics/histograms.js'
 import {checkOutputFiles, outputFailed, writeJsonAtomically, writeTextAtomically} from '../src/output.js'
 import {formatDuration} from '../src/parse/durations.js'
@@ -37,6 +37,10 @@ export default class Bench extends TargetCommand<typeof Bench> {
     'Comma lists on --model, --concurrency and --max-pool-size run the matrix and name the knee: the highest ' +
     'throughput whose p99 stays within --slo. Closed loop by default; --rate R runs open loop with scheduled start ' +
     'times and reports latency corrected for coordinated omission beside the uncorrected one.\n\n' +
+    'Each run first drives its load unmeasured for --warmup (default 5s: the pool fills, the JIT settles; every cell of ' +
+    'a sweep): nothing done then is in any figure, and the report says how long it was (config.warmupMS). The result ' +
+    'names its target (target: {uri (redacted), source: --uri, POOLTOOL_URI, MONGODB_URI or embedded, simulated}; cluster: ' +
+    'topology, server version, the hosts sampled). --fail-on without a URI is refused unless --sim asks for the embedded cluster.\n\n' +
     '--json (and --out) adds, per run: runs[].series, one entry per --series-interval from the start of the measured ' +
     'interval: {tMS, durationMS, ops, errors, opsPerSec, latencyP50Us, latencyP99Us, latencyMaxUs, poolInUse, poolTotal, ' +
     'checkoutWaitP99Us, serverConnections: {"host:port": n}} (latency send → reply, uncorrected in open loop, from that interval\'s own histogram; a figure that ' +
@@ -131,7 +135,18 @@ export default class Bench extends TargetCommand<typeof Bench> {
       helpGroup: 'LOAD',
     }),
     stages: Flags.string({summary: 'Ramp the load in one run: DURATION:CONCURRENCY stages (10s:8,30s:64,10s:8), or DURATION:RATE/s in open loop (10s:500/s,30s:2000/s); instead of --duration.', helpGroup: 'LOAD'}),
-    warmup: durationFlag({default: BENCH_DEFAULTS.warmupMS, summary: 'Unmeasured warm-up before each run, e.g. 2s.', helpGroup: 'LOAD'}),
+    warmup: durationFlag({
+      default: BENCH_DEFAULTS.warmupMS,
+      summary: 'Unmeasured warm-up before each run (every cell of a sweep), e.g. 10s; 0s measures the cold start.',
+      description:
+        'The same load as the run, for this long, before measuring starts: the pool fills (connections are set up, up to ' +
+        'maxConnecting at a time) and the JIT of the client and of the embedded cluster settles. Without it the first seconds ' +
+        'measure that, not the steady state: p99 many times higher and ops/s a fraction of a warm run\'s, and the first cell ' +
+        'of a sweep slower than the same setting later. 5 s covers a pool of tens of connections on an idle machine; a large ' +
+        'pool, a remote cluster or a loaded machine want more. Nothing done in the warm-up is in any figure (operations, ' +
+        'connections created, set-up times); the report says how long it was (config.warmupMS).',
+      helpGroup: 'LOAD',
+    }),
     'max-pool-size': Flags.string({summary: 'maxPoolSize (pool model) or N connections (fixed model); comma list sweeps. Default: the driver\'s 100 / fixed: the concurrency.', helpGroup: 'POOL'}),
     'min-pool-size': Flags.integer({min: 0, summary: 'minPoolSize.', helpGroup: 'POOL'}),
     'max-connecting': Flags.integer({min: 1, summary: 'maxConnecting: connections established at once per pool (driver default 2).', helpGroup: 'POOL'}),
@@ -144,6 +159,11 @@ export default class Bench extends TargetCommand<typeof Bench> {
     'series-interval': durationFlag({default: DEFAULT_SERIES_INTERVAL_MS, summary: 'Length of one interval of the time series (runs[].series, --csv), e.g. 1s, 250ms; at least 10ms.', helpGroup: 'REPORT'}),
     csv: Flags.string({summary: 'Also write the time series as CSV to this file: absent or a regular file (checked before the load starts); written atomically after every run.', helpGroup: 'REPORT'}),
     html: Flags.string({summary: 'Also write an HTML report (latency spectrum, series, sweep grid; self-contained) to this file: absent or a regular file (checked before the load starts); written atomically at the end.', helpGroup: 'REPORT'}),
+    sim: Flags.boolean({
+      default: false,
+      summary: 'Run against the embedded simulated cluster, on purpose: POOLTOOL_URI and MONGODB_URI are not read; not with --uri. Needed for --fail-on without a URI.',
+      helpGroup: 'CONNECTION',
+    }),
     'sim-latency': durationFlag({summary: 'Embedded cluster only: per-operation service time, e.g. 2ms.', helpGroup: 'CONNECTION'}),
     segment: Flags.string({summary: 'Drive the INDEX-th of COUNT shares of this run, e.g. 0/3 (INDEX from 0); needs --run-id. One cell, no matrix.', helpGroup: 'DISTRIBUTED'}),
     'run-id': Flags.string({summary: "The id every segment of one run shares (8 hex digits): their one namespace, bench_<id>.", helpGroup: 'DISTRIBUTED'}),
@@ -166,7 +186,8 @@ export default class Bench extends TargetCommand<typeof Bench> {
     const config = await loadBenchConfig(flags)
     const thresholds = flags['fail-on'] === undefined ? undefined : parseFailOn(flags['fail-on'])
     const simLatencyMs = flags['sim-latency'] ?? 0
-    const target = await this.openTarget({latencyMs: simLatencyMs})
+    // A gate runs on the embedded cluster only when --sim asks for it (fail-on.ts).
+    const target = await this.openTarget({latencyMs: simLatencyMs}, {sim: flags.sim, ...(thresholds ? {refuseImplicitEmbedded: GATE_NEEDS_EXPLICIT_TARGET} : {})})
     const progress = createProgress()
     let label = ''
     const plannedCellMs = config.durationMs === undefined ? undefined : config.warmupMs + config.durationMs
@@ -199,7 +220,8 @@ export default class Bench extends TargetCommand<typeof Bench> {
           const now = performance.now()
           matrix = total > 1 ? {startedAt: matrix?.startedAt ?? now, cellStartedAt: now, index, cells: total, ...(plannedCellMs === undefined ? {} : {plannedCellMs})} : undefined
           label = `${total > 1 ? `[${index + 1}/${total}] ` : ''}${cell.model} c=${cell.concurrency}${cell.maxPoolSize === undefined ? '' : ` pool=${cell.maxPoolSize}`}`
-          progress.update(`${label} · starting`)
+          // Ticks begin with the measured interval: until then the line says the warm-up is on (5 s by default).
+          progress.update(`${label} · ${config.warmupMs > 0 ? `warming up ${formatDuration(config.warmupMs)} (not measured)` : 'starting'}`)
         },
         onTick: (_cell, tick) => {
           const line = renderBenchTick(label, {...tick, p99Us: percentileUs(tick.latencyUs, 99)})
@@ -234,6 +256,8 @@ export default class Bench extends TargetCommand<typeof Bench> {
   /** --emit k8s-job: check the flags as every pod will see them, then print the Job (YAML; JSON under --json). */
   private async emitK8sJob(): Promise<K8sJobPlan> {
     const {flags} = this
+    // A boolean, so not in k8s-job.ts's NOT_IN_PODS (which checks for flags that are set at all).
+    if (flags.sim) throw usageError('--sim cannot go into the emitted Job', 'the pods load a real cluster, not the embedded one')
     const plan = await emitK8sJob(flags, {
       benchArgs: passThroughArgs(this.argv, {booleans: booleanFlags(Bench)}, EMIT_ONLY_FLAGS),
       defaultImage: `pooltool:${this.config.version}`,

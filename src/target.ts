@@ -6,9 +6,16 @@
  *
  * Explicit means explicit: an empty or blank `--uri` (typically
  * `--uri "$MONGODB_URI"` with the variable unset) is a usage error, never a
- * silent run against the embedded cluster that would pass a CI gate. An
- * environment variable that is set but empty is treated as unset (shells and
- * CI templates leave such variables around), and the notice names it.
+ * silent run against the embedded cluster that would pass a CI gate. So is a
+ * POOLTOOL_URI or MONGODB_URI that is set but empty or blank (a CI secret that
+ * did not resolve): the first source that is set decides, and an empty one is
+ * refused, never skipped. Only sources that are not set at all fall through.
+ *
+ * `--sim` (bench) asks for the embedded cluster explicitly: no variable is
+ * read, and `--uri` beside it is refused. A command whose result must not come
+ * from the simulator unless asked for (a `--fail-on` gate) passes
+ * `refuseImplicitEmbedded`: with no source set and no `--sim`, that is a usage
+ * error instead of the embedded cluster.
  */
 import {accessSync, constants, statSync} from 'node:fs'
 
@@ -89,6 +96,10 @@ export interface Target {
 export interface ResolveTargetInput {
   flagUri?: string
   env?: NodeJS.ProcessEnv
+  /** `--sim`: the embedded cluster, asked for explicitly; the variables are not read and `--uri` is refused. */
+  sim?: boolean
+  /** The usage error to raise when the target would be the embedded cluster without `sim` (e.g. a --fail-on gate). */
+  refuseImplicitEmbedded?: {message: string; hint: string}
   /** Shape of the embedded cluster when no URI is given (e.g. sharded for `locks`). */
   embedded?: Partial<SimOptions>
   /** Where the "using the embedded cluster" notice goes. */
@@ -215,30 +226,51 @@ function targetFromUri({uri, source, connection, recorder, sim}: TargetParts): T
   }
 }
 
-export async function resolveTarget(input: ResolveTargetInput): Promise<Target> {
+/** Where the target comes from: a URI and its source, or the embedded cluster. Pure; throws the usage errors. */
+export type TargetChoice = {source: Exclude<TargetSource, 'embedded'>; uri: string} | {source: 'embedded'; ignored: Array<'POOLTOOL_URI' | 'MONGODB_URI'>}
+
+export function chooseTarget(input: Pick<ResolveTargetInput, 'flagUri' | 'env' | 'sim' | 'refuseImplicitEmbedded'>): TargetChoice {
   const env = input.env ?? process.env
-  const given: Array<[TargetSource, string | undefined]> = [
-    ['--uri', input.flagUri],
-    ['POOLTOOL_URI', env.POOLTOOL_URI],
-    ['MONGODB_URI', env.MONGODB_URI],
-  ]
+  if (input.sim && input.flagUri !== undefined) {
+    throw usageError('--sim and --uri cannot be combined', 'pass --uri to measure that cluster, or --sim (without --uri) for the embedded simulated one')
+  }
   if (input.flagUri !== undefined && input.flagUri.trim() === '') {
     throw usageError(
       '--uri is empty',
       'pass a connection string (an unset variable in --uri "$VAR" expands to nothing), or leave out --uri to use the embedded cluster',
     )
   }
-  const connection = input.connection ?? DEFAULT_CONNECTION
-  for (const [source, uri] of given) {
-    if (uri !== undefined && uri.trim() !== '') return targetFromUri({uri: uri.trim(), source, connection, recorder: input.recorder})
+  if (input.flagUri !== undefined) return {source: '--uri', uri: input.flagUri.trim()}
+  const variables = ['POOLTOOL_URI', 'MONGODB_URI'] as const
+  // --sim is the explicit choice: the variables around it (a developer's shell, a CI job) do not count.
+  if (input.sim) return {source: 'embedded', ignored: variables.filter((name) => env[name] !== undefined && env[name]!.trim() !== '')}
+  for (const name of variables) {
+    const value = env[name]
+    if (value === undefined) continue
+    // Set but empty is a CI secret or template that did not resolve: a run on the embedded cluster would pass the gate.
+    if (value.trim() === '') {
+      throw usageError(
+        `${name} is set but empty`,
+        `set ${name} to a connection string, or unset it${input.refuseImplicitEmbedded ? ' and pass --sim' : ''} to use the embedded simulated cluster`,
+      )
+    }
+    return {source: name, uri: value.trim()}
   }
-  const emptyVariables = given.filter(([source, uri]) => source !== '--uri' && uri !== undefined).map(([source]) => source)
+  if (input.refuseImplicitEmbedded) throw usageError(input.refuseImplicitEmbedded.message, input.refuseImplicitEmbedded.hint)
+  return {source: 'embedded', ignored: []}
+}
+
+export async function resolveTarget(input: ResolveTargetInput): Promise<Target> {
+  const choice = chooseTarget(input)
+  const connection = input.connection ?? DEFAULT_CONNECTION
+  if (choice.source !== 'embedded') return targetFromUri({uri: choice.uri, source: choice.source, connection, recorder: input.recorder})
   const sim = await startSimCluster(input.embedded ?? {})
   const target = targetFromUri({uri: sim.info.uri, source: 'embedded', connection, recorder: input.recorder, sim})
-  const why = emptyVariables.length > 0 ? `no --uri, and ${emptyVariables.join(' and ')} set but empty` : 'no --uri, POOLTOOL_URI or MONGODB_URI'
+  const ignored = choice.ignored.length > 0 ? ` (${choice.ignored.join(' and ')} ignored)` : ''
+  const why = input.sim ? `--sim${ignored}` : 'no --uri, POOLTOOL_URI or MONGODB_URI'
   input.notice?.(
     `pooltool: ${why}: using the embedded simulated ${sim.info.topology} ` +
-      `(${target.redactedUri}); point at a real cluster with --uri mongodb://…`,
+      `(${target.redactedUri})${input.sim ? '' : '; point at a real cluster with --uri mongodb://…'}`,
   )
   return target
 }

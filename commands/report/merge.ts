@@ -26,7 +26,9 @@ export default class ReportMerge extends BaseCommand<typeof ReportMerge> {
     'connectionsAfter; `serverBySegment` keeps each segment\'s own readings (with its clock skew).\n\n' +
     'The JSON (--json, --out) is a bench result plus `segments` (on the file and on each run) and `runs[].serverBySegment`; ' +
     'concurrency, maxPoolSize and rate stay each segment\'s values. A merged file can be merged again (merge is associative) ' +
-    'and compared with `report compare`. The per-interval series (runs[].series) are not carried: their percentiles come ' +
+    'and compared with `report compare`. `namespace` and `cleanedUp` say what the merged run left on the cluster: the segments ' +
+    'share one namespace, which every segment but the last to finish leaves behind and the last drops, so a collection is ' +
+    'left behind only when a segment left it and no segment dropped it. The per-interval series (runs[].series) are not carried: their percentiles come ' +
     'from histograms the files do not hold.'
 
   static override examples = [

@@ -7,6 +7,15 @@ import {usageError} from '../errors.js'
 import {p99Of} from './knee.js'
 import type {RunResult, ThresholdBreach} from './types.js'
 
+/**
+ * A gate (--fail-on) passes or fails a build: one that ran against the simulator because a URI was missing
+ * would pass it on numbers of no cluster. bench refuses --fail-on on the embedded cluster unless --sim asks for it.
+ */
+export const GATE_NEEDS_EXPLICIT_TARGET = {
+  message: '--fail-on would gate a run on the embedded simulated cluster: no --uri, POOLTOOL_URI or MONGODB_URI is set',
+  hint: 'pass --uri mongodb://… (or set POOLTOOL_URI / MONGODB_URI) to gate the cluster you mean, or --sim to gate the embedded one on purpose',
+} as const
+
 type Metric = (run: RunResult) => number
 const TIME_METRICS: Record<string, Metric> = {
   p50: (r) => (r.latencyCorrectedUs ?? r.latencyUs).p50,

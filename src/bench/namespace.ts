@@ -300,6 +300,7 @@ async function reclaimDeadRuns(db: Db, self: RunMarker): Promise<ReclaimedRun[]>
 /** The `namespace` part of bench's JSON result. */
 export interface NamespaceReport {
   database: string
+  /** The run's id (a `report merge` of separate runs: their ids, comma-separated). */
   runId: string
   /** `db.collection` names this run wrote to (or may create). */
   collections: string[]

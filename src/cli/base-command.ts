@@ -13,7 +13,7 @@ import {toPoolToolError} from '../mongo/errors.js'
 import {terminalSafe} from '../reporters/escape.js'
 import {fitText, type Layout} from '../reporters/fit.js'
 import type {SimOptions} from '../sim/types.js'
-import {resolveTarget, type Target} from '../target.js'
+import {resolveTarget, type ResolveTargetInput, type Target} from '../target.js'
 import {debugError} from './debug.js'
 import {failureJson, failureLine, fromOclifError, isOclifError} from './failures.js'
 import {FlagValueError} from './flags.js'
@@ -204,7 +204,8 @@ export abstract class TargetCommand<T extends typeof Command> extends BaseComman
       summary: 'Connection string of the cluster to inspect or load (credentials are never printed).',
       description:
         'Falls back to the POOLTOOL_URI, then MONGODB_URI environment variables; without any of them pooltool starts ' +
-        'its embedded simulated cluster on loopback. Every driver URI option passes through unchanged.',
+        'its embedded simulated cluster on loopback. The first one set decides: an empty --uri or an empty variable is ' +
+        'refused (exit 2), never taken for the embedded cluster. Every driver URI option passes through unchanged.',
       helpGroup: 'CONNECTION',
     }),
     'timeout-ms': Flags.integer({
@@ -220,11 +221,15 @@ export abstract class TargetCommand<T extends typeof Command> extends BaseComman
     }),
   }
 
-  /** Resolve the target once per command; `embedded` shapes the simulated cluster used when no URI is given. */
-  protected async openTarget(embedded?: Partial<SimOptions>): Promise<Target> {
+  /**
+   * Resolve the target once per command; `embedded` shapes the simulated cluster used when no URI is given;
+   * `choice` carries bench's --sim and the refusal of an embedded cluster nobody asked for (target.ts).
+   */
+  protected async openTarget(embedded?: Partial<SimOptions>, choice: Pick<ResolveTargetInput, 'sim' | 'refuseImplicitEmbedded'> = {}): Promise<Target> {
     const flags = this.flags as unknown as {uri?: string; 'app-name': string; 'timeout-ms': number}
     this.target = await resolveTarget({
       flagUri: flags.uri,
+      ...choice,
       embedded,
       connection: {appName: flags['app-name'], timeoutMs: flags['timeout-ms']},
       // Always on stderr, --json included: a user must know the numbers come

@@ -28,6 +28,7 @@
  * Every rule is a sum, a max, a min or a histogram addition, so merge is
  * associative: a merged file can be merged again.
  */
+import type {NamespaceReport} from '../bench/namespace.js'
 import type {BenchResult, PoolResult, RunResult, ServerHostResult, StageResult} from '../bench/types.js'
 import {perSecond} from '../bench/stages.js'
 import {findKnee} from '../bench/knee.js'
@@ -74,7 +75,7 @@ export function mergeBenchResults(inputs: readonly LoadedResult[]): MergedBenchR
   if (locksDropped) notes.push('lock observations (ddl workload) are per segment and are not merged: read them in each segment file')
   const stagesDropped = inputs.some((input) => input.result.runs.some((run) => run.stages !== undefined)) && runs.some((run) => run.stages === undefined)
   if (stagesDropped) notes.push(STAGES_NOTE)
-  const namespaces = inputs.map((input) => input.result.namespace).filter((ns) => ns !== null && ns !== undefined)
+  const namespace = mergeNamespaces(inputs.map((input) => input.result.namespace).filter((ns): ns is NamespaceReport => ns !== null && ns !== undefined))
   return {
     target: first.result.target,
     notes: unique(notes),
@@ -85,12 +86,41 @@ export function mergeBenchResults(inputs: readonly LoadedResult[]): MergedBenchR
     knee: findKnee(runs),
     // A merge gates nothing: run `report compare --fail-on` on the merged file.
     failOn: null,
-    cleanedUp: inputs.every((input) => input.result.cleanedUp),
-    // Segments of one run share one owned namespace: the first report stands for it.
-    namespace: namespaces[0] ?? null,
+    // Segments of one run share one namespace, which the last to finish drops: it was cleaned up when what any
+    // segment left behind was dropped by another (mergeNamespaces), not only when every segment dropped it itself.
+    cleanedUp: namespace ? namespace.leftBehind.length === 0 : inputs.every((input) => input.result.cleanedUp),
+    namespace,
     abandoned: unique(inputs.flatMap((input) => input.result.abandoned ?? [])),
     segments: inputs.reduce((sum, input) => sum + segmentsOf(input.result), 0),
   }
+}
+
+/**
+ * What the merged runs did to the cluster, from each segment's own report. The segments of one distributed run
+ * share one namespace: each one but the last to finish leaves it behind ("other segments still running"), and the
+ * last drops it. So a collection is left behind only when some segment left it and none dropped it; a segment that
+ * dropped it was the last to use it. (Taking the first segment's report, as before, said "kept" of a namespace the
+ * last segment had dropped.) Files of separate runs each report their own collections: the union holds them all.
+ * Unions throughout, so a merged report merges again.
+ */
+export function mergeNamespaces(reports: readonly NamespaceReport[]): NamespaceReport | null {
+  const [first] = reports
+  if (!first) return null
+  const dropped = unique(reports.flatMap((report) => report.dropped ?? []))
+  const leftBehind = unique(reports.flatMap((report) => report.leftBehind ?? [])).filter((name) => !dropped.includes(name))
+  // Why each collection still left stayed: the reasons of the segments that left it (none dropped it after them).
+  const reasons = unique(reports.filter((report) => (report.leftBehind ?? []).some((name) => leftBehind.includes(name))).map((report) => report.reason).filter((why): why is string => why !== undefined))
+  const merged: NamespaceReport = {
+    database: first.database,
+    runId: unique(reports.map((report) => report.runId)).join(','),
+    collections: unique(reports.flatMap((report) => report.collections ?? [])),
+    reclaimed: uniqueBy(reports.flatMap((report) => report.reclaimed ?? []), (run) => `${run.runId} ${run.host} ${run.pid}`),
+    dropped,
+    leftBehind,
+    databaseDropped: reports.some((report) => report.databaseDropped),
+  }
+  if (leftBehind.length > 0 && reasons.length > 0) merged.reason = reasons.join('; ')
+  return merged
 }
 
 /**

@@ -76,8 +76,9 @@ function poolTable(runs: readonly RunResult[], layout: Layout): string {
     run.pool.peakInUse,
     formatRecord(run.pool.checkOutFailed),
     run.pool.cleared,
-    formatUs(run.pool.setupUs.p50),
-    formatUs(run.pool.setupUs.p99),
+    // No connection set up in the measured interval (the warm-up opened them): no set-up time, not 0.
+    run.pool.created === 0 ? '–' : formatUs(run.pool.setupUs.p50),
+    run.pool.created === 0 ? '–' : formatUs(run.pool.setupUs.p99),
   ])
   return fitTable(columns, rows, layout)
 }
@@ -186,8 +187,9 @@ export function renderBench(result: BenchResult, layout: Layout = UNLIMITED): st
     : ''
   const keys = config.keyDist !== undefined && config.keyDist !== 'uniform' ? ` · ${config.keyDist} keys` : ''
   const lines = [
-    `pooltool bench · ${config.workload}${mix}${file}${keys} · ${bound} per run${config.warmupMS > 0 ? ` after ${config.warmupMS / 1000}s warm-up` : ''}`,
-    `target ${target.uri} (${target.simulated ? 'embedded simulated ' : ''}${cluster.topology}, MongoDB ${cluster.serverVersion}, ${cluster.hosts.length} ${cluster.hosts.length === 1 ? 'host' : 'hosts'} sampled)`,
+    `pooltool bench · ${config.workload}${mix}${file}${keys} · ${bound} per run`,
+    targetLine(target, cluster),
+    warmupText(config.warmupMS),
   ]
   if (result.runs.length === 0) {
     lines.push('', 'no run finished.', ...notesOf(result))
@@ -242,8 +244,28 @@ export function renderBench(result: BenchResult, layout: Layout = UNLIMITED): st
   if (result.failOn) lines.push('', ...thresholdLines(result.failOn))
   lines.push(...notesOf(result))
   if (result.interrupted) lines.push('', 'interrupted: the figures above cover what was measured before Ctrl-C')
-  lines.push(result.cleanedUp ? `namespace ${config.db} dropped` : `namespace ${config.db} kept`)
+  // Why it stays, when the report says (--keep, a stop, a merged file whose last segment is not in it).
+  const why = result.namespace?.reason === undefined ? '' : ` (${result.namespace.reason})`
+  lines.push(result.cleanedUp ? `namespace ${config.db} dropped` : `namespace ${config.db} kept${why}`)
   return lines.join('\n')
+}
+
+/**
+ * Which cluster was measured and where its address came from (target.source in the JSON): a gate's reader must see
+ * whether it was a real cluster, and which variable named it.
+ */
+function targetLine(target: BenchResult['target'], cluster: BenchResult['cluster']): string {
+  const hosts = `MongoDB ${cluster.serverVersion}, ${cluster.hosts.length} ${cluster.hosts.length === 1 ? 'host' : 'hosts'} sampled`
+  if (target.source === 'embedded' || target.simulated) return `target ${target.uri}: the embedded simulated ${cluster.topology} (--sim, or no URI given; ${hosts})`
+  return `target ${target.uri} from ${target.source} (${cluster.topology}, ${hosts})`
+}
+
+/** What was warm-up: it is in no figure of the report, and a run without one measures the pool's set-up and a cold JIT. */
+function warmupText(warmupMS: number | undefined): string {
+  // Files written before the field existed: unknown, never "none".
+  if (warmupMS === undefined) return 'warm-up: unknown (the file does not say)'
+  if (warmupMS <= 0) return 'no warm-up (--warmup 0s): the figures include filling the pool and a cold JIT'
+  return `warm-up ${formatMs(warmupMS)} before each run, not measured: its operations, and the connections it opened, are in no figure below`
 }
 
 /** "  pool c=8: find 80,112 ops p50 310µs p99 1.2ms · update …" */

@@ -14,7 +14,7 @@ const sum = (record: Record<string, number>) => Object.values(record).reduce((a,
 
 describe('bench open loop: honest counts', () => {
   it('--json: scheduled = ops + errors + missed, and rateShortfall names the in-flight cap', async () => {
-    const run = await runCli(['bench', '--workload', 'ping', '--rate', String(RATE), '--concurrency', '1', '--sim-latency', '5ms', '--duration', '2s', '--json'], {timeoutMs: 90_000})
+    const run = await runCli(['bench', '--warmup', '0s', '--workload', 'ping', '--rate', String(RATE), '--concurrency', '1', '--sim-latency', '5ms', '--duration', '2s', '--json'], {timeoutMs: 90_000})
     assert.equal(run.code, 0, run.stderr)
     const [r] = parseJson(run).runs
     // 2 s at 400/s: 800 slots, of which one 5 ms operation at a time can start at most ~400.
@@ -38,7 +38,7 @@ describe('bench open loop: honest counts', () => {
   })
 
   it('text: a warning line names the cap, beside the accounting', async () => {
-    const run = await runCli(['bench', '--workload', 'ping', '--rate', String(RATE), '--concurrency', '1', '--sim-latency', '5ms', '--duration', '1s'], {timeoutMs: 90_000})
+    const run = await runCli(['bench', '--warmup', '0s', '--workload', 'ping', '--rate', String(RATE), '--concurrency', '1', '--sim-latency', '5ms', '--duration', '1s'], {timeoutMs: 90_000})
     assert.equal(run.code, 0, run.stderr)
     assert.match(run.stdout, new RegExp(`scheduled ${RATE} = [\\d,]+ ops \\+ \\d+ errors \\+ [\\d,]+ missed \\(in-flight cap full [\\d,]+`))
     assert.match(run.stdout, new RegExp(`warning: achieved [\\d,]+ of ${RATE} ops/s: the in-flight cap --concurrency 1 was full; raise it`))

@@ -16,7 +16,7 @@ describe('bench pool models against the embedded cluster', () => {
 
   it('single is capped near 1/latency; pool scales with maxPoolSize', async () => {
     const run = await runCli(
-      ['bench', '--uri', cluster.uri, '--workload', 'ping', '--model', 'single,pool', '--concurrency', '8', '--max-pool-size', '2,8', '--duration', '1500ms', '--json'],
+      ['bench', '--warmup', '0s', '--uri', cluster.uri, '--workload', 'ping', '--model', 'single,pool', '--concurrency', '8', '--max-pool-size', '2,8', '--duration', '1500ms', '--json'],
       {timeoutMs: 60_000},
     )
     assert.equal(run.code, 0, run.stderr)
@@ -47,7 +47,7 @@ describe('bench pool models against the embedded cluster', () => {
   })
 
   it('per-op opens one pooled connection per operation, and the server counts it', async () => {
-    const run = await runCli(['bench', '--uri', cluster.uri, '--workload', 'ping', '--model', 'per-op', '--ops', '60', '--concurrency', '3', '--json'], {timeoutMs: 60_000})
+    const run = await runCli(['bench', '--warmup', '0s', '--uri', cluster.uri, '--workload', 'ping', '--model', 'per-op', '--ops', '60', '--concurrency', '3', '--json'], {timeoutMs: 60_000})
     assert.equal(run.code, 0, run.stderr)
     const [r] = parseJson(run).runs
     assert.equal(r.ops, 60)
@@ -59,7 +59,7 @@ describe('bench pool models against the embedded cluster', () => {
   })
 
   it('fixed spreads over N dedicated connections', async () => {
-    const run = await runCli(['bench', '--uri', cluster.uri, '--workload', 'find', '--model', 'fixed', '--max-pool-size', '3', '--concurrency', '6', '--ops', '120', '--json'], {timeoutMs: 60_000})
+    const run = await runCli(['bench', '--warmup', '0s', '--uri', cluster.uri, '--workload', 'find', '--model', 'fixed', '--max-pool-size', '3', '--concurrency', '6', '--ops', '120', '--json'], {timeoutMs: 60_000})
     assert.equal(run.code, 0, run.stderr)
     const [r] = parseJson(run).runs
     assert.equal(r.maxPoolSize, 3)

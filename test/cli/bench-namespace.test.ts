@@ -62,14 +62,14 @@ describe('bench owns its namespace', () => {
   it('two benches started apart on one cluster both finish with their own full data and results', async () => {
     // The first run lasts until the second is done (then Ctrl-C), however long the second takes to start.
     let firstProcess: ChildProcess | undefined
-    const first = runCli(['bench', '--uri', cluster.uri, '--duration', '120s', '--concurrency', '2', '--json'], {timeoutMs: 180_000, onSpawn: (child) => (firstProcess = child)})
+    const first = runCli(['bench', '--warmup', '0s', '--uri', cluster.uri, '--duration', '120s', '--concurrency', '2', '--json'], {timeoutMs: 180_000, onSpawn: (child) => (firstProcess = child)})
     // The first run is seeded: its marker and its 1000 documents are on the server.
     await waitForState(
       'the first bench created its collection',
       async () => (await databases()).includes('pooltool_bench') ? (await collections('pooltool_bench')).find((c) => c.startsWith('bench_')) : undefined,
       (name) => name !== undefined,
     )
-    const second = runCli(['bench', '--uri', cluster.uri, '--duration', '2s', '--concurrency', '2', '--json'], {timeoutMs: 60_000})
+    const second = runCli(['bench', '--warmup', '0s', '--uri', cluster.uri, '--duration', '2s', '--concurrency', '2', '--json'], {timeoutMs: 60_000})
     // While both run, each has its own collection, fully seeded.
     const both = await waitForState("both runs' collections at once", async () => (await collections('pooltool_bench')).filter((c) => c.startsWith('bench_')), (names) => names.length === 2)
     for (const name of both) {
@@ -109,7 +109,7 @@ describe('bench owns its namespace', () => {
     })
     await db.collection('bench_deadbeef').insertOne({left: 'behind'})
     await db.collection('not_a_bench_collection').insertOne({keep: 'me'})
-    const run = await runCli(['bench', '--uri', cluster.uri, '--duration', '500ms', '--json'])
+    const run = await runCli(['bench', '--warmup', '0s', '--uri', cluster.uri, '--duration', '500ms', '--json'])
     assert.equal(run.code, 0, run.stderr)
     const {namespace} = parseJson(run)
     assert.equal(namespace.reclaimed.length, 1)
@@ -123,7 +123,7 @@ describe('bench owns its namespace', () => {
   })
 
   it('--keep leaves the run\'s collection and a kept marker that later runs never reclaim', async () => {
-    const kept = await runCli(['bench', '--uri', cluster.uri, '--duration', '500ms', '--keep', '--json'])
+    const kept = await runCli(['bench', '--warmup', '0s', '--uri', cluster.uri, '--duration', '500ms', '--keep', '--json'])
     assert.equal(kept.code, 0, kept.stderr)
     const {namespace} = parseJson(kept)
     const collection = `bench_${namespace.runId}`
@@ -133,7 +133,7 @@ describe('bench owns its namespace', () => {
     assert.equal(await client.db('pooltool_bench').collection(collection).countDocuments(), 1000)
     // Even long after, a kept run is not a dead one.
     await client.db('pooltool_bench').collection(MARKERS).updateOne({_id: namespace.runId as never}, {$set: {heartbeatAt: new Date(Date.now() - 3_600_000)}})
-    const later = await runCli(['bench', '--uri', cluster.uri, '--duration', '500ms', '--json'])
+    const later = await runCli(['bench', '--warmup', '0s', '--uri', cluster.uri, '--duration', '500ms', '--json'])
     assert.equal(later.code, 0, later.stderr)
     assert.deepEqual(parseJson(later).namespace.reclaimed, [])
     assert.ok((await collections('pooltool_bench')).includes(collection), `${collection} is still there`)
@@ -145,7 +145,7 @@ describe('bench owns its namespace', () => {
     const db = client.db(dbName)
     let child: ChildProcess | undefined
     // Bounded far beyond the test: only the reclaim can end it.
-    const running = runCli(['bench', '--uri', cluster.uri, '--db', dbName, '--duration', '10m', '--json'], {timeoutMs: 120_000, onSpawn: (spawned) => (child = spawned)})
+    const running = runCli(['bench', '--warmup', '0s', '--uri', cluster.uri, '--db', dbName, '--duration', '10m', '--json'], {timeoutMs: 120_000, onSpawn: (spawned) => (child = spawned)})
     running.catch(() => undefined)
     // Registered and seeded: its marker (this process's pid) and documents in its collection.
     const marker = await waitForState('the bench registered its marker and seeded its collection', async () => {

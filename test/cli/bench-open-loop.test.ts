@@ -35,7 +35,7 @@ describe('bench open loop', () => {
   it('corrected latency shows a 1 s stall that the uncorrected latency hides', async () => {
     const commands = async () => Number((await watcher.db('admin').command({serverStatus: 1})).opcounters.command)
     const before = await commands()
-    const running = runCli(['bench', '--uri', cluster.uri, '--workload', 'ping', '--rate', String(RATE), '--concurrency', String(IN_FLIGHT_CAP), '--duration', '5s', '--json'], {timeoutMs: 60_000})
+    const running = runCli(['bench', '--warmup', '0s', '--uri', cluster.uri, '--workload', 'ping', '--rate', String(RATE), '--concurrency', String(IN_FLIGHT_CAP), '--duration', '5s', '--json'], {timeoutMs: 60_000})
     // Stall the server once the measured run is well under way (about a second of its pings seen).
     await waitForState('bench pinging at its rate', commands, (n) => n >= before + RATE)
     await cluster.sim.control({kind: 'stall', ms: STALL_MS})

@@ -21,7 +21,7 @@ describe('bench --out', () => {
 
   const refused = async (out: string, why: RegExp) => {
     for (const json of [false, true]) {
-      const run = await runCli(['bench', '--duration', '1s', '--out', out, ...(json ? ['--json'] : [])])
+      const run = await runCli(['bench', '--warmup', '0s', '--duration', '1s', '--out', out, ...(json ? ['--json'] : [])])
       assert.equal(run.code, 2, `${out}: ${run.stderr}`)
       assert.doesNotMatch(run.stderr, /embedded simulated/, 'refused before the load (and the cluster) started')
       if (json) {
@@ -71,7 +71,7 @@ describe('bench --out', () => {
   it('replaces a regular file atomically, leaving no temporary file behind', async () => {
     const out = path.join(dir, 'result.json')
     await writeFile(out, 'old\n')
-    const run = await runCli(['bench', '--duration', '500ms', '--out', out])
+    const run = await runCli(['bench', '--warmup', '0s', '--duration', '500ms', '--out', out])
     assert.equal(run.code, 0, run.stderr)
     const written = JSON.parse(await readFile(out, 'utf8'))
     assert.ok(written.runs[0].ops > 0, `ops ${written.runs[0].ops}`)
@@ -82,7 +82,7 @@ describe('bench --out', () => {
     const gone = path.join(dir, 'removed-during-the-run')
     await mkdir(gone)
     const out = path.join(gone, 'result.json')
-    const run = await runCli(['bench', '--duration', '60s', '--out', out, '--json'], {
+    const run = await runCli(['bench', '--warmup', '0s', '--duration', '60s', '--out', out, '--json'], {
       // Once the target is up (the preflight check is behind it), take the directory away and stop the run.
       onSpawn: (child) => {
         child.stderr!.once('data', () => {

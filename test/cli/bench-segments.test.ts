@@ -22,7 +22,7 @@ const SEED_DOCS = 100
 describe('bench --segment: three shares of one run', {timeout: 120_000}, () => {
   const cluster = useClusterClient({})
   const segmentArgs = (runId: string, index: number, startAt: string, extra: string[] = []) =>
-    ['bench', '--uri', cluster.uri, '--db', 'pooltool_segments', '--workload', 'find', '--seed-docs', String(SEED_DOCS), '--concurrency', '8', '--duration', '500ms',
+    ['bench', '--warmup', '0s', '--uri', cluster.uri, '--db', 'pooltool_segments', '--workload', 'find', '--seed-docs', String(SEED_DOCS), '--concurrency', '8', '--duration', '500ms',
       '--segment', `${index}/${SEGMENTS}`, '--run-id', runId, '--start-at', startAt, '--json', ...extra]
   const soon = () => new Date(Date.now() + 4000).toISOString()
   const runAll = (runId: string, extra: string[] = []) => {
@@ -74,7 +74,7 @@ describe('bench --segment: three shares of one run', {timeout: 120_000}, () => {
   it('with --stages: each segment ramps its share; the merged stages carry the whole ramp and add up', async () => {
     const startAt = soon()
     const stageArgs = (index: number) =>
-      ['bench', '--uri', cluster.uri, '--db', 'pooltool_segments', '--workload', 'ping', '--stages', '300ms:3,300ms:6', '--segment', `${index}/${SEGMENTS}`, '--run-id', '5ea6e500', '--start-at', startAt, '--json']
+      ['bench', '--warmup', '0s', '--uri', cluster.uri, '--db', 'pooltool_segments', '--workload', 'ping', '--stages', '300ms:3,300ms:6', '--segment', `${index}/${SEGMENTS}`, '--run-id', '5ea6e500', '--start-at', startAt, '--json']
     const runs = await Promise.all(Array.from({length: SEGMENTS}, (_, i) => runCli(stageArgs(i), {timeoutMs: 60_000})))
     const results = runs.map((run) => {
       assert.equal(run.code, 0, run.stderr)

@@ -26,7 +26,7 @@ describe('bench --series-interval / --csv', () => {
   it('writes runs[].series whose ops add up to the run, and the same series as CSV', async () => {
     const csv = path.join(dir, 'series.csv')
     const run = await runCli(
-      ['bench', '--uri', cluster.uri, '--workload', 'ping', '--concurrency', '1,4', '--duration', '1200ms', '--series-interval', '250ms', '--sample-interval', '100ms', '--csv', csv, '--json'],
+      ['bench', '--warmup', '0s', '--uri', cluster.uri, '--workload', 'ping', '--concurrency', '1,4', '--duration', '1200ms', '--series-interval', '250ms', '--sample-interval', '100ms', '--csv', csv, '--json'],
       {timeoutMs: 60_000},
     )
     assert.equal(run.code, 0, run.stderr)
@@ -66,7 +66,7 @@ describe('bench --series-interval / --csv', () => {
 
   it('keeps one latency histogram per operation of a mixed workload, adding up to ops', async () => {
     const run = await runCli(
-      ['bench', '--uri', cluster.uri, '--workload', 'mixed', '--mix', 'find=70,update=30', '--seed-docs', '100', '--concurrency', '4', '--duration', '1s', '--json'],
+      ['bench', '--warmup', '0s', '--uri', cluster.uri, '--workload', 'mixed', '--mix', 'find=70,update=30', '--seed-docs', '100', '--concurrency', '4', '--duration', '1s', '--json'],
       {timeoutMs: 60_000},
     )
     assert.equal(run.code, 0, run.stderr)
@@ -76,7 +76,7 @@ describe('bench --series-interval / --csv', () => {
     assert.ok(r.latencyByOpUs.find.count > r.latencyByOpUs.update.count, JSON.stringify(r.latencyByOpUs))
     // Encoded beside the summaries, so segments merge exactly.
     for (const name of ['find', 'update']) assert.equal(decodeHistogram(r.histograms.latencyByOpUs[name]).totalCount, r.latencyByOpUs[name].count)
-    const text = await runCli(['bench', '--uri', cluster.uri, '--workload', 'mixed', '--mix', 'find=50,insert=50', '--duration', '500ms'], {timeoutMs: 60_000})
+    const text = await runCli(['bench', '--warmup', '0s', '--uri', cluster.uri, '--workload', 'mixed', '--mix', 'find=50,insert=50', '--duration', '500ms'], {timeoutMs: 60_000})
     assert.equal(text.code, 0, text.stderr)
     assert.match(text.stdout, /Latency per operation/)
     assert.match(text.stdout, /: find [\d,]+ ops · p50 /)

@@ -49,9 +49,9 @@ describe('bench stopped by a signal', () => {
   it('a signal to the whole process group (as `timeout` sends it) once bench measures on its embedded cluster: a complete partial result, cleaned up, exit 143', async () => {
     const out = path.join(dir, 'group.json')
     // Its own process group, as `timeout` gives the command it runs: the signal reaches the embedded cluster's child too.
-    const child = spawn(process.execPath, [BIN, 'bench', '--duration', '60s', '--concurrency', '4', '--out', out], {
+    const child = spawn(process.execPath, [BIN, 'bench', '--warmup', '0s', '--duration', '60s', '--concurrency', '4', '--out', out], {
       cwd: REPO_ROOT,
-      env: {...process.env, POOLTOOL_URI: '', MONGODB_URI: '', FORCE_COLOR: '0'},
+      env: {...process.env, POOLTOOL_URI: undefined, MONGODB_URI: undefined, FORCE_COLOR: '0'},
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: true,
     })
@@ -89,7 +89,7 @@ describe('bench stopped by a signal', () => {
     it(`${signal}: exit ${exitCode}, partial result written, namespace dropped`, async () => {
       const out = path.join(dir, `${signal}.json`)
       let bench: import('node:child_process').ChildProcess | undefined
-      const running = runCli(['bench', '--uri', cluster.uri, '--duration', '60s', '--concurrency', '4', '--out', out, '--json'], {timeoutMs: 60_000, onSpawn: (c) => (bench = c)})
+      const running = runCli(['bench', '--warmup', '0s', '--uri', cluster.uri, '--duration', '60s', '--concurrency', '4', '--out', out, '--json'], {timeoutMs: 60_000, onSpawn: (c) => (bench = c)})
       await untilMeasuring()
       bench!.kill(signal)
       const run = await running
@@ -105,7 +105,7 @@ describe('bench stopped by a signal', () => {
 
   it('a stop during a server stall does not wait for the server: in-flight operations aborted, what stays behind said', async () => {
     let bench: import('node:child_process').ChildProcess | undefined
-    const running = runCli(['bench', '--uri', cluster.uri, '--duration', '60s', '--concurrency', '4', '--json'], {timeoutMs: 60_000, onSpawn: (c) => (bench = c)})
+    const running = runCli(['bench', '--warmup', '0s', '--uri', cluster.uri, '--duration', '60s', '--concurrency', '4', '--json'], {timeoutMs: 60_000, onSpawn: (c) => (bench = c)})
     await untilMeasuring()
     await cluster.sim.control({kind: 'stall', ms: 8000})
     bench!.kill('SIGINT')
@@ -130,7 +130,7 @@ describe('bench stopped by a signal', () => {
 
   it('a second signal skips cleanup but still prints the result and says what it left behind', async () => {
     let bench: import('node:child_process').ChildProcess | undefined
-    const running = runCli(['bench', '--uri', cluster.uri, '--duration', '60s', '--concurrency', '2'], {
+    const running = runCli(['bench', '--warmup', '0s', '--uri', cluster.uri, '--duration', '60s', '--concurrency', '2'], {
       timeoutMs: 60_000,
       onSpawn: (c) => (bench = c),
       // A second stop request once the first was acknowledged: a different signal, so it cannot be taken

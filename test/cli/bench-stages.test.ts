@@ -19,7 +19,7 @@ describe('bench --stages', () => {
   const cluster = useCluster({latencyMs: 2})
 
   it('ramps the concurrency in one run: three stages, each with its own figures, adding up to the run', async () => {
-    const run = await runCli(['bench', '--uri', cluster.uri, '--workload', 'ping', '--stages', '300ms:2,300ms:8,300ms:2', '--json'], {timeoutMs: 60_000})
+    const run = await runCli(['bench', '--warmup', '0s', '--uri', cluster.uri, '--workload', 'ping', '--stages', '300ms:2,300ms:8,300ms:2', '--json'], {timeoutMs: 60_000})
     assert.equal(run.code, 0, run.stderr)
     const result = parseJson(run)
     assert.deepEqual(result.config.stages, [
@@ -56,7 +56,7 @@ describe('bench --stages', () => {
   })
 
   it('with --workers 2: each worker ramps its share; the stages add up over both', async () => {
-    const run = await runCli(['bench', '--uri', cluster.uri, '--workload', 'ping', '--stages', '300ms:2,300ms:8,300ms:2', '--workers', '2', '--json'], {timeoutMs: 60_000})
+    const run = await runCli(['bench', '--warmup', '0s', '--uri', cluster.uri, '--workload', 'ping', '--stages', '300ms:2,300ms:8,300ms:2', '--workers', '2', '--json'], {timeoutMs: 60_000})
     assert.equal(run.code, 0, run.stderr)
     const [r] = parseJson(run).runs
     assert.equal(r.workers.count, 2)
@@ -77,7 +77,7 @@ describe('bench --stages', () => {
   })
 
   it('prints one row per stage under the run', async () => {
-    const run = await runCli(['bench', '--uri', cluster.uri, '--workload', 'ping', '--stages', '200ms:1,200ms:3'], {timeoutMs: 60_000})
+    const run = await runCli(['bench', '--warmup', '0s', '--uri', cluster.uri, '--workload', 'ping', '--stages', '200ms:1,200ms:3'], {timeoutMs: 60_000})
     assert.equal(run.code, 0, run.stderr)
     assert.match(run.stdout, /in stages 200ms:1,200ms:3/)
     assert.ok(run.stdout.includes('Per stage'), run.stdout)
@@ -91,7 +91,7 @@ describe('bench --stages', () => {
   it('report merge merges the stages exactly (or drops them, said, when a segment lacks some), refuses other stages; compare reads the file', async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'pooltool-stages-'))
     const file = path.join(dir, 'staged.json')
-    const bench = await runCli(['bench', '--uri', cluster.uri, '--workload', 'ping', '--stages', '200ms:1,200ms:2', '--out', file], {timeoutMs: 60_000})
+    const bench = await runCli(['bench', '--warmup', '0s', '--uri', cluster.uri, '--workload', 'ping', '--stages', '200ms:1,200ms:2', '--out', file], {timeoutMs: 60_000})
     assert.equal(bench.code, 0, bench.stderr)
     const single = JSON.parse(await readFile(file, 'utf8'))
     // A twin of the file (report merge refuses one result given twice; a note tells the two apart).

@@ -12,7 +12,7 @@ import {waitForState} from '../helpers/sim.js'
 
 describe('bench --workers', {timeout: 120_000}, () => {
   const cluster = useClusterClient({})
-  const bench = (...args: string[]) => runCli(['bench', '--uri', cluster.uri, '--workload', 'find', '--seed-docs', '50', ...args, '--json'], {timeoutMs: 60_000})
+  const bench = (...args: string[]) => runCli(['bench', '--warmup', '0s', '--uri', cluster.uri, '--workload', 'find', '--seed-docs', '50', ...args, '--json'], {timeoutMs: 60_000})
 
   it('closed loop: the concurrency split over the threads, each with its own pool, merged exactly', async () => {
     // A count, split 100/100/100, not a duration: every worker has its share however loaded the machine.
@@ -48,7 +48,7 @@ describe('bench --workers', {timeout: 120_000}, () => {
   it('a stop request stops every worker: partial result, namespace dropped, exit 130', async () => {
     const queries = async () => Number((await cluster.client.db('admin').command({serverStatus: 1})).opcounters.query)
     const before = await queries()
-    const run = await runCli(['bench', '--uri', cluster.uri, '--workload', 'find', '--seed-docs', '50', '--workers', '2', '--concurrency', '4', '--duration', '60s', '--json'], {
+    const run = await runCli(['bench', '--warmup', '0s', '--uri', cluster.uri, '--workload', 'find', '--seed-docs', '50', '--workers', '2', '--concurrency', '4', '--duration', '60s', '--json'], {
       timeoutMs: 60_000,
       onSpawn: (child) => {
         void waitForState('both workers measuring', queries, (n) => n >= before + 200).then(() => child.kill('SIGINT'))

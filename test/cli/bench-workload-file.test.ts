@@ -51,7 +51,7 @@ describe('bench --workload-file', {timeout: 90_000}, () => {
         '    command: {ping: 1}',
       ].join('\n'),
     )
-    const run = await runCli(['bench', '--uri', cluster.uri, '--workload-file', file, '--read-namespace', 'shop.orders', '--key-dist', 'zipfian',
+    const run = await runCli(['bench', '--warmup', '0s', '--uri', cluster.uri, '--workload-file', file, '--read-namespace', 'shop.orders', '--key-dist', 'zipfian',
       // A count: the seeded draws then name every operation, however slowly a loaded machine runs.
       '--seed-docs', '50', '--concurrency', '4', '--ops', '200', '--json'], {timeoutMs: 60_000})
     const result = parseJson(run)
@@ -72,7 +72,7 @@ describe('bench --workload-file', {timeout: 90_000}, () => {
   it('with --workers 2: each worker loads the file; the operations and their latency add up over both', async () => {
     const file = path.join(dir, 'workers.yaml')
     writeFileSync(file, ['operations:', '  - name: lookup', '    weight: 3', '    find: {filter: {_id: "{{seededId}}"}}', '  - name: openOrders', '    namespace: read', '    find: {filter: {status: open}}'].join('\n'))
-    const run = await runCli(['bench', '--uri', cluster.uri, '--workload-file', file, '--read-namespace', 'shop.orders', '--workers', '2',
+    const run = await runCli(['bench', '--warmup', '0s', '--uri', cluster.uri, '--workload-file', file, '--read-namespace', 'shop.orders', '--workers', '2',
       '--seed-docs', '50', '--concurrency', '4', '--ops', '200', '--json'], {timeoutMs: 60_000})
     assert.equal(run.code, 0, run.stderr)
     const [r] = parseJson(run).runs

@@ -23,7 +23,7 @@ async function pipeToHead(args: string[]): Promise<{pooltool: number; head: numb
   const stdout = await new Promise<string>((resolve, reject) => {
     const shell = spawn('bash', ['-c', `${quoted} 2>"$ERR_FILE" | head -1; echo "status \${PIPESTATUS[0]} \${PIPESTATUS[1]}"`], {
       cwd: REPO_ROOT,
-      env: {...process.env, POOLTOOL_URI: '', MONGODB_URI: '', FORCE_COLOR: '0', ERR_FILE: errFile},
+      env: {...process.env, POOLTOOL_URI: undefined, MONGODB_URI: undefined, FORCE_COLOR: '0', ERR_FILE: errFile},
       stdio: ['ignore', 'pipe', 'inherit'],
     })
     let out = ''

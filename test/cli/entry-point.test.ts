@@ -32,7 +32,7 @@ describe('through a port-forward to one member', () => {
 
   it('bench samples the entry through its address and lists the members it cannot reach with their error', async () => {
     const primary = member('primary')
-    const run = await runCli(['bench', '--uri', forwarded('primary'), '--duration', '1s', '--concurrency', '2', '--json'])
+    const run = await runCli(['bench', '--warmup', '0s', '--uri', forwarded('primary'), '--duration', '1s', '--concurrency', '2', '--json'])
     assert.equal(run.code, 0, run.stderr)
     const server = parseJson<BenchResult>(run).runs[0]!.server
     const entry = server.find((h) => h.host === primary.advertisedAs)

@@ -51,7 +51,7 @@ function honestRun(run: CliRun, loop: Loop): BenchRun {
 describe('fault matrix: bench', {timeout: 150_000}, () => {
   const cluster = useCluster({auth: true})
   let admin: MongoClient
-  const args = (loop: Loop, uri: string) => ['bench', '--uri', uri, '--workload', 'find', '--seed-docs', '50', '--duration', '1500ms', '--timeout-ms', '800', ...LOOPS[loop], '--json']
+  const args = (loop: Loop, uri: string) => ['bench', '--warmup', '0s', '--uri', uri, '--workload', 'find', '--seed-docs', '50', '--duration', '1500ms', '--timeout-ms', '800', ...LOOPS[loop], '--json']
   /** For a fault the test itself must cause (a dropped user): the test watches the query counter. */
   const measuring = () => serverFigureGrew(admin, finds, 100)
   /** For a cluster fault: the cluster fires it once the measured run has done 100 finds, however loaded the machine. */

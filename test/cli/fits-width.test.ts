@@ -52,7 +52,7 @@ describe(`text output fits ${WIDTH} columns, without color`, {timeout: 300_000},
     const startAt = new Date(Date.now() + 4000).toISOString()
     const segments = await Promise.all(
       [0, 1].map(async (index) => {
-        const run = await cli(['bench', '--uri', cluster.uri, '--concurrency', '4', '--duration', '500ms', '--segment', `${index}/2`, '--run-id', '0c0c0c80', '--start-at', startAt, '--json'])
+        const run = await cli(['bench', '--warmup', '0s', '--uri', cluster.uri, '--concurrency', '4', '--duration', '500ms', '--segment', `${index}/2`, '--run-id', '0c0c0c80', '--start-at', startAt, '--json'])
         assert.equal(run.code, 0, run.stderr)
         const file = path.join(dir, `segment-${index}.json`)
         writeFileSync(file, run.stdout)

@@ -43,7 +43,7 @@ describe('DDL lock contention through two mongos (4.4 profile)', {timeout: 60_00
 
   it('bench --workload ddl reports LockBusy counts and config.locks hold times', async () => {
     const html = path.join(mkdtempSync(path.join(tmpdir(), 'pooltool-ddl-')), 'ddl.html')
-    const run = await runCli(['bench', '--uri', cluster.uri, '--workload', 'ddl', '--concurrency', '8', '--duration', '2s', '--json', '--html', html], {timeoutMs: 45_000})
+    const run = await runCli(['bench', '--warmup', '0s', '--uri', cluster.uri, '--workload', 'ddl', '--concurrency', '8', '--duration', '2s', '--json', '--html', html], {timeoutMs: 45_000})
     const result = parseJson(run)
     assert.equal(result.cluster.topology, 'sharded')
     const r = result.runs[0]
@@ -71,7 +71,7 @@ describe('DDL lock contention through two mongos (4.4 profile)', {timeout: 60_00
     // The watch at its default interval (500 ms), over the whole bench run; bench's own observer polls every 25 ms.
     const watching = runCli(['locks', 'watch', '--uri', cluster.uri, '--db', 'pooltool_bench', '--duration', '9s', '--json'], {timeoutMs: 60_000})
     await new Promise((resolve) => setTimeout(resolve, 1000))
-    const benchRun = await runCli(['bench', '--uri', cluster.uri, '--workload', 'ddl', '--concurrency', '8', '--duration', '5s', '--json'], {timeoutMs: 45_000})
+    const benchRun = await runCli(['bench', '--warmup', '0s', '--uri', cluster.uri, '--workload', 'ddl', '--concurrency', '8', '--duration', '5s', '--json'], {timeoutMs: 45_000})
     const watch = parseJson(await watching)
     const observer = parseJson(benchRun).runs[0].locks
     assert.ok(observer.holdMS.count > 0, JSON.stringify(observer))

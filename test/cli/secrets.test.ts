@@ -52,7 +52,7 @@ const modes: Array<[string, string[]]> = [
   ['--debug', ['--debug']],
 ]
 const commands: Array<[string, string[]]> = [
-  ['bench', ['bench', '--duration', '1s', '--concurrency', '2']],
+  ['bench', ['bench', '--warmup', '0s', '--duration', '1s', '--concurrency', '2']],
   ['auth', ['auth', '--connections', '2', '--parallel', '2', '--pings', '5', '--mechanisms', 'none,SCRAM-SHA-256']],
   ['locks list', ['locks', 'list']],
   ['locks pings', ['locks', 'pings']],
@@ -66,7 +66,7 @@ for (const [command, words] of commands) {
   }
 }
 runs.push(
-  {name: 'bench --out FILE', args: (uri, dir) => ['bench', '--duration', '1s', '--concurrency', '2', '--uri', uri, '--out', path.join(dir, 'bench.json')], exitCodes: [0]},
+  {name: 'bench --out FILE', args: (uri, dir) => ['bench', '--warmup', '0s', '--duration', '1s', '--concurrency', '2', '--uri', uri, '--out', path.join(dir, 'bench.json')], exitCodes: [0]},
   {name: 'conns watch --ndjson', args: (uri) => ['conns', 'watch', '--count', '1', '--interval', '200ms', '--uri', uri, '--ndjson'], exitCodes: [0]},
   {name: 'conns list --uri=URI', args: (uri) => ['conns', 'list', `--uri=${uri}`], exitCodes: [0]},
   {name: 'conns list with POOLTOOL_URI', args: () => ['conns', 'list', '--json'], uriVariable: 'POOLTOOL_URI', exitCodes: [0]},
@@ -75,7 +75,7 @@ runs.push(
   ...modes.map(([mode, flags]): SecretRun => ({name: `sim ${mode} with MONGODB_URI set`, args: () => ['sim', '--duration', '1s', ...flags], uriVariable: 'MONGODB_URI', exitCodes: [0]})),
   {name: 'sim --ndjson with MONGODB_URI set', args: () => ['sim', '--duration', '1s', '--ndjson'], uriVariable: 'MONGODB_URI', exitCodes: [0]},
   ...modes.map(([mode, flags]): SecretRun => ({name: `conns list, wrong password, ${mode}`, args: (uri) => ['conns', 'list', '--uri', uri, ...flags], target: 'wrong-password', exitCodes: [5]})),
-  ...modes.map(([mode, flags]): SecretRun => ({name: `bench, wrong password, ${mode}`, args: (uri) => ['bench', '--duration', '1s', '--uri', uri, ...flags], target: 'wrong-password', exitCodes: [5]})),
+  ...modes.map(([mode, flags]): SecretRun => ({name: `bench, wrong password, ${mode}`, args: (uri) => ['bench', '--warmup', '0s', '--duration', '1s', '--uri', uri, ...flags], target: 'wrong-password', exitCodes: [5]})),
   ...modes.map(([mode, flags]): SecretRun => ({name: `auth, nothing listening, ${mode}`, args: (uri) => ['auth', '--uri', uri, '--timeout-ms', '500', ...flags], target: 'unreachable', exitCodes: [4]})),
   {name: 'locks list, nothing listening, --json', args: (uri) => ['locks', 'list', '--uri', uri, '--timeout-ms', '500', '--json'], target: 'unreachable', exitCodes: [4]},
 )

@@ -85,7 +85,7 @@ export function runCliClosingStdoutAfter(args: string[], bytes: number): Promise
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], {
       cwd: REPO_ROOT,
-      env: {...process.env, POOLTOOL_URI: '', MONGODB_URI: '', FORCE_COLOR: '0'},
+      env: {...process.env, POOLTOOL_URI: undefined, MONGODB_URI: undefined, FORCE_COLOR: '0'},
       stdio: ['ignore', 'pipe', 'pipe'],
     })
     let stderr = ''

@@ -13,7 +13,7 @@ const skip = uri ? false : 'set POOLTOOL_TEST_URI to run against a real server'
 
 describe('against a real server (POOLTOOL_TEST_URI)', () => {
   it('bench measures and cleans up', {skip}, async () => {
-    const run = await runCli(['bench', '--uri', uri!, '--duration', '2s', '--concurrency', '4', '--json'], {timeoutMs: 120_000})
+    const run = await runCli(['bench', '--warmup', '0s', '--uri', uri!, '--duration', '2s', '--concurrency', '4', '--json'], {timeoutMs: 120_000})
     assert.equal(run.code, 0, run.stderr)
     const result = parseJson(run)
     assert.equal(result.target.simulated, false)

@@ -71,7 +71,9 @@ describe('bench flags', () => {
     const config = toBenchConfig({...baseFlags, duration: 3000, warmup: 500, slo: 20, 'sample-interval': 100})
     assert.deepEqual([config.durationMs, config.warmupMs, config.sloUs, config.sampleIntervalMs], [3000, 500, 20_000, 100])
     const defaults = toBenchConfig({workload: 'find', 'doc-size': 256, 'seed-docs': 1000, db: 'pooltool_bench', keep: false, model: 'pool', concurrency: '10'})
-    assert.deepEqual([defaults.durationMs, defaults.warmupMs, defaults.sloUs, defaults.sampleIntervalMs], [10_000, 0, undefined, 250])
+    // A warm-up by default (issue 26): 5 s for the pool to fill and the JIT to settle (src/defaults.ts).
+    assert.deepEqual([defaults.durationMs, defaults.warmupMs, defaults.sloUs, defaults.sampleIntervalMs], [10_000, 5000, undefined, 250])
+    assert.equal(toBenchConfig({...baseFlags, warmup: 0}).warmupMs, 0, '--warmup 0s turns it off')
     usage(() => toBenchConfig({...baseFlags, duration: 0}), /--duration must be above 0/)
   })
   it('rejects impossible combinations', () => {
