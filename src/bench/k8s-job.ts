@@ -154,7 +154,7 @@ export function collectSteps(o: Pick<K8sJobOptions, 'runId' | 'image' | 'uriSecr
     `kubectl create secret generic ${o.uriSecret.name} --from-literal=${o.uriSecret.key}='mongodb://…'   # once`,
     `kubectl apply -f job.yaml   # the Job printed on stdout`,
     `while :; do s=$(kubectl get job/${job} -o jsonpath='{.status.conditions[?(@.status=="True")].type}'); case "$s" in *Complete*|*Failed*) break;; esac; sleep 10; done; echo "job/${job}: $s"`,
-    `${pods} -o jsonpath='{range .items[*]}{.metadata.name}{" "}{.status.phase}{" "}{.status.containerStatuses[0].state.terminated.message}{"\\n"}{end}'   # on Failed: why`,
+    `${pods} -o jsonpath='{range .items[*]}{.metadata.name}{" "}{.status.phase}{" "}{.status.containerStatuses[0].state.terminated.reason}{": "}{.status.containerStatuses[0].state.terminated.message}{"\\n"}{end}'   # each pod's end, and why (its stderr)`,
     `for p in $(${pods} --field-selector=status.phase=Succeeded -o name); do`,
     `  i=$(kubectl get "$p" -o jsonpath='{.metadata.annotations.batch\\.kubernetes\\.io/job-completion-index}')`,
     `  kubectl logs "$p" > ${job}-$i.json`,
