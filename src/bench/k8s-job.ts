@@ -86,7 +86,7 @@ export interface K8sJobOptions {
 }
 
 export const DEFAULT_URI_SECRET = {name: 'pooltool-uri', key: 'uri'}
-/** Per pod, times --workers: one core per event loop; 512 MiB holds a process at a few thousand operations in flight (bench:rss: about 180 MB at 256, 600 MB at 10,000). */
+/** Per pod, times --workers: one core per event loop; 512 MiB holds a process at a few thousand operations in flight (RSS about 180 MB at concurrency 64, bench:overhead; peak 600 MB at 10,000, bench:rss). */
 export const DEFAULT_CPU_PER_WORKER = 1
 export const DEFAULT_MEMORY_MIB_PER_WORKER = 512
 /** Beyond the start and the load: image pulls before the barrier, then the end of the run (drop, close). */
