@@ -193,6 +193,12 @@ export const NOT_IN_PODS: Readonly<Record<string, string>> = {
 /** The bench flags `emitK8sJob` reads (the rest reach the pods as given, in `benchArgs`). */
 export type EmitFlags = BenchFlagValues & {parallelism?: number; image?: string; 'uri-secret'?: string; 'k8s-cpu'?: string; 'k8s-memory'?: string} & Record<string, unknown>
 
+/** A Secret's name (a DNS subdomain, RFC 1123) and a key in it (ConfigMap/Secret key rules). */
+const SECRET_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/
+const SECRET_KEY = /^[-._a-zA-Z0-9]+$/
+/** An OCI image reference as docker and the kubelet read it: [registry[:port]/]path[:tag][@digest], lower-case path. */
+const IMAGE_REFERENCE = /^(?:[a-zA-Z0-9.-]+(?::\d+)?\/)?[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*(?:\/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)*(?::[\w][\w.-]{0,127})?(?:@[a-z0-9]+(?:[.+_-][a-z0-9]+)*:[a-fA-F0-9]{32,})?$/
+
 /**
  * A Kubernetes quantity (resource.Quantity) as a request or limit: a plain non-negative decimal with
  * an optional suffix (binary Ki Mi Gi Ti Pi Ei, decimal m k M G T P E, or an exponent e3), above 0.
@@ -221,6 +227,11 @@ export async function emitK8sJob(flags: EmitFlags, o: {benchArgs: readonly strin
   const secret = flags['uri-secret'] ?? `${DEFAULT_URI_SECRET.name}/${DEFAULT_URI_SECRET.key}`
   const [name, key, ...extra] = secret.split('/')
   if (!name || !key || extra.length > 0) throw usageError(`--uri-secret '${secret}' is not NAME/KEY`, 'e.g. --uri-secret pooltool-uri/uri')
+  // Both go into the manifest and into the printed shell lines: only what Kubernetes accepts, nothing a shell reads as code.
+  if (!SECRET_NAME.test(name) || name.length > 253) throw usageError(`--uri-secret: '${name}' is not a Secret name`, 'lower-case letters, digits, - and ., starting and ending with a letter or digit, e.g. --uri-secret pooltool-uri/uri')
+  if (!SECRET_KEY.test(key) || key.length > 253) throw usageError(`--uri-secret: '${key}' is not a Secret key`, 'letters, digits, -, _ and ., e.g. --uri-secret pooltool-uri/uri')
+  const image = flags.image ?? o.defaultImage
+  if (!IMAGE_REFERENCE.test(image)) throw usageError(`--image '${image}' is not an image reference`, 'REGISTRY/NAME:TAG, e.g. --image registry.example/pooltool:0.1.0')
   const runId = newRunId()
   const startAt = flags['start-at'] ?? START_ALL_READY
   const config = await loadBenchConfig({...flags, segment: `0/${parallelism}`, 'run-id': runId, 'start-at': startAt})
@@ -232,6 +243,6 @@ export async function emitK8sJob(flags: EmitFlags, o: {benchArgs: readonly strin
   const now = o.now ?? Date.now()
   const startWaitMs = config.startAt instanceof Date ? Math.max(0, config.startAt.getTime() - now) : READY_TIMEOUT_MS + START_MARGIN_MS
   const activeDeadlineSeconds = config.durationMs === undefined ? undefined : Math.ceil((startWaitMs + config.warmupMs + config.durationMs + DEADLINE_SLACK_MS) / 1000)
-  const options: K8sJobOptions = {parallelism, image: flags.image ?? o.defaultImage, runId, startAt, uriSecret: {name, key}, benchArgs: o.benchArgs, resources, ...(activeDeadlineSeconds === undefined ? {} : {activeDeadlineSeconds})}
+  const options: K8sJobOptions = {parallelism, image, runId, startAt, uriSecret: {name, key}, benchArgs: o.benchArgs, resources, ...(activeDeadlineSeconds === undefined ? {} : {activeDeadlineSeconds})}
   return {jobName: jobName(runId), segments: parallelism, runId, startAt, resources, manifest: k8sJobManifest(options), collect: collectSteps(options)}
 }

@@ -128,6 +128,12 @@ describe('bench --emit k8s-job', () => {
     await assert.rejects(emitK8sJob({...flags, html: 'r.html'}, {benchArgs: [], defaultImage: 'x', now}), (error: Error & {hint?: string}) => /--html cannot go into the emitted Job/.test(error.message) && /report html/.test(error.hint ?? ''))
     await assert.rejects(emitK8sJob({...flags, parallelism: 20}, {benchArgs: [], defaultImage: 'x', now}), /--concurrency 12 cannot be split over 20 segments/)
     await assert.rejects(emitK8sJob({...flags, 'uri-secret': 'mongo'}, {benchArgs: [], defaultImage: 'x', now}), /--uri-secret 'mongo' is not NAME\/KEY/)
+    await assert.rejects(emitK8sJob({...flags, 'uri-secret': 'Mongo;rm/uri'}, {benchArgs: [], defaultImage: 'x', now}), /--uri-secret: 'Mongo;rm' is not a Secret name/)
+    await assert.rejects(emitK8sJob({...flags, 'uri-secret': 'mongo/u ri'}, {benchArgs: [], defaultImage: 'x', now}), /--uri-secret: 'u ri' is not a Secret key/)
+    await assert.rejects(emitK8sJob({...flags, image: 'reg.example/pooltool:1 && curl evil'}, {benchArgs: [], defaultImage: 'x', now}), /--image 'reg.example\/pooltool:1 && curl evil' is not an image reference/)
+    for (const image of ['pooltool:0.1.0', 'registry.example:5000/team/pooltool:0.1.0-rc.1', 'ghcr.io/acme/pooltool@sha256:' + 'a'.repeat(64), 'pooltool']) {
+      assert.equal(((await emitK8sJob({...flags, image}, {benchArgs: [], defaultImage: 'x', now})).manifest as any).spec.template.spec.containers[0].image, image)
+    }
   })
 })
 
