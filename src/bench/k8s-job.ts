@@ -28,7 +28,7 @@ import {usageError} from '../errors.js'
 import {type BenchFlagValues, loadBenchConfig} from './config.js'
 import {newRunId} from './namespace.js'
 import {START_ALL_READY} from './segment.js'
-import {READY_TIMEOUT_MS, START_MARGIN_MS} from './start-barrier.js'
+import {READY_TIMEOUT_MS, startMarginMs} from './start-barrier.js'
 
 /** The oldest Kubernetes the emitted Job runs on: Indexed Jobs (completionMode, JOB_COMPLETION_INDEX) are GA from 1.24. */
 export const MIN_KUBERNETES = '1.24'
@@ -241,7 +241,7 @@ export async function emitK8sJob(flags: EmitFlags, o: {benchArgs: readonly strin
     memory: flags['k8s-memory'] === undefined ? `${DEFAULT_MEMORY_MIB_PER_WORKER * workers}Mi` : parseQuantity('--k8s-memory', flags['k8s-memory']),
   }
   const now = o.now ?? Date.now()
-  const startWaitMs = config.startAt instanceof Date ? Math.max(0, config.startAt.getTime() - now) : READY_TIMEOUT_MS + START_MARGIN_MS
+  const startWaitMs = config.startAt instanceof Date ? Math.max(0, config.startAt.getTime() - now) : READY_TIMEOUT_MS + startMarginMs(parallelism)
   const activeDeadlineSeconds = config.durationMs === undefined ? undefined : Math.ceil((startWaitMs + config.warmupMs + config.durationMs + DEADLINE_SLACK_MS) / 1000)
   const options: K8sJobOptions = {parallelism, image, runId, startAt, uriSecret: {name, key}, benchArgs: o.benchArgs, resources, ...(activeDeadlineSeconds === undefined ? {} : {activeDeadlineSeconds})}
   return {jobName: jobName(runId), segments: parallelism, runId, startAt, resources, manifest: k8sJobManifest(options), collect: collectSteps(options)}

@@ -10,7 +10,9 @@
  * run carry one, every segment computes the same start, the latest `readyAt` plus START_MARGIN_MS (on
  * the server's clock, so one number for all), and waits for it on its own clock, corrected by its
  * offset to the server's (measured on the stamp's round trip: off by at most half of it).
- * START_MARGIN_MS covers the poll interval: every segment sees the last stamp well before the start.
+ * The margin covers the poll interval: every segment sees the last stamp well before the start. The
+ * poll interval grows with the segment count (pollIntervalMs) so that all of them together ask the
+ * server at most about 100 times a second, and each poll is a count until all are there.
  *
  * A segment that never gets ready (a pod that cannot be scheduled) would hold the others forever: each
  * gives up READY_TIMEOUT_MS after its own stamp, naming the missing segments, and fails (exit 9), so a
@@ -21,10 +23,20 @@ import type {Db} from '../mongo/driver.js'
 import {PoolToolError} from '../errors.js'
 import {MARKER_COLLECTION, type RunMarker} from './namespace.js'
 
-/** From the last segment's readiness to the start: several polls, so every segment has seen it. */
+/** From the last segment's readiness to the start, at least: several polls, so every segment has seen it. */
 export const START_MARGIN_MS = 5000
-/** How often a ready segment looks for the others. */
+/** How often a ready segment looks for the others, at least. */
 export const POLL_INTERVAL_MS = 500
+
+/** A ready segment's poll interval: 500 ms, longer past 50 segments (10 ms per segment: ~100 polls/s in all). */
+export function pollIntervalMs(count: number): number {
+  return Math.max(POLL_INTERVAL_MS, count * 10)
+}
+
+/** From the last readiness to the start: 5 s, or three polls when they are longer (the same for every segment of a run). */
+export function startMarginMs(count: number): number {
+  return Math.max(START_MARGIN_MS, 3 * pollIntervalMs(count))
+}
 /** How long a ready segment waits for the others before the run fails. */
 export const READY_TIMEOUT_MS = 10 * 60_000
 
@@ -72,13 +84,16 @@ export async function waitForAllReady(
   const giveUpAt = receivedAt + timeoutMs
   for (;;) {
     if (signal.aborted) return undefined
-    const ready = await markers.find({runId: run.runId, 'segment.count': run.count, readyAt: {$type: 'date'}}, {projection: {segment: 1, readyAt: 1}}).toArray()
-    const indices = new Set(ready.map((m) => m.segment?.index))
-    if (indices.size >= run.count) {
+    // One marker per segment (its _id is <runId>-s<index>): a count says when all are there, and costs little.
+    const readyFilter = {runId: run.runId, 'segment.count': run.count, readyAt: {$type: 'date' as const}}
+    if ((await markers.countDocuments(readyFilter)) >= run.count) {
+      const ready = await markers.find(readyFilter, {projection: {readyAt: 1}}).toArray()
       const lastReadyAt = new Date(Math.max(...ready.map((m) => m.readyAt!.getTime())))
-      return {at: new Date(lastReadyAt.getTime() + (o.marginMs ?? START_MARGIN_MS)), clockOffsetMs, lastReadyAt}
+      return {at: new Date(lastReadyAt.getTime() + (o.marginMs ?? startMarginMs(run.count))), clockOffsetMs, lastReadyAt}
     }
     if (Date.now() >= giveUpAt) {
+      const ready = await markers.find(readyFilter, {projection: {segment: 1}}).toArray()
+      const indices = new Set(ready.map((m) => m.segment?.index))
       const missing = Array.from({length: run.count}, (_, i) => i).filter((i) => !indices.has(i))
       throw new PoolToolError(
         'SERVER_ERROR',
@@ -86,6 +101,6 @@ export async function waitForAllReady(
         'see why those segments did not start (kubectl get pods, kubectl describe pod: unschedulable, image pull, no route to the cluster), then run the Job again',
       )
     }
-    await pause(o.pollMs ?? POLL_INTERVAL_MS, signal)
+    await pause(o.pollMs ?? pollIntervalMs(run.count), signal)
   }
 }

@@ -9,7 +9,7 @@ import {describe, it} from 'node:test'
 
 import {PoolToolError} from '../../src/errors.js'
 import {MARKER_COLLECTION} from '../../src/bench/namespace.js'
-import {START_MARGIN_MS, waitForAllReady} from '../../src/bench/start-barrier.js'
+import {pollIntervalMs, START_MARGIN_MS, startMarginMs, waitForAllReady} from '../../src/bench/start-barrier.js'
 import {useClusterClient} from '../helpers/cluster.js'
 
 describe('start barrier', () => {
@@ -48,6 +48,11 @@ describe('start barrier', () => {
       waitForAllReady(db(), {markerId: `${runId}-s1`, runId, count: 3}, new AbortController().signal, {pollMs: 20, timeoutMs: 200}),
       (error: unknown) => error instanceof PoolToolError && error.exitCode === 9 && /^segments 0, 2 of 3 of run ba221e01 not set up 0 s after this one/.test(error.message),
     )
+  })
+
+  it('polls less often with many segments, and keeps three polls of margin', () => {
+    assert.deepEqual([1, 50, 100, 1000].map(pollIntervalMs), [500, 500, 1000, 10_000])
+    assert.deepEqual([2, 100, 1000].map(startMarginMs), [5000, 5000, 30_000])
   })
 
   it('a stop request ends the wait with no start', async () => {
