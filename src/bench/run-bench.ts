@@ -150,7 +150,9 @@ export async function runBench(target: Target, config: BenchConfig, hooks: Bench
       const start = await waitForAllReady(db, {markerId: namespace.marker._id, runId, count: config.segment.count}, hooks.signal)
       if (start) {
         result.config.startAt = start.at.toISOString()
-        result.notes.push(`started with the other ${config.segment.count - 1} segment${config.segment.count === 2 ? '' : 's'} at ${start.at.toISOString()} (server clock), ${(start.at.getTime() - start.lastReadyAt.getTime()) / 1000} s after the last was set up (--start-at all-ready; this clock ${Math.round(start.clockOffsetMs)} ms off the server's)`)
+        const others = config.segment.count - 1
+        const together = others === 0 ? 'started' : `started with the other ${others} segment${others === 1 ? '' : 's'}`
+        result.notes.push(`${together} at ${start.at.toISOString()} (server clock), ${(start.at.getTime() - start.lastReadyAt.getTime()) / 1000} s after the last was set up (--start-at all-ready; this clock ${Math.round(start.clockOffsetMs)} ms off the server's)`)
         const lateMs = await waitUntil(new Date(start.at.getTime() + start.clockOffsetMs), hooks.signal)
         if (lateMs > START_LATE_NOTE_MS) result.notes.push(`started ${Math.round(lateMs)} ms after the agreed start: this process's measured interval does not line up with the other segments'`)
       }
