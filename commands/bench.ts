@@ -3,7 +3,7 @@ import {Flags} from '@oclif/core'
 import {stringify as stringifyYaml} from 'yaml'
 
 import {DEFAULT_SERIES_INTERVAL_MS, loadBenchConfig, MAX_WORKERS} from '../src/bench/config.js'
-import {DEFAULT_URI_SECRET, emitK8sJob, type K8sJobPlan} from '../src/bench/k8s-job.js'
+import {DEFAULT_CPU_PER_WORKER, DEFAULT_MEMORY_MIB_PER_WORKER, DEFAULT_URI_SECRET, emitK8sJob, type K8sJobPlan, MIN_KUBERNETES} from '../src/bench/k8s-job.js'
 import {MAX_SEGMENTS} from '../src/bench/segment.js'
 import {passThroughArgs} from '../src/cli/pass-through.js'
 import {GATE_NEEDS_EXPLICIT_TARGET, parseFailOn} from '../src/bench/fail-on.js'
@@ -167,11 +167,13 @@ export default class Bench extends TargetCommand<typeof Bench> {
     'sim-latency': durationFlag({summary: 'Embedded cluster only: per-operation service time, e.g. 2ms.', helpGroup: 'CONNECTION'}),
     segment: Flags.string({summary: 'Drive the INDEX-th of COUNT shares of this run, e.g. 0/3 (INDEX from 0); needs --run-id. One cell, no matrix.', helpGroup: 'DISTRIBUTED'}),
     'run-id': Flags.string({summary: "The id every segment of one run shares (8 hex digits): their one namespace, bench_<id>.", helpGroup: 'DISTRIBUTED'}),
-    'start-at': Flags.string({summary: 'Begin (warm-up, then measuring) at this instant after set-up, e.g. 2026-11-23T21:00:00Z, so segments line up.', helpGroup: 'DISTRIBUTED'}),
+    'start-at': Flags.string({summary: 'Begin (warm-up, then measuring) at this instant after set-up, e.g. 2026-11-23T21:00:00Z, so segments line up; all-ready: when every segment is set up (the --emit default).', helpGroup: 'DISTRIBUTED'}),
     emit: Flags.string({options: ['k8s-job'], summary: 'Print a Kubernetes Indexed Job that runs this bench as --parallelism segments, instead of running it.', helpGroup: 'DISTRIBUTED'}),
     parallelism: Flags.integer({min: 1, max: MAX_SEGMENTS, dependsOn: ['emit'], summary: 'With --emit k8s-job (required there): how many pods (segments).', helpGroup: 'DISTRIBUTED'}),
     image: Flags.string({dependsOn: ['emit'], summary: `With --emit k8s-job: the pooltool image the pods run (build it from the Dockerfile; default pooltool:<version>).`, helpGroup: 'DISTRIBUTED'}),
     'uri-secret': Flags.string({dependsOn: ['emit'], summary: `With --emit k8s-job: the Secret NAME/KEY holding the connection string (POOLTOOL_URI in the pods; default ${DEFAULT_URI_SECRET.name}/${DEFAULT_URI_SECRET.key}).`, helpGroup: 'DISTRIBUTED'}),
+    'k8s-cpu': Flags.string({dependsOn: ['emit'], summary: `With --emit k8s-job: each pod's CPU request and limit, a Kubernetes quantity, e.g. 2 or 500m (default ${DEFAULT_CPU_PER_WORKER} per --workers).`, helpGroup: 'DISTRIBUTED'}),
+    'k8s-memory': Flags.string({dependsOn: ['emit'], summary: `With --emit k8s-job: each pod's memory request and limit, e.g. 1Gi (default ${DEFAULT_MEMORY_MIB_PER_WORKER}Mi per --workers).`, helpGroup: 'DISTRIBUTED'}),
   }
 
   async run(): Promise<BenchResult | K8sJobPlan> {
@@ -263,16 +265,18 @@ export default class Bench extends TargetCommand<typeof Bench> {
       defaultImage: `pooltool:${this.config.version}`,
     })
     if (!this.jsonEnabled()) {
-      this.log(stringifyYaml(plan.manifest).trimEnd())
+      // No anchors/aliases (&a1 … *a1) for the labels used twice: the manifest reads as Kubernetes' own docs write one.
+      this.log(stringifyYaml(plan.manifest, {aliasDuplicateObjects: false}).trimEnd())
       // The collect lines quote the invocation (a URI's host names): escaped like every other text view.
-      process.stderr.write(terminalSafe(['', `# run ${plan.runId}: ${plan.segments} segments from ${plan.startAt}; then:`, ...plan.collect.map((line) => `#   ${line}`), ''].join('\n')))
+      const start = plan.startAt === 'all-ready' ? 'together once all are set up' : `at ${plan.startAt}`
+      process.stderr.write(terminalSafe(['', `# run ${plan.runId}: ${plan.segments} pods (Kubernetes ${MIN_KUBERNETES}+, ${plan.resources.cpu} CPU and ${plan.resources.memory} each) start ${start}; the steps (docs/kubernetes.md):`, ...plan.collect.map((line) => `#   ${line}`), ''].join('\n')))
     }
     return plan
   }
 }
 
 /** Flags of the emitting command only, or set per pod by the manifest: never passed to the pods. */
-const EMIT_ONLY_FLAGS = new Set(['emit', 'parallelism', 'image', 'uri-secret', 'json', 'start-at'])
+const EMIT_ONLY_FLAGS = new Set(['emit', 'parallelism', 'image', 'uri-secret', 'k8s-cpu', 'k8s-memory', 'json', 'start-at'])
 
 function booleanFlags(command: {flags: Record<string, {type: string}>; baseFlags?: Record<string, {type: string}>}): Set<string> {
   const all = {...command.baseFlags, ...command.flags}

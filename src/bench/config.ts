@@ -7,7 +7,7 @@ import {usageError} from '../errors.js'
 import {parseChoiceList, parseIntegerList} from '../parse/lists.js'
 import {KEY_DISTRIBUTIONS, type KeyDistribution} from './key-dist.js'
 import {checkBenchDatabaseName} from './namespace.js'
-import {checkRunId, parseSegment, parseStartAt} from './segment.js'
+import {checkRunId, parseSegment, parseStartAt, type Segment, START_ALL_READY} from './segment.js'
 import {loadWorkloadFile, type WorkloadFile} from './workload-file.js'
 import {picksKeys} from './workloads.js'
 import {type BenchConfig, MIXABLE_OPS, type MixableOp, type OpTimeout, POOL_MODELS, TIMEOUT_SIDES, type TimeoutSide, type WorkloadKind, WORKLOADS, type WorkloadName} from './types.js'
@@ -147,8 +147,15 @@ function distributionOf(flags: BenchFlagValues, concurrencies: readonly number[]
   }
   return {
     ...(segment ? {segment, runId: flags['run-id']} : {}),
-    ...(flags['start-at'] === undefined ? {} : {startAt: parseStartAt(flags['start-at'])}),
+    ...(flags['start-at'] === undefined ? {} : {startAt: startAtOf(flags['start-at'], segment)}),
   }
+}
+
+/** --start-at: an instant, or all-ready (a barrier among the segments, so only with --segment). */
+function startAtOf(text: string, segment: Segment | undefined): Date | typeof START_ALL_READY {
+  if (text !== START_ALL_READY) return parseStartAt(text)
+  if (!segment) throw usageError(`--start-at ${START_ALL_READY} needs --segment`, 'it waits for the other segments of the run; a run on its own starts when it is set up')
+  return START_ALL_READY
 }
 
 /**

@@ -23,7 +23,8 @@ import {LockObserver} from './lock-observer.js'
 import {achievedRatePerSec, rateShortfallOf} from './rate-shortfall.js'
 import {newRunId, OwnedNamespace} from './namespace.js'
 import {type SeriesGauges, seriesGauges} from './series-gauges.js'
-import {rateShareOf, shareOf, stagesShareOf} from './segment.js'
+import {rateShareOf, shareOf, stagesShareOf, START_ALL_READY} from './segment.js'
+import {waitForAllReady} from './start-barrier.js'
 import {SAMPLER_PURPOSE, ServerSampler} from './server-sampler.js'
 import {toStageResults} from './stages.js'
 import {StopBudget} from './stop-budget.js'
@@ -115,7 +116,7 @@ export async function runBench(target: Target, config: BenchConfig, hooks: Bench
       sampleIntervalMS: config.sampleIntervalMs,
       seriesIntervalMS: config.seriesIntervalMs,
       ...(config.segment ? {segment: {...config.segment, runId}} : {}),
-      ...(config.startAt ? {startAt: config.startAt.toISOString()} : {}),
+      ...(config.startAt instanceof Date ? {startAt: config.startAt.toISOString()} : {}),
       ...(config.workers > 1 ? {workers: config.workers} : {}),
       ...(config.stages ? {stages: config.stages.map(({durationMs, ...level}) => ({durationMS: durationMs, ...level}))} : {}),
     },
@@ -149,7 +150,17 @@ export async function runBench(target: Target, config: BenchConfig, hooks: Bench
       databaseDropped: false,
     }
     await createWorkload(runConfig).seed(db, hooks.signal)
-    if (config.startAt) {
+    if (config.startAt === START_ALL_READY && config.segment) {
+      const start = await waitForAllReady(db, {markerId: namespace.marker._id, runId, count: config.segment.count}, hooks.signal)
+      if (start) {
+        result.config.startAt = start.at.toISOString()
+        const others = config.segment.count - 1
+        const together = others === 0 ? 'started' : `started with the other ${others} segment${others === 1 ? '' : 's'}`
+        result.notes.push(`${together} at ${start.at.toISOString()} (server clock), ${(start.at.getTime() - start.lastReadyAt.getTime()) / 1000} s after the last was set up (--start-at all-ready; this clock ${Math.round(start.clockOffsetMs)} ms off the server's)`)
+        const lateMs = await waitUntil(new Date(start.at.getTime() + start.clockOffsetMs), hooks.signal)
+        if (lateMs > START_LATE_NOTE_MS) result.notes.push(`started ${Math.round(lateMs)} ms after the agreed start: this process's measured interval does not line up with the other segments'`)
+      }
+    } else if (config.startAt instanceof Date) {
       const lateMs = await waitUntil(config.startAt, hooks.signal)
       if (lateMs > START_LATE_NOTE_MS) {
         result.notes.push(`started ${Math.round(lateMs)} ms after --start-at ${config.startAt.toISOString()} (set-up took longer): this process's measured interval does not line up with the other segments'`)

@@ -58,9 +58,15 @@ export function rateShareOf(rate: number | undefined, segment: Segment | undefin
   return rate === undefined || !segment ? rate : rate / segment.count
 }
 
+/**
+ * `--start-at all-ready`: start when every segment of the run is set up (start-barrier.ts), the
+ * default of an emitted Kubernetes Job, whose pods start minutes apart.
+ */
+export const START_ALL_READY = 'all-ready'
+
 /** --start-at: an ISO 8601 instant with its zone (`2026-11-23T21:00:00Z`, `…+01:00`), at most a day ahead. */
 export function parseStartAt(text: string, now = Date.now()): Date {
-  const hint = 'give an ISO 8601 instant with its zone, e.g. --start-at 2026-11-23T21:00:00Z'
+  const hint = `give an ISO 8601 instant with its zone, e.g. --start-at 2026-11-23T21:00:00Z, or --start-at ${START_ALL_READY} to start when every segment is set up`
   if (!/^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:\d\d)$/.test(text)) throw usageError(`--start-at '${text}' is not an instant with a zone`, hint)
   const at = new Date(text)
   if (Number.isNaN(at.getTime())) throw usageError(`--start-at '${text}' is not a valid date`, hint)

@@ -46,8 +46,8 @@ export interface BenchConfig {
   readonly segment?: Readonly<Segment>
   /** With --segment: the id the segments share (their collections are bench_<runId>). */
   readonly runId?: string
-  /** --start-at: measuring (warm-up first) begins at this instant, after set-up. */
-  readonly startAt?: Date
+  /** --start-at: measuring (warm-up first) begins at this instant, after set-up; all-ready: when every segment is set up (start-barrier.ts). */
+  readonly startAt?: Date | 'all-ready'
   /** --op-timeout / --timeout-side: a time limit on every operation, enforced by the client (the driver's timeoutMS) or the server (maxTimeMS). */
   readonly opTimeout?: Readonly<OpTimeout>
   readonly db: string
@@ -344,7 +344,7 @@ export interface BenchResult extends ResultEnvelope {
     seriesIntervalMS: number
     /** --segment / --run-id: which share of which distributed run this file holds (a merged file: `indices`, every share in it). */
     segment?: {index: number; count: number; runId: string; indices?: number[]}
-    /** --start-at, as given. */
+    /** --start-at, as given; with all-ready, the instant the segments agreed on (server clock). */
     startAt?: string
     /** --workers, when above 1. */
     workers?: number
