@@ -24,7 +24,7 @@ import {connsReportData} from '../../src/report/watch-html-data.js'
 import {timeDisplayOf, zoneNote} from '../../src/reporters/clock.js'
 import {renderConnsHtml} from '../../src/reporters/html.js'
 import {targetSummary} from '../../src/result.js'
-import {SIM_TOPOLOGIES, type SimTopology} from '../../src/sim/types.js'
+import {SIM_TOPOLOGIES, type SimTopology} from '../../src/sim/index.js'
 
 export default class ConnsWatch extends TargetCommand<typeof ConnsWatch> {
   static override summary = 'Watch server connection counts on every host of a cluster: growth, alerts, pools that never shrink, who holds them.'

@@ -9,7 +9,7 @@
 import {performance} from 'node:perf_hooks'
 
 import {PoolToolError} from '../errors.js'
-import {handshakeDocument, splitHostPort, WireConnection} from '../wire/client.js'
+import {handshakeDocument, splitHostPort, WireConnection} from '../wire/index.js'
 import {unlessAborted} from './deadline.js'
 
 /** Failure classes that mean "nothing answered", as opposed to a refusal (auth) or a server error. */

@@ -17,15 +17,12 @@
  */
 import {createHash} from 'node:crypto'
 
+import type {ChartLibrary} from '../report/html-assets.js'
 import type {ReportData} from '../report/html-data.js'
 import type {ConnsReportData, LocksReportData, LockTimeline} from '../report/watch-html-data.js'
 import {htmlSafe} from './escape.js'
 
-export interface ChartLibrary {
-  /** uPlot's IIFE build (defines window.uPlot). */
-  script: string
-  css: string
-}
+export type {ChartLibrary}
 
 /**
  * A number for arithmetic and style attributes: a result file's "numbers" are whatever its author

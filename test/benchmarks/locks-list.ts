@@ -20,7 +20,7 @@ import {parseArgs} from 'node:util'
 import {ObjectId} from 'bson'
 
 import {MongoClient} from '../../src/mongo/driver.js'
-import {startSimCluster} from '../../src/sim/host.js'
+import {startSimCluster} from '../../src/sim/index.js'
 
 const {values} = parseArgs({options: {locks: {type: 'string', default: '10000'}, pingers: {type: 'string', default: '500'}, rounds: {type: 'string', default: '5'}}})
 const lockCount = Number(values.locks)

@@ -24,7 +24,7 @@ import {toBenchConfig} from '../../src/bench/config.js'
 import {runBench} from '../../src/bench/run-bench.js'
 import {createHistogram, percentileUs, recordMs} from '../../src/metrics/histograms.js'
 import {MongoClient} from '../../src/mongo/driver.js'
-import {startSimCluster} from '../../src/sim/host.js'
+import {startSimCluster} from '../../src/sim/index.js'
 import {pinClientAndServer} from './pin.js'
 import {resolveTarget} from '../../src/target.js'
 

@@ -13,7 +13,7 @@ import {existsSync} from 'node:fs'
 import path from 'node:path'
 import {describe, it} from 'node:test'
 
-import type {SimTopology, SimVersionProfile} from '../../src/sim/types.js'
+import type {SimTopology, SimVersionProfile} from '../../src/sim/index.js'
 import {REPO_ROOT} from '../helpers/cli.js'
 import {useCluster} from '../helpers/cluster.js'
 

@@ -10,8 +10,7 @@ import assert from 'node:assert/strict'
 import {after, before, describe, it} from 'node:test'
 import type {Document} from 'bson'
 import {MongoClient, MongoServerError} from 'mongodb'
-import {startSimCluster, type SimCluster} from '../../src/sim/host.js'
-import type {SimVersionProfile} from '../../src/sim/types.js'
+import {type SimCluster, type SimVersionProfile, startSimCluster} from '../../src/sim/index.js'
 import {waitForState, withParams} from '../helpers/sim.js'
 
 const RAW = {promoteLongs: false} as const

@@ -7,7 +7,7 @@ import {after, before, describe, it} from 'node:test'
 import assert from 'node:assert/strict'
 import type {Document, Timestamp} from 'bson'
 import {MongoClient} from 'mongodb'
-import {startSimCluster, type SimCluster} from '../../src/sim/host.js'
+import {startSimCluster, type SimCluster} from '../../src/sim/index.js'
 import {withParams} from '../helpers/sim.js'
 
 const kind = (v: unknown) => (v as {_bsontype?: string} | undefined)?._bsontype

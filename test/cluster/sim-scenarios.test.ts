@@ -9,8 +9,7 @@ import {describe, test} from 'node:test'
 
 import {MongoClient} from 'mongodb'
 
-import {startSimCluster} from '../../src/sim/host.js'
-import type {FiredScenario} from '../../src/sim/types.js'
+import {type FiredScenario, startSimCluster} from '../../src/sim/index.js'
 import {useCluster} from '../helpers/cluster.js'
 
 async function configLocks(uri: string) {

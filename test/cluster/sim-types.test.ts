@@ -8,7 +8,7 @@ import {after, before, describe, it} from 'node:test'
 import assert from 'node:assert/strict'
 import {BSONRegExp, Decimal128, Double, Int32, Long, type Document} from 'bson'
 import {MongoClient, type Collection} from 'mongodb'
-import {startSimCluster, type SimCluster} from '../../src/sim/host.js'
+import {startSimCluster, type SimCluster} from '../../src/sim/index.js'
 import {withParams} from '../helpers/sim.js'
 
 const RAW = {promoteValues: false, promoteLongs: false, bsonRegExp: true} as const

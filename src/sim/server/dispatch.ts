@@ -16,7 +16,7 @@ import {
   isExhaustAllowed,
   isMoreToCome,
   nextRequestId,
-} from '../../wire/codec.js'
+} from '../../wire/index.js'
 import {grants} from '../auth/roles.js'
 import {allowedOnSecondary, commandNamespace, type CommandContext, type CommandSpec} from '../commands/registry.js'
 import {nonNegative} from '../commands/util.js'
