@@ -21,7 +21,7 @@ import {
 import {checkOutputFiles, writeTextAtomically} from '../../src/output.js'
 import {loadChartLibrary} from '../../src/report/html-assets.js'
 import {connsReportData} from '../../src/report/watch-html-data.js'
-import {timeDisplayOf, zoneNote} from '../../src/reporters/clock.js'
+import {timeDisplayOf, zoneNote} from '../../src/reporters/time-of-day.js'
 import {renderConnsHtml} from '../../src/reporters/html.js'
 import {targetSummary} from '../../src/result.js'
 import {SIM_TOPOLOGIES, type SimTopology} from '../../src/sim/index.js'

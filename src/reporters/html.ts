@@ -11,7 +11,7 @@
  * registers itself in `window.pooltoolCharts` ({id, title, series, points}) from what it drew, so
  * a browser test can check that each one has its points.
  *
- * Hostile input (issue 23): every value interpolated into the markup goes through htmlSafe, numbers
+ * Hostile input: every value interpolated into the markup goes through htmlSafe, numbers
  * included (a result file's numbers are whatever its author wrote), and numbers in style attributes
  * are coerced to finite ones; each page's Content-Security-Policy lets only its own scripts run.
  */

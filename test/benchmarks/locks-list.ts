@@ -6,7 +6,7 @@
  * held by live pingers, some by dead ones), on the embedded sharded cluster, read through its
  * router. Each trial is a fresh process, as a user runs it: the CLI (text, then --json) beside a
  * bare driver script that reads the same two collections whole through the same router. Prints
- * the wall time of each (median of --rounds) and the CLI's ratio to the bare read. Goal (issue 14):
+ * the wall time of each (median of --rounds) and the CLI's ratio to the bare read. Goal:
  * at most 3 × the bare read, and under 1 s on this machine. `--all` (every row as text) is timed
  * beside them, without a goal.
  *

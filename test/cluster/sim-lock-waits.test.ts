@@ -1,5 +1,5 @@
 /**
- * Real lock waits on the embedded replica set (issue 24, "Embedded cluster"), read through the real driver:
+ * Real lock waits on the embedded replica set, read through the real driver:
  * (a) fsyncLock's `fsyncLockWorker` holds Global S and the writes behind it wait on Global IX;
  * (b) an index build (the `lock-hold` fault) holds Collection X and operations on the collection queue
  *     behind it, with serverStatus.locks and globalLock.currentQueue moving;

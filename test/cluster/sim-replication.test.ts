@@ -1,5 +1,5 @@
 /**
- * Replication facts a real replica set shows (issue 12): `$clusterTime` / `operationTime` on every
+ * Replication facts a real replica set shows: `$clusterTime` / `operationTime` on every
  * replica-set and router reply (never on a standalone), `hello.lastWrite` optimes, and a `local.oplog.rs`
  * that `rs.printReplicationInfo()` can read (capped with a maxSize, first/last entries by `$natural`).
  */

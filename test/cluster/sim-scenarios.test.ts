@@ -1,6 +1,6 @@
 /**
- * The 3.4 balancer lock belongs to clusters upgraded from 3.4, not to every 4.4 cluster
- * (issue 12): a fresh cluster's config.locks holds no lock; `--scenario upgraded-from-3.4`
+ * The 3.4 balancer lock belongs to clusters upgraded from 3.4, not to every 4.4 cluster:
+ * a fresh cluster's config.locks holds no lock; `--scenario upgraded-from-3.4`
  * adds the held `balancer` lock as the manual's config.locks example shows it, dated
  * relative to the cluster's start.
  */

@@ -1,5 +1,5 @@
 /**
- * Lock and flow-control fields as real servers report them (issue 12), read through the real driver:
+ * Lock and flow-control fields as real servers report them, read through the real driver:
  * currentOp `locks` / `lockStats` of an operation that waits for a lock (held by fsyncLock) and of one
  * that holds its locks, `waitingForFlowControl` / `flowControlStats`; serverStatus.locks with 7.0's
  * FeatureCompatibilityVersion and Mutex, the primary's `oplog`; a router with neither `globalLock` nor

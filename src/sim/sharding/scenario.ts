@@ -14,8 +14,9 @@
  *   shards share the lock session id (and the holder's own step-up recovery frees it).
  * - 7.0: DDL locks live in memory and die with their process: nothing is left behind.
  */
+import {setTimeout as sleep} from 'node:timers/promises'
+
 import {ObjectId} from 'bson'
-import {sleep} from '../faults.js'
 import type {FiredScenario} from '../types.js'
 import {CONFIG_SERVER_PROCESS_ID} from './dist-lock.js'
 import type {ShardedCluster} from './state.js'
