@@ -88,6 +88,13 @@ module.exports = {
       to: {},
     },
     {
+      name: 'no-unresolvable-import',
+      comment: 'an import the checker cannot resolve: it could hide a broken rule, so it is one',
+      severity: 'error',
+      from: {},
+      to: {couldNotResolve: true},
+    },
+    {
       name: 'no-circular',
       comment: 'a circle of imports: cut it by moving the shared type or helper next to what it serves',
       severity: 'error',
