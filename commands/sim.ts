@@ -8,7 +8,7 @@ import {parseMemberOptions} from '../src/parse/member-options.js'
 import {ndjsonFaultFired, ndjsonScenarioFired, ndjsonStarted, renderFaultFired, renderReplayStarted, renderScenarioFired, renderSimStarted, type SimStartedResult, toReplayStartedResult, toSimStartedResult} from '../src/reporters/sim.js'
 import {runReplayUntilStopped} from '../src/replay/run.js'
 import {runSimUntilStopped} from '../src/run-sim.js'
-import {DEFAULT_SIM_OPTIONS, SIM_TOPOLOGIES, SIM_VERSION_PROFILES, type SimTopology, type SimVersionProfile} from '../src/sim/types.js'
+import {DEFAULT_SIM_OPTIONS, SIM_TOPOLOGIES, SIM_VERSION_PROFILES, type SimTopology, type SimVersionProfile} from '../src/sim/index.js'
 
 /** What shapes a simulated cluster: none of it applies to a replay, which serves what was captured. */
 const SHAPE_FLAGS = [

@@ -4,8 +4,7 @@
  * cluster's process dies meanwhile, say so (a PoolToolError) instead of
  * serving nothing.
  */
-import {type SimExit, startSimCluster, unexpectedExitError} from './sim/host.js'
-import type {FiredFault, FiredScenario, SimClusterInfo, SimOptions} from './sim/types.js'
+import {type FiredFault, type FiredScenario, type SimClusterInfo, type SimExit, type SimOptions, startSimCluster, unexpectedExitError} from './sim/index.js'
 
 export interface RunSimHooks extends StopWhen {
   onReady(info: SimClusterInfo): void

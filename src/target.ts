@@ -24,13 +24,13 @@ import {ConnectionString} from 'mongodb-connection-string-url'
 import {CONNECTION_DEFAULTS} from './defaults.js'
 import {PoolToolError, usageError} from './errors.js'
 import {whyUnreadable} from './input.js'
-import {driverChannel} from './mongo/channel.js'
+import {driverChannel} from './probes/driver-channel.js'
+import type {OpenReader, OpenReaderOptions} from './probes/host-connection.js'
 import {checkDriverAcceptsUri, CLOSE_GRACE_MS, closeWithin, createClient, createHostClient, type ClientSettings, type PoolOptions} from './mongo/client.js'
 import {toPoolToolError} from './mongo/errors.js'
 import {type ReadRecorder, ServerReader} from './probes/reader.js'
 import {redactText, redactUri, secretsOfUri} from './redact.js'
-import {startSimCluster, type SimCluster} from './sim/host.js'
-import type {SimOptions} from './sim/types.js'
+import {type SimCluster, type SimOptions, startSimCluster} from './sim/index.js'
 
 export type TargetSource = '--uri' | 'POOLTOOL_URI' | 'MONGODB_URI' | 'embedded'
 
@@ -43,30 +43,6 @@ export interface TargetConnection {
 }
 
 export const DEFAULT_CONNECTION: TargetConnection = {...CONNECTION_DEFAULTS}
-
-export interface OpenReaderOptions {
-  /** A connect timeout of its own (a poller that must notice a lost host within its round), else the target's. */
-  timeoutMs?: number
-  /**
-   * The driver's monitor polls instead of streaming: one monitoring connection per host instead of two,
-   * for a reader that stays open as long as a watch.
-   */
-  pollMonitoring?: boolean
-  /** Pool options for the reader's client (the driver's default pool holds up to 100 connections). */
-  pool?: PoolOptions
-}
-
-/** A reader over one connection, and how to let it go. */
-export interface OpenReader {
-  reader: ServerReader
-  /**
-   * Whether the server answered this client at least once (a monitor's hello or a connection's
-   * handshake): a failure after that is the target going away, not a target never reached.
-   */
-  answered(): boolean
-  /** Closes the connection, waiting at most CLOSE_GRACE_MS for a stalled server. */
-  close(): Promise<void>
-}
 
 export interface Target {
   /** The URI with credentials, for the driver only. Never print it: use `redactedUri`. */

@@ -6,7 +6,7 @@ import {noHostAnswered, runConnsList} from '../../src/conns/watch.js'
 import {CONNS_DEFAULTS} from '../../src/defaults.js'
 import {EXIT_CODES} from '../../src/errors.js'
 import {connectionFieldsHelp, renderList} from '../../src/reporters/conns.js'
-import {SIM_TOPOLOGIES, type SimTopology} from '../../src/sim/types.js'
+import {SIM_TOPOLOGIES, type SimTopology} from '../../src/sim/index.js'
 
 export default class ConnsList extends TargetCommand<typeof ConnsList> {
   static override summary = 'One snapshot of server connection counts, outgoing pools, connection limits and who holds the connections, on every host.'

@@ -21,13 +21,13 @@ import {
 import {checkOutputFiles, writeTextAtomically} from '../../src/output.js'
 import {loadChartLibrary} from '../../src/report/html-assets.js'
 import {connsReportData} from '../../src/report/watch-html-data.js'
-import {timeDisplayOf, zoneNote} from '../../src/reporters/clock.js'
+import {timeDisplayOf, zoneNote} from '../../src/reporters/time-of-day.js'
 import {renderConnsHtml} from '../../src/reporters/html.js'
 import {targetSummary} from '../../src/result.js'
 import {MetricsExport} from '../../src/cli/metrics-export.js'
 import {checkMetricsFlags, metricsFlags} from '../../src/cli/metrics-flags.js'
 import {ConnsMetrics} from '../../src/reporters/openmetrics/conns.js'
-import {SIM_TOPOLOGIES, type SimTopology} from '../../src/sim/types.js'
+import {SIM_TOPOLOGIES, type SimTopology} from '../../src/sim/index.js'
 
 export default class ConnsWatch extends TargetCommand<typeof ConnsWatch> {
   static override summary = 'Watch server connection counts on every host of a cluster: growth, alerts, pools that never shrink, who holds them.'

@@ -15,7 +15,7 @@ import type {ConnectionCreatedEvent, ConnectionReadyEvent, Document, ServerHeart
 import {errorClass} from '../mongo/errors.js'
 import type {PoolTelemetry} from '../mongo/pool-telemetry.js'
 import {CLOSE_GRACE_MS, closeWithin} from '../mongo/client.js'
-import {handshakeDocument, ScramSession, type ScramCredentials, WireCommandError, WireConnection} from '../wire/client.js'
+import {handshakeDocument, ScramSession, type ScramCredentials, WireCommandError, WireConnection} from '../wire/index.js'
 import {ConnectionAbortedError, Deadline} from './deadline.js'
 import type {AuthMechanismName} from './types.js'
 

@@ -4,7 +4,7 @@
  * for a multiple of it), and Ctrl-C ends it at once. Steps are raced against the
  * deadline; whoever loses is left to fail on its own when the caller closes the socket.
  */
-import {WireNetworkError} from '../wire/client.js'
+import {WireNetworkError} from '../wire/index.js'
 
 /** The connection ran out of --timeout-ms (class `timeout` in the counts). */
 export class ConnectionDeadlineError extends WireNetworkError {

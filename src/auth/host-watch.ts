@@ -7,9 +7,10 @@
  * what it measured (exit 4) instead of spending every remaining connection on it.
  */
 import {performance} from 'node:perf_hooks'
+import {setTimeout as sleep} from 'node:timers/promises'
 
 import {PoolToolError} from '../errors.js'
-import {handshakeDocument, splitHostPort, WireConnection} from '../wire/client.js'
+import {handshakeDocument, splitHostPort, WireConnection} from '../wire/index.js'
 import {unlessAborted} from './deadline.js'
 
 /** Failure classes that mean "nothing answered", as opposed to a refusal (auth) or a server error. */
@@ -70,7 +71,8 @@ export class HostWatch {
       } catch (error) {
         lastError = (error as Error).message
       }
-      await sleep(Math.min(PROBE_RETRY_MS, Math.max(0, giveUpAt - performance.now())), this.settings.signal)
+      // An abort ends the wait early, and is seen below.
+      await sleep(Math.min(PROBE_RETRY_MS, Math.max(0, giveUpAt - performance.now())), undefined, {signal: this.settings.signal}).catch(() => {})
     }
     if (this.settings.signal.aborted) return
     throw new PoolToolError(
@@ -97,17 +99,4 @@ export class HostWatch {
       conn.close()
     }
   }
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (ms <= 0 || signal.aborted) return resolve()
-    const done = () => {
-      clearTimeout(timer)
-      signal.removeEventListener('abort', done)
-      resolve()
-    }
-    const timer = setTimeout(done, ms)
-    signal.addEventListener('abort', done, {once: true})
-  })
 }

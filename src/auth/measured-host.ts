@@ -11,13 +11,13 @@
  *   buildInfo: wire version, server version, the user's mechanisms.
  */
 import {closeWithin, CLOSE_GRACE_MS, createClient} from '../mongo/client.js'
-import {driverChannel} from '../mongo/channel.js'
+import {driverChannel} from '../probes/driver-channel.js'
 import {discoverCluster} from '../probes/discovery.js'
 import {ServerReader} from '../probes/reader.js'
 import {toNumber} from '../probes/server-status.js'
 import {type ClusterHost, type ClusterTopology, connectAddress, type HostRole, refuseReplay, type TopologyKind} from '../probes/topology.js'
 import {resolveTarget, type Target} from '../target.js'
-import type {ScramCredentials} from '../wire/client.js'
+import type {ScramCredentials} from '../wire/index.js'
 import {hostUri, withoutCredentials} from './uri.js'
 
 export interface MeasuredHost {

@@ -4,8 +4,7 @@
  * the URI, the server and discovery said; no I/O.
  */
 import {usageError} from '../errors.js'
-import type {ScramCredentials} from '../wire/client.js'
-import {isScramMechanism, type ScramMechanism} from '../wire/scram.js'
+import {isScramMechanism, type ScramCredentials, type ScramMechanism} from '../wire/index.js'
 import type {MeasuredHost} from './measured-host.js'
 import type {AuthMechanismName} from './types.js'
 import type {UriCredentials} from './uri.js'

@@ -12,7 +12,7 @@
 import {performance} from 'node:perf_hooks'
 
 import {recordMs} from '../metrics/histograms.js'
-import {splitHostPort, type ScramCredentials} from '../wire/client.js'
+import {splitHostPort, type ScramCredentials} from '../wire/index.js'
 import {PoolToolError} from '../errors.js'
 import {ConnectionAbortedError} from './deadline.js'
 import {connectionErrorClass, driverConnection, driverFreeConnection, type DriverFreeTarget} from './connections.js'

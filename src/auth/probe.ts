@@ -15,15 +15,14 @@
  */
 import {closeWithin, CLOSE_GRACE_MS, createClient} from '../mongo/client.js'
 import type {Document} from '../mongo/driver.js'
-import {driverChannel} from '../mongo/channel.js'
+import {driverChannel} from '../probes/driver-channel.js'
 import {toPoolToolError} from '../mongo/errors.js'
 import {ServerReader} from '../probes/reader.js'
 import {type AuthMechanismCounters, parseAuthCounters, toNumber} from '../probes/server-status.js'
 import {redactText} from '../redact.js'
 import type {Target} from '../target.js'
-import {wireChannel} from '../wire/channel.js'
-import {openAuthenticated, type ScramCredentials, splitHostPort} from '../wire/client.js'
-import type {ScramMechanism} from '../wire/scram.js'
+import {wireChannel} from '../probes/wire-channel.js'
+import {openAuthenticated, type ScramCredentials, type ScramMechanism, splitHostPort} from '../wire/index.js'
 import {PROBE_PURPOSE} from './measured-host.js'
 
 /** pooltool's one authenticated connection to the measured host, as a reader. */

@@ -1,6 +1,6 @@
 /**
  * `pooltool auth`: configuration and the `--json` result. Field names of the
- * result contract (issue 4) are fixed: target, mechanisms[].{mechanism,
+ * result contract are fixed (scripts read them): target, mechanisms[].{mechanism,
  * connections, parallel, setupUs, tcpConnectUs, authUs, roundTrips,
  * connectionsPerSec, serverAuthCounters}, pooledPingUs, costInPooledOps; the
  * envelope (target, notes, interrupted) is every command's (src/result.ts).

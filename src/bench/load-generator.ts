@@ -10,24 +10,13 @@ import {PoolTelemetry, type PoolTelemetrySnapshot} from '../mongo/pool-telemetry
 import {type EngineMeasurement, type EnginePlan, type EngineTick, runEngine} from './engine.js'
 import {createClientModel} from './models.js'
 import {type SeriesGauges, seriesGauges} from './series-gauges.js'
-import type {BenchConfig, PoolModel} from './types.js'
+import type {BenchConfig, PoolModel, WorkerSummary} from './types.js'
 import {createWorkload} from './workloads.js'
+
+export type {WorkerSummary}
 
 /** The pool telemetry's histograms a run reports (µs on pooltool's clock, and the driver's whole ms). */
 export type TelemetryHistograms = Pick<PoolTelemetry, 'checkoutWaitUs' | 'checkoutWaitDriverMS' | 'setupUs' | 'setupDriverMS'>
-
-/** One worker thread's part of a run, for the report (bench --workers). */
-export interface WorkerSummary {
-  index: number
-  concurrency: number
-  rate: number | null
-  ops: number
-  errors: number
-  opsPerSec: number
-  latencyP99Us: number
-  poolCreated: number
-  poolPeakInUse: number
-}
 
 export interface LoadOutcome {
   measurement: EngineMeasurement<SeriesGauges>

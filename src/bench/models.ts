@@ -1,6 +1,6 @@
 /**
- * The ways of spreading M concurrent operations over connections, from the
- * mgo article (seeds-digest.md §1):
+ * The ways of spreading M concurrent operations over connections, as mgo's users
+ * had to choose them (one shared session, a session per operation, a fixed set):
  * - pool:   one client, the driver's pool (M:N, N ≤ maxPoolSize);
  * - single: one client, maxPoolSize 1 (M:1: every operation rides one connection);
  * - per-op: a new client per operation, with its own handshake and auth (the

@@ -2,7 +2,7 @@
  * Did an open-loop run deliver its `--rate`? Pure: from the engine's counts to
  * the `achievedRatePerSec` and `rateShortfall` of a RunResult.
  */
-import {formatCount, formatUs} from '../reporters/format.js'
+import {formatCount, formatUs} from '../metrics/format.js'
 import type {EngineMeasurement} from './engine.js'
 import type {RateShortfall} from './types.js'
 

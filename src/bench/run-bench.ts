@@ -8,7 +8,7 @@ import {encodeHistogram, type Histogram, summarize} from '../metrics/histograms.
 import {type ClientSettings, createClient} from '../mongo/client.js'
 import {errorClass, MAX_TIME_EXPIRED_CLASS, TIMEOUT_CLASS} from '../mongo/errors.js'
 import {PoolTelemetry, type PoolTelemetrySnapshot} from '../mongo/pool-telemetry.js'
-import {clockSkewNote} from '../probes/clock.js'
+import {clockSkewNote} from '../probes/server-clock-skew.js'
 import {discoverCluster} from '../probes/discovery.js'
 import {type ClusterTopology, readServerVersion, refuseReplay} from '../probes/topology.js'
 import {targetSummary} from '../result.js'

@@ -9,13 +9,9 @@
  * inserts its slice of the seeded ids, so the segments together seed them once.
  */
 import {usageError} from '../errors.js'
-import type {LoadStage} from './stages.js'
+import type {LoadStage, Segment} from './types.js'
 
-export interface Segment {
-  /** From 0, as a Kubernetes Indexed Job's JOB_COMPLETION_INDEX. */
-  index: number
-  count: number
-}
+export type {Segment}
 
 export const MAX_SEGMENTS = 1000
 /** The run id segments share: the name of their collections (bench_<runId>), as bench's own ids. */

@@ -8,7 +8,7 @@
  * or fails is reported with the reason, never fails the run.
  */
 import {toPoolToolError} from '../mongo/errors.js'
-import {clockSkewMS} from '../probes/clock.js'
+import {clockSkewMS} from '../probes/server-clock-skew.js'
 import {HostConnection, resolvingFirst} from '../probes/host-connection.js'
 import type {Reading, ServerReader} from '../probes/reader.js'
 import {type ConnectionsStatus, diffLockWaits, type LockWaitTotals, parseConnections, parseLockWaits, type ServerStatusSection} from '../probes/server-status.js'
@@ -39,7 +39,7 @@ interface HostSamples {
   unavailable?: string
   /** The last transient failure, reported when a figure is missing because of it. */
   lastError?: string
-  /** From the first answer (src/probes/clock.ts). */
+  /** From the first answer (src/probes/server-clock-skew.ts). */
   clockSkewMS?: number
 }
 

@@ -16,14 +16,9 @@
 import {PoolToolError, usageError} from '../errors.js'
 import {createHistogram, encodeHistogram, type Histogram, recordMs, summarize} from '../metrics/histograms.js'
 import {DURATION_HINT, MAX_DURATION_MS, parseDurationMs} from '../parse/durations.js'
-import type {StageResult} from './types.js'
+import type {LoadStage, StageResult} from './types.js'
 
-/** One stage of the load: closed loop sets `concurrency` (workers), open loop `rate` (ops/s). */
-export interface LoadStage {
-  durationMs: number
-  concurrency?: number
-  rate?: number
-}
+export type {LoadStage}
 
 /** As --concurrency lists allow. */
 const MAX_STAGE_CONCURRENCY = 100_000

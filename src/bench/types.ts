@@ -4,14 +4,11 @@
  */
 import type {LatencySummaryUs} from '../metrics/histograms.js'
 import type {KeyDistribution} from './key-dist.js'
-import type {WorkerSummary} from './load-generator.js'
-import type {Segment} from './segment.js'
 import type {WorkloadFile, WorkloadFileSummary} from './workload-file.js'
 import type {LockObservation} from './lock-observer.js'
 import type {NamespaceReport} from './namespace.js'
 import type {SeriesInterval} from './series.js'
 import type {SeriesGauges} from './series-gauges.js'
-import type {LoadStage} from './stages.js'
 import type {PoolOptions} from '../mongo/client.js'
 import type {ClusterHost} from '../probes/topology.js'
 import type {ResultEnvelope} from '../result.js'
@@ -27,6 +24,20 @@ export type WorkloadKind = WorkloadName | 'file'
 /** Operations a mixed workload can draw from. */
 export const MIXABLE_OPS = ['ping', 'find', 'insert', 'update'] as const
 export type MixableOp = (typeof MIXABLE_OPS)[number]
+
+/** `--segment i/n`: which share of a distributed run this process drives (segment.ts). */
+export interface Segment {
+  /** From 0, as a Kubernetes Indexed Job's JOB_COMPLETION_INDEX. */
+  index: number
+  count: number
+}
+
+/** One stage of the load: closed loop sets `concurrency` (workers), open loop `rate` (ops/s). */
+export interface LoadStage {
+  durationMs: number
+  concurrency?: number
+  rate?: number
+}
 
 export interface BenchConfig {
   readonly workload: WorkloadKind
@@ -72,6 +83,19 @@ export interface BenchConfig {
   readonly seriesIntervalMs: number
   /** --stages: the load changes at each stage's end (durationMs is their sum); absent: one level for the whole run. */
   readonly stages?: readonly LoadStage[]
+}
+
+/** One worker thread's part of a run, for the report (bench --workers). */
+export interface WorkerSummary {
+  index: number
+  concurrency: number
+  rate: number | null
+  ops: number
+  errors: number
+  opsPerSec: number
+  latencyP99Us: number
+  poolCreated: number
+  poolPeakInUse: number
 }
 
 export const TIMEOUT_SIDES = ['client', 'server'] as const

@@ -7,8 +7,7 @@ import {Flags} from '@oclif/core'
 import {usageError} from '../errors.js'
 import {LOCK_STATE_FILTERS} from '../locks/parse.js'
 import {LIST_TOP_ROWS} from '../reporters/locks.js'
-import {SCENARIOS, UPGRADED_FROM_34} from '../sim/sharding/scenario.js'
-import {DEFAULT_SIM_OPTIONS, SIM_VERSION_PROFILES, type SimOptions, type SimVersionProfile} from '../sim/types.js'
+import {DEFAULT_SIM_OPTIONS, SCENARIOS, SIM_VERSION_PROFILES, type SimOptions, type SimVersionProfile, UPGRADED_FROM_34} from '../sim/index.js'
 import {durationFlag} from './flags.js'
 
 export const lockFilterFlags = {

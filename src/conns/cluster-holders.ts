@@ -1,8 +1,8 @@
 /**
  * Who holds the cluster's connections, summed over every host whose holders were read, and what
- * that says (issue 25). Pure: the per-host holders in, the ranking and the verdicts out.
+ * that says (a client that leaks MongoClients, a pool that never shrinks). Pure: the per-host holders in, the ranking and the verdicts out.
  *
- * Classes of client connections (facts §4.2b; SDAM and CMAP specifications): each MongoClient
+ * Classes of client connections (the SDAM and CMAP specifications): each MongoClient
  * keeps, per member it monitors, one monitoring connection (a parked awaitable hello on 4.4+) and,
  * streaming, a second for round-trip-time pings; neither is in its pool nor closed by
  * maxIdleTimeMS. So the parked hellos of one holder on one member count its MongoClient instances

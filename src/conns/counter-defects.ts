@@ -1,5 +1,5 @@
 /**
- * Counters that cannot be true, flagged with their known cause (pure; mongodb-server-facts.md §4.2b).
+ * Counters that cannot be true, flagged with their known cause (pure).
  *
  * `connections.awaitingTopologyChanges` counts clients parked in an awaitable hello/isMaster
  * (streaming monitors). Each such client holds a connection, so the count can never exceed

@@ -1,6 +1,6 @@
 /**
  * Who holds a host's connections: `$currentOp` with idle connections and every
- * user's operations (facts §3.4), grouped on the server by appName, client
+ * user's operations (`$currentOp` with idleConnections and allUsers), grouped on the server by appName, client
  * address and driver name, then folded here by client host (the port is
  * dropped: one application's pool is many ports). On a mongos `localOps: true`
  * reports the router's own client connections instead of the shards'
@@ -68,7 +68,7 @@ const nonEmpty = (value: unknown): string | undefined => (typeof value === 'stri
 /**
  * The server's own clients say so in their handshake: `NetworkInterfaceTL` (task executor, sharding
  * and replication pools, heartbeats) or `MongoDB Internal Client` (DBClient connections: the oplog
- * fetcher, appName `OplogFetcher`); facts §4.2b.
+ * fetcher, appName `OplogFetcher`).
  */
 export const INTERNAL_DRIVERS: ReadonlySet<string> = new Set(['NetworkInterfaceTL', 'MongoDB Internal Client'])
 

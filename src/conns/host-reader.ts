@@ -7,8 +7,8 @@
  * went away is noticed within a round.
  * A host name is looked up before the client opens (`resolvedHostReader`).
  */
-import {type ReaderOpener, resolvingFirst} from '../probes/host-connection.js'
-import type {OpenReader, Target} from '../target.js'
+import {type OpenReader, type ReaderOpener, resolvingFirst} from '../probes/host-connection.js'
+import type {Target} from '../target.js'
 
 /** The polling and discovery connections' appName suffix: `pooltool-conns`. */
 export const CONNS_PURPOSE = 'conns'

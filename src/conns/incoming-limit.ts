@@ -1,5 +1,5 @@
 /**
- * The effective incoming connection limit, explained (pure; mongodb-server-facts.md §2, §4.2b).
+ * The effective incoming connection limit, explained (pure; serverStatus.connections and the manual's net.maxIncomingConnections).
  *
  * What a server accepts now is `connections.current + available` (+ `queuedForEstablishment`
  * with the 8.x establishment rate limiter). The server fixes it at start as the lower of two caps:

@@ -1,13 +1,14 @@
 /**
- * Whose connections a never-shrank host holds, because the fix depends on it (seeds-digest §1):
+ * Whose connections a never-shrank host holds, because the fix depends on it:
  * application drivers keep idle connections until their maxIdleTimeMS; the cluster's own pools
  * (a router's NetworkInterfaceTL pools to each shard member, members' replication clients) follow
- * the ShardingTaskExecutorPool* parameters of the process that holds them (facts §3.3).
+ * the ShardingTaskExecutorPool* parameters of the process that holds them (server parameters, read
+ * with getParameter), not any driver setting.
  */
 import {INTERNAL_DRIVERS} from './holders.js'
 import type {ConnsVerdict, Holder, NeverShrankDetail} from './types.js'
 
-/** The parameters behind a router's pools to a host, as getParameter names them (facts §3.3). */
+/** The parameters behind a router's pools to a host, as getParameter names them. */
 export const ROUTER_POOL_PARAMETERS = [
   'ShardingTaskExecutorPoolMinSize',
   'ShardingTaskExecutorPoolMaxSize',

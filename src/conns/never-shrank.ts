@@ -1,6 +1,6 @@
 /**
- * Pools that never shrink (seeds-digest §1: mgo's pool only grows; the fix is
- * maxIdleTimeMS): after a growth, connection creation stopped (totalCreated
+ * Pools that never shrink (a driver pool that only grows, as mgo's did: connections opened in a burst
+ * stay open until restart; the fix is maxIdleTimeMS): after a growth, connection creation stopped (totalCreated
  * unchanged) for at least the idle window, and the connection count stayed at
  * the level it had when creation stopped.
  *

@@ -6,7 +6,7 @@
  * without the `inprog` privilege gives one line, not twenty). A server clock
  * off by more than a few seconds is said once per host.
  */
-import {clockSkewNote} from '../probes/clock.js'
+import {clockSkewNote} from '../probes/server-clock-skew.js'
 import type {CounterDefect} from './counter-defects.js'
 import type {ClusterTopology, HostState} from './types.js'
 

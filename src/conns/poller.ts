@@ -20,7 +20,7 @@
  */
 import type {Document} from '../mongo/driver.js'
 import {toPoolToolError} from '../mongo/errors.js'
-import {clockSkewMS} from '../probes/clock.js'
+import {clockSkewMS} from '../probes/server-clock-skew.js'
 import {HostConnection, type ReaderOpener} from '../probes/host-connection.js'
 import type {ServerReader} from '../probes/reader.js'
 import {type ConnectionsStatus, type GlobalLockStatus, type LockWaitTotals, parseConnections, parseGlobalLock, parseLockWaits, toNumber} from '../probes/server-status.js'

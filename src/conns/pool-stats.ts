@@ -1,5 +1,5 @@
 /**
- * `connPoolStats` (mongodb-server-facts.md §3.1): a node's outgoing pools (a
+ * `connPoolStats` (the manual's connPoolStats output): a node's outgoing pools (a
  * mongos's to the shards and the config server; a shard or config member's
  * sharding pools; any replica-set member's `NetworkInterfaceTL-ReplNetwork`).
  * Totals come from the top-level `total*` fields; per-shard figures sum the

@@ -2,7 +2,7 @@
  * `pooltool conns watch` / `conns list`: the discovered cluster, one poll of
  * one host, and the results (the `--json` contract; the names `target`,
  * `hosts[].host|role|samples|current|totalCreatedRate|rejected|neverShrank|
- * holders` and `alerts` are fixed by issue 6). A figure the server version
+ * holders` and `alerts` are fixed: scripts read them). A figure the server version
  * does not report stays absent (undefined, omitted from JSON), never 0.
  */
 import type {ConnectionsStatus, ReadersWriters} from '../probes/server-status.js'

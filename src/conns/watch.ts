@@ -13,9 +13,11 @@
  * watch stops after `durationMS` (a last round at the end), after `count`
  * rounds, or when `signal` aborts (Ctrl-C).
  */
+import {setTimeout as sleep} from 'node:timers/promises'
+
 import {CONNS_DEFAULTS} from '../defaults.js'
 import {stoppedError} from '../errors.js'
-import {clockSkewNote} from '../probes/clock.js'
+import {clockSkewNote} from '../probes/server-clock-skew.js'
 import {discoverCluster} from '../probes/discovery.js'
 import {connectAddress} from '../probes/topology.js'
 import {targetSummary} from '../result.js'
@@ -129,20 +131,6 @@ class Rows {
   }
 }
 
-/** Resolves after ms, or at once when the signal aborts. */
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  if (ms <= 0 || signal?.aborted) return Promise.resolve()
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer)
-      signal?.removeEventListener('abort', done)
-      resolve()
-    }
-    const timer = setTimeout(done, ms)
-    signal?.addEventListener('abort', done, {once: true})
-  })
-}
-
 /**
  * Who holds a host's connections when it is found never to shrink; when the cluster's own pools do,
  * the pool parameters of the first router polled (one getParameter, once per finding).
@@ -234,7 +222,8 @@ export async function runConnsWatch(target: Target, options: WatchOptions, hooks
       // Rounds that overrun their slot (a host that stops answering takes the round deadline) must not push the end:
       // the watch stops at --duration by the clock, not after a count of slots.
       if (options.durationMS !== undefined && (nextAt - start > options.durationMS || performance.now() - start >= options.durationMS)) break
-      await sleep(nextAt - performance.now(), hooks.signal)
+      // Until the next round, or less: a stop ends the wait (and is seen at the top of the loop), it is no error here.
+      await sleep(Math.max(0, nextAt - performance.now()), undefined, {signal: hooks.signal}).catch(() => {})
     }
   } finally {
     await Promise.all(pollers.map((p) => p.close()))

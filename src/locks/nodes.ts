@@ -18,10 +18,10 @@
 import {PoolToolError} from '../errors.js'
 import type {Document} from '../mongo/driver.js'
 import {toPoolToolError} from '../mongo/errors.js'
-import {resolvingFirst} from '../probes/host-connection.js'
+import {type OpenReader, resolvingFirst} from '../probes/host-connection.js'
 import type {ServerReader} from '../probes/reader.js'
 import {type ClusterHost, type ClusterTopology, connectAddress} from '../probes/topology.js'
-import type {OpenReader, Target} from '../target.js'
+import type {Target} from '../target.js'
 import {nodeLocksView} from './node/index.js'
 import type {NodeLocksEntry, NodeLocksRole, NodeReadError, RootBlocker} from './types.js'
 

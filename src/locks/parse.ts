@@ -1,7 +1,6 @@
 /**
  * Pure parsers and joiners for `config.locks`, `config.lockpings`, `config.mongos` and
- * `config.shards` documents, across the shapes of 3.4 – 4.4 and 5.0 – 6.0 (facts §1.1,
- * §1.2, §1.6). No I/O: readers hand documents in, reporters take rows out.
+ * `config.shards` documents, across the shapes of 3.4 – 4.4 and 5.0 – 6.0. No I/O: readers hand documents in, reporters take rows out.
  */
 import type {Document} from '../mongo/driver.js'
 import type {LockRow, LockStateName, LockTiming, LockVerdict, LockWhenMeaning, PingRow, WhyKind} from './types.js'
@@ -124,7 +123,7 @@ export function stateName(state: number): LockStateName {
   return 'locked'
 }
 
-/** Families of `why` strings; case and wording differ by version (facts §1.6), so patterns, never equality. */
+/** Families of `why` strings; case and wording differ by version, so patterns, never equality. */
 const WHY_PATTERNS: Array<[RegExp, WhyKind]> = [
   [/^csrs balancer$|^doing balance round$/i, 'balancer'],
   [/^migrating chunk|^moverange$|^movechunk/i, 'migration'],

@@ -5,7 +5,7 @@
 import type {ResultEnvelope} from '../result.js'
 import type {NodeLockEpisodesSummary, NodeLocksView} from './node/types.js'
 
-/** Where a cluster keeps its DDL locks (facts §1.2, §1.5). */
+/** Where a cluster keeps its DDL locks (config.locks up to 6.0, the in-memory DDLLockManager from 6.1). */
 export type LockModel = 'config.locks' | 'in-memory' | 'unsupported'
 
 /**

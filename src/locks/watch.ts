@@ -6,6 +6,8 @@
  * stand in for locks, keyed by namespace. On every topology it also polls the node locks
  * (src/locks/nodes.ts) and follows blocking episodes (src/locks/node/episodes.ts).
  */
+import {setTimeout as sleep} from 'node:timers/promises'
+
 import {PoolToolError, stoppedError} from '../errors.js'
 import {toPoolToolError} from '../mongo/errors.js'
 import {discoverCluster} from '../probes/discovery.js'
@@ -95,19 +97,6 @@ export interface PollEnd {
   nodesUnread: number
 }
 
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (ms <= 0 || signal.aborted) return resolve()
-    const t = setTimeout(done, ms)
-    function done() {
-      clearTimeout(t)
-      signal.removeEventListener('abort', done)
-      resolve()
-    }
-    signal.addEventListener('abort', done, {once: true})
-  })
-}
 
 const noFailures = (): Record<LockPollFailureReason, number> =>
   Object.fromEntries(LOCK_POLL_FAILURE_REASONS.map((reason) => [reason, 0])) as Record<LockPollFailureReason, number>
@@ -326,7 +315,8 @@ export async function runLocksWatch(target: Target, config: LocksWatchConfig, ho
       })
       // The poll that started at (or after) the deadline was the last; else the next one, the deadline at the latest.
       if (at >= until) break
-      await sleep(Math.min(at + config.intervalMS, until) - Date.now(), hooks.signal)
+      // A stop ends the wait early (it is no error here: the loop sees the signal).
+      await sleep(Math.max(0, Math.min(at + config.intervalMS, until) - Date.now()), undefined, {signal: hooks.signal}).catch(() => {})
     }
     const distributedNotes = session
       ? [...sessionNotes(session, config.expiryMS !== undefined), ...embeddedInMemoryHint(session, 'locks watch'), session.model === 'in-memory' ? DDL_HOLD_TIMES_NOTE : HOLD_TIMES_NOTE]
@@ -398,7 +388,7 @@ async function openRidingRestarts(
           {cause: error},
         )
       }
-      await sleep(Math.min(at + config.intervalMS, until) - Date.now(), signal)
+      await sleep(Math.max(0, Math.min(at + config.intervalMS, until) - Date.now()), undefined, {signal}).catch(() => {})
       if (signal.aborted) throw stopped(failure)
     }
   }

@@ -2,7 +2,7 @@
  * The only file in pooltool that imports the official driver. Everything else
  * goes through here, so a driver upgrade (or a second driver for old servers:
  * 7.x needs wire version 9, MongoDB 4.4, MIN_SUPPORTED_WIRE_VERSION in its
- * cmap/wire_protocol/constants.js; mongodb-server-facts.md §6 says 4.2) has
+ * cmap/wire_protocol/constants.js) has
  * one place to land.
  */
 export {MongoClient} from 'mongodb'

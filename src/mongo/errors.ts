@@ -3,7 +3,7 @@
  * errors during a run and (b) a PoolToolError with a hint for failures that
  * end a command. Classifies by `name` and server `code`, never by
  * `instanceof` against deep imports (several driver error classes are not
- * exported; see style-anchors.md §4).
+ * exported by the driver's index).
  */
 import {PoolToolError} from '../errors.js'
 import {redactText} from '../redact.js'

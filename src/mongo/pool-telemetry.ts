@@ -3,12 +3,12 @@
  * gauges are @internal): connections created and closed by reason, total and
  * in-use gauges with their peaks, checkout failures by reason, clears; and
  * checkout wait and connection set-up twice over: on pooltool's own monotonic
- * clock in µs (src/mongo/cmap-clock.ts, the figures reports lead with), and as
+ * clock in µs (src/mongo/checkout-setup-timer.ts, the figures reports lead with), and as
  * the driver's `durationMS` (whole milliseconds, both ends floored: a 0 there
  * is anything below about a millisecond), kept beside them.
  */
 import {createHistogram, type Histogram} from '../metrics/histograms.js'
-import {CmapClock} from './cmap-clock.js'
+import {CheckoutSetupTimer} from './checkout-setup-timer.js'
 import type {
   ConnectionCheckedOutEvent,
   ConnectionCheckOutFailedEvent,
@@ -59,30 +59,30 @@ export class PoolTelemetry {
   /** The same connections' connectionReady.durationMS (the driver's whole ms). */
   setupDriverMS: Histogram = createHistogram()
   /** The clocks of attached clients; a detached client's unmatched count is kept in `unmatchedOfDetached`. */
-  private readonly clocks = new Set<CmapClock>()
+  private readonly clocks = new Set<CheckoutSetupTimer>()
   private unmatchedOfDetached = 0
 
-  private readonly onCreated = (clock: CmapClock, event: ConnectionCreatedEvent): void => {
+  private readonly onCreated = (clock: CheckoutSetupTimer, event: ConnectionCreatedEvent): void => {
     clock.connectionCreated(event.address, event.connectionId, performance.now())
     this.created += 1
     this.total += 1
     if (this.total > this.peakTotal) this.peakTotal = this.total
   }
-  private readonly onReady = (clock: CmapClock, event: ConnectionReadyEvent): void => {
+  private readonly onReady = (clock: CheckoutSetupTimer, event: ConnectionReadyEvent): void => {
     const setupMs = clock.connectionReady(event.address, event.connectionId, performance.now())
     // A connection created before this listener was attached has no start of ours: the driver's figure stands in.
     recordOwnMs(this.setupUs, setupMs ?? event.durationMS)
     recordDriverMS(this.setupDriverMS, event.durationMS)
   }
-  private readonly onClosed = (clock: CmapClock, event: ConnectionClosedEvent): void => {
+  private readonly onClosed = (clock: CheckoutSetupTimer, event: ConnectionClosedEvent): void => {
     clock.connectionClosed(event.address, event.connectionId, event.reason)
     this.total -= 1
     this.closed[event.reason] = (this.closed[event.reason] ?? 0) + 1
   }
-  private readonly onCheckOutStarted = (clock: CmapClock, event: ConnectionCheckOutStartedEvent): void => {
+  private readonly onCheckOutStarted = (clock: CheckoutSetupTimer, event: ConnectionCheckOutStartedEvent): void => {
     clock.checkOutStarted(event.address, performance.now())
   }
-  private readonly onCheckedOut = (clock: CmapClock, event: ConnectionCheckedOutEvent): void => {
+  private readonly onCheckedOut = (clock: CheckoutSetupTimer, event: ConnectionCheckedOutEvent): void => {
     const waitMs = clock.checkedOut(event.address, event.connectionId, event.durationMS, performance.now())
     this.inUse += 1
     if (this.inUse > this.peakInUse) this.peakInUse = this.inUse
@@ -92,7 +92,7 @@ export class PoolTelemetry {
   private readonly onCheckedIn = (): void => {
     this.inUse -= 1
   }
-  private readonly onCheckOutFailed = (clock: CmapClock, event: ConnectionCheckOutFailedEvent): void => {
+  private readonly onCheckOutFailed = (clock: CheckoutSetupTimer, event: ConnectionCheckOutFailedEvent): void => {
     clock.checkOutFailed(event.address, event.durationMS, performance.now())
     this.checkOutFailed[event.reason] = (this.checkOutFailed[event.reason] ?? 0) + 1
   }
@@ -103,9 +103,9 @@ export class PoolTelemetry {
   /** Start listening to a client's pool events; returns the function that stops it. */
   attach(client: MongoClient): () => void {
     // One clock per client: connection ids and wait queues are per pool.
-    const clock = new CmapClock()
+    const clock = new CheckoutSetupTimer()
     this.clocks.add(clock)
-    const on = <E>(handler: (clock: CmapClock, event: E) => void) => (event: E) => handler(clock, event)
+    const on = <E>(handler: (clock: CheckoutSetupTimer, event: E) => void) => (event: E) => handler(clock, event)
     const listeners = [
       ['connectionCreated', on(this.onCreated)],
       ['connectionReady', on(this.onReady)],

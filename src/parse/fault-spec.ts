@@ -6,7 +6,7 @@
  * start-up. Durations need a unit, as on every duration flag (src/parse/durations.ts).
  */
 import {usageError} from '../errors.js'
-import type {ScheduledFault, SimFault} from '../sim/types.js'
+import type {ScheduledFault, SimFault} from '../sim/index.js'
 import {parseDurationMs} from './durations.js'
 
 const HINT = 'write KIND[:VALUE]@AT, e.g. stall:1s@5s, drop-connections@10s, restart:2s@30s, latency:5ms@0s, setup-cost:20ms@0s, max-connections:50@0s, lock-hold:app.orders:W:5s@10s'

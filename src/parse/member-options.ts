@@ -4,7 +4,7 @@
  * replica set accepts (a hidden member has priority 0 …) is checked when the cluster starts.
  */
 import {usageError} from '../errors.js'
-import type {SimMemberOption} from '../sim/types.js'
+import type {SimMemberOption} from '../sim/index.js'
 
 const HINT = 'write OPTION@MEMBER[,…] with MEMBER from 1, e.g. hidden@2,arbiter@3 or priority=2@1,priority=0@3'
 

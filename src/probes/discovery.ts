@@ -33,10 +33,24 @@
  */
 import type {Document} from '../mongo/driver.js'
 import {toPoolToolError} from '../mongo/errors.js'
-import type {Target} from '../target.js'
+import type {OpenReader, OpenReaderOptions} from './host-connection.js'
 import type {ReadOptions, Reading, ServerReader} from './reader.js'
 import {parseShardingStatus, toNumber} from './server-status.js'
 import {type ClusterHost, type ClusterTopology, connectAddress, type HostEntry, type HostRole, replayOf, topologyFromHello} from './topology.js'
+
+/**
+ * What discovery needs of a target (src/target.ts's Target has it all): the hosts the URI names, the
+ * connect timeout, readers to open, and what an error message may show (the redacted URI, never the
+ * secrets).
+ */
+export interface DiscoveryTarget {
+  readonly uri: string
+  readonly redactedUri: string
+  readonly seedHosts: readonly string[]
+  readonly secrets: readonly string[]
+  readonly connection: {readonly timeoutMs: number}
+  openReader(host?: string, purpose?: string, options?: OpenReaderOptions): OpenReader
+}
 
 export type {ClusterHost, ClusterTopology}
 
@@ -306,7 +320,7 @@ async function readConfigCollections(reader: ServerReader, context: DiscoveryCon
  * once with a short timeout each: through a tunnel they may not be reachable at all).
  */
 async function discoverThroughConfigServer(
-  target: Target,
+  target: DiscoveryTarget,
   purpose: string | undefined,
   configString: string,
   context: DiscoveryContext,
@@ -392,7 +406,7 @@ interface EntryNode {
  * The address the URI reaches its entry node through: its one seed. An SRV name is no host, and
  * with several seeds the driver picks one; in both cases the cluster's own names are used.
  */
-function entryAddressOf(target: Target): string | undefined {
+function entryAddressOf(target: DiscoveryTarget): string | undefined {
   if (target.seedHosts.length !== 1 || /^mongodb\+srv:/i.test(target.uri)) return undefined
   return target.seedHosts[0]
 }
@@ -439,7 +453,7 @@ function withEntryFirst(hosts: ClusterHost[], entry: ClusterHost | undefined): C
 }
 
 /** `--no-discover`: the URI's hosts, the entry named as the cluster names it. */
-function seedsOnly(target: Target, hello: Document, kind: ClusterTopology['kind'], entry: ClusterHost | undefined): ClusterTopology {
+function seedsOnly(target: DiscoveryTarget, hello: Document, kind: ClusterTopology['kind'], entry: ClusterHost | undefined): ClusterTopology {
   const arbiters = new Set(Array.isArray(hello.arbiters) ? hello.arbiters : [])
   const roleOf = (host: string): HostRole =>
     kind === 'replset' ? (arbiters.has(host) ? 'arbiter' : host === hello.primary ? 'primary' : 'secondary') : kind === 'sharded' ? 'mongos' : 'standalone'
@@ -461,14 +475,14 @@ function seedsOnly(target: Target, hello: Document, kind: ClusterTopology['kind'
  * Throws the driver's error when the entry point cannot be reached (commands map it to exit
  * code 4); whatever else cannot be read is a warning.
  */
-export async function discoverCluster(target: Target, options: DiscoveryOptions = {}): Promise<ClusterTopology> {
+export async function discoverCluster(target: DiscoveryTarget, options: DiscoveryOptions = {}): Promise<ClusterTopology> {
   const {topology, hello} = await discoverFromEntry(target, options)
   const replay = replayOf(hello)
   if (replay) topology.replayOf = replay
   return topology
 }
 
-async function discoverFromEntry(target: Target, options: DiscoveryOptions): Promise<{topology: ClusterTopology; hello: Document}> {
+async function discoverFromEntry(target: DiscoveryTarget, options: DiscoveryOptions): Promise<{topology: ClusterTopology; hello: Document}> {
   const context: DiscoveryContext = {
     read: options.signal ? {signal: options.signal} : {},
     describeError: (error) => toPoolToolError(error, {target: target.redactedUri, secrets: target.secrets}).message,

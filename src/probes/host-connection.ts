@@ -16,8 +16,32 @@
 import {lookup} from 'node:dns/promises'
 import {isIP} from 'node:net'
 
-import type {OpenReader} from '../target.js'
+import type {PoolOptions} from '../mongo/client.js'
 import type {ServerReader} from './reader.js'
+
+export interface OpenReaderOptions {
+  /** A connect timeout of its own (a poller that must notice a lost host within its round), else the target's. */
+  timeoutMs?: number
+  /**
+   * The driver's monitor polls instead of streaming: one monitoring connection per host instead of two,
+   * for a reader that stays open as long as a watch.
+   */
+  pollMonitoring?: boolean
+  /** Pool options for the reader's client (the driver's default pool holds up to 100 connections). */
+  pool?: PoolOptions
+}
+
+/** A reader over one connection, and how to let it go. */
+export interface OpenReader {
+  reader: ServerReader
+  /**
+   * Whether the server answered this client at least once (a monitor's hello or a connection's
+   * handshake): a failure after that is the target going away, not a target never reached.
+   */
+  answered(): boolean
+  /** Closes the connection, waiting at most CLOSE_GRACE_MS for a stalled server. */
+  close(): Promise<void>
+}
 
 /** Opens a fresh connection to the host; may reject (a name that does not resolve). */
 export type ReaderOpener = () => OpenReader | Promise<OpenReader>

@@ -12,8 +12,8 @@
  * when given, sees every read and every failure: that is what a snapshot
  * records.
  *
- * A reader talks to one `CommandChannel`: a driver client (src/mongo/channel.ts)
- * or pooltool's own wire client (auth's driver-free path).
+ * A reader talks to one `CommandChannel`: a driver client (driver-channel.ts)
+ * or pooltool's own wire client (wire-channel.ts: auth's driver-free path).
  */
 import {EJSON} from 'bson'
 

@@ -1,6 +1,6 @@
 /**
  * Pure parsers for the parts of `serverStatus` pooltool reads. Fields differ
- * by server version (mongodb-server-facts.md §2, §4.1, §5): a field the
+ * by server version (the manual's serverStatus, per release): a field the
  * server does not send stays absent (undefined), never 0.
  */
 import type {Document} from '../mongo/driver.js'
@@ -80,8 +80,7 @@ export interface ReadersWriters {
 }
 
 /**
- * `serverStatus.globalLock` (mongodb-server-facts.md §4.1; manual: serverStatus,
- * "globalLock"): operations queued waiting for a lock, and active clients
+ * `serverStatus.globalLock` (manual: serverStatus, "globalLock"): operations queued waiting for a lock, and active clients
  * (`activeClients.total` includes system threads). A mongod section: a mongos
  * does not send it, and a part it lacks stays absent.
  */

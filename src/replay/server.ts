@@ -9,10 +9,10 @@ import type {Socket} from 'node:net'
 
 import type {Document} from 'bson'
 
-import {SimListener} from '../sim/server/listener.js'
+import {SimListener} from '../sim/index.js'
 import type {SnapshotFile, SnapshotRead} from '../snapshot/format.js'
 import {rewriteNames} from '../snapshot/rewrite.js'
-import {MessageFramer, OP_MSG, OP_QUERY, commandFromOpMsg, decodeOpMsg, decodeOpQuery, encodeOpMsg, encodeOpReply, isMoreToCome} from '../wire/codec.js'
+import {MessageFramer, OP_MSG, OP_QUERY, commandFromOpMsg, decodeOpMsg, decodeOpQuery, encodeOpMsg, encodeOpReply, isMoreToCome} from '../wire/index.js'
 import {dispatchReplay, type ReplayContext, type ReplayHostState} from './dispatch.js'
 import {replayUri} from './uri.js'
 

@@ -3,7 +3,12 @@ import {readFile} from 'node:fs/promises'
 import {createRequire} from 'node:module'
 import path from 'node:path'
 
-import type {ChartLibrary} from '../reporters/html.js'
+/** The chart library's text, as the HTML renderers (src/reporters/html.ts) inline it. */
+export interface ChartLibrary {
+  /** uPlot's IIFE build (defines window.uPlot). */
+  script: string
+  css: string
+}
 
 export async function loadChartLibrary(): Promise<ChartLibrary> {
   const dist = path.dirname(createRequire(import.meta.url).resolve('uplot/dist/uPlot.iife.min.js'))

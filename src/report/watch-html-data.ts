@@ -12,7 +12,7 @@
 import type {ConnsAlert, ConnsWatchResult, Holder, RoundSample} from '../conns/types.js'
 import type {NodeLockEpisode} from '../locks/node/types.js'
 import type {LockEvent, LockModel, LocksWatchResult} from '../locks/types.js'
-import {timeOfDay, type TimeDisplay} from '../reporters/clock.js'
+import {timeOfDay, type TimeDisplay} from '../reporters/time-of-day.js'
 import {renderNeverShrank} from '../reporters/conns.js'
 
 /** One holder's connections on one host, round by round (null: the host's holders were not read that round). */

@@ -30,7 +30,7 @@ import type {
 } from '../conns/types.js'
 import {neverShrankVerdict} from '../conns/never-shrank-advice.js'
 import {CONNECTION_OPTIONAL_FIELDS} from '../probes/server-status.js'
-import {LOCAL_TIME, type TimeDisplay, timeOfDay, zoneNote} from './clock.js'
+import {LOCAL_TIME, type TimeDisplay, timeOfDay, zoneNote} from './time-of-day.js'
 import {terminalLine} from './escape.js'
 import {type Cell, fitTable, type Layout, UNLIMITED} from './fit.js'
 import {formatCount} from './format.js'
@@ -48,7 +48,7 @@ const queue = (q: ReadersWriters | undefined) => (q === undefined ? '–' : q.to
 
 /**
  * The one table of serverStatus.connections fields: the header a reader sees (the JSON keeps the
- * server's names) and what the figure means, as `conns list --help` and the README say it (facts §2, §4.2b).
+ * server's names) and what the figure means, as `conns list --help` and the README say it.
  */
 export const CONNECTION_FIELDS: Record<string, {header: string; meaning: string}> = {
   current: {header: 'current', meaning: 'open incoming connections: applications\' pools, every client\'s monitoring connections (one per member, two streaming), other members, routers, shells'},

@@ -1,12 +1,8 @@
 /** Small number formatters shared by the reporters. */
 
-/** 850 → "850µs", 12_345 → "12.3ms", 1_234_567 → "1.23s". */
-export function formatUs(us: number | null | undefined): string {
-  if (us === null || us === undefined) return '–'
-  if (us < 1000) return `${Math.round(us)}µs`
-  if (us < 1_000_000) return `${(us / 1000).toFixed(us < 10_000 ? 2 : 1)}ms`
-  return `${(us / 1_000_000).toFixed(2)}s`
-}
+// Microseconds and counts are read by the engine too (a run's rate-shortfall message), so they live
+// with the measurements, below every feature; the reporters take them from here as before.
+export {formatCount, formatUs} from '../metrics/format.js'
 
 /** 850 → "850ms", 12_300 → "12.3s", 905_000 → "15m 5s", 7_300_000 → "2h 1m". */
 export function formatAgeMs(ms: number | null | undefined): string {
@@ -16,11 +12,6 @@ export function formatAgeMs(ms: number | null | undefined): string {
   if (ms < 3_600_000) return `${Math.floor(ms / 60_000)}m ${Math.floor((ms % 60_000) / 1000)}s`
   if (ms < 172_800_000) return `${Math.floor(ms / 3_600_000)}h ${Math.floor((ms % 3_600_000) / 60_000)}m`
   return `${Math.floor(ms / 86_400_000)}d`
-}
-
-export function formatCount(n: number | null | undefined): string {
-  if (n === null || n === undefined) return '–'
-  return Number.isInteger(n) ? n.toLocaleString('en-US') : n.toLocaleString('en-US', {maximumFractionDigits: 1})
 }
 
 export function formatRecord(record: Record<string, number>): string {

@@ -11,21 +11,18 @@
  * registers itself in `window.pooltoolCharts` ({id, title, series, points}) from what it drew, so
  * a browser test can check that each one has its points.
  *
- * Hostile input (issue 23): every value interpolated into the markup goes through htmlSafe, numbers
+ * Hostile input: every value interpolated into the markup goes through htmlSafe, numbers
  * included (a result file's numbers are whatever its author wrote), and numbers in style attributes
  * are coerced to finite ones; each page's Content-Security-Policy lets only its own scripts run.
  */
 import {createHash} from 'node:crypto'
 
+import type {ChartLibrary} from '../report/html-assets.js'
 import type {ReportData} from '../report/html-data.js'
 import type {ConnsReportData, LocksReportData, LockTimeline} from '../report/watch-html-data.js'
 import {htmlSafe} from './escape.js'
 
-export interface ChartLibrary {
-  /** uPlot's IIFE build (defines window.uPlot). */
-  script: string
-  css: string
-}
+export type {ChartLibrary}
 
 /**
  * A number for arithmetic and style attributes: a result file's "numbers" are whatever its author

@@ -10,7 +10,7 @@ import type {LockObservation} from '../bench/lock-observer.js'
 import {versionAtLeast} from '../locks/parse.js'
 import type {NodeLocksEntry} from '../locks/types.js'
 import type {InMemoryView, LockEvent, LockPollFailure, LockRow, LocksListResult, LocksPingsResult, LocksPoll, LocksWatchResult, LockVerdict, NodesPoll} from '../locks/types.js'
-import {dateAndTime, LOCAL_TIME, type TimeDisplay, timeOfDay, zoneNote} from './clock.js'
+import {dateAndTime, LOCAL_TIME, type TimeDisplay, timeOfDay, zoneNote} from './time-of-day.js'
 import {terminalLine} from './escape.js'
 import {fitTable, fitText, type Layout, UNLIMITED} from './fit.js'
 import {formatAgeMs} from './format.js'
@@ -48,7 +48,11 @@ export function sinceText(l: Pick<LockRow, 'sinceAgeMS' | 'whenMeans'>): string 
   }
 }
 
-/** What a list says under its table about ConfigServer holders and the balancer lock (facts §1.1, §1.4). */
+/**
+ * What a list says under its table about ConfigServer holders (the config server's process id is the
+ * fixed string "ConfigServer": whichever member is primary) and the balancer lock (a 3.4 config primary
+ * takes it at step-up; 3.6+ neither takes nor frees it).
+ */
 function configServerLines(r: LocksListResult): string[] {
   const lines: string[] = []
   const locks = r.locks ?? []

@@ -13,7 +13,7 @@ import stringWidth from 'string-width'
 
 import {modeName} from '../locks/node/modes.js'
 import type {NodeLockEpisodeEvent, NodeLockEpisodeResource, NodeLockEpisodeRoot, NodeLockEpisodesSummary, NodeLockWaitRatesRecord} from '../locks/node/types.js'
-import {LOCAL_TIME, type TimeDisplay, timeOfDay} from './clock.js'
+import {LOCAL_TIME, type TimeDisplay, timeOfDay} from './time-of-day.js'
 import {terminalLine} from './escape.js'
 import {fitTable, fitText, type Layout, UNLIMITED} from './fit.js'
 import {formatAgeMs, formatCount} from './format.js'

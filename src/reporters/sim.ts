@@ -1,5 +1,5 @@
 /** What `pooltool sim` prints: the URI first (credentials included — it is the user's own test cluster), then each process. */
-import type {FiredFault, FiredScenario, SimClusterInfo, SimFault, SimProcessInfo} from '../sim/types.js'
+import type {FiredFault, FiredScenario, SimClusterInfo, SimFault, SimProcessInfo} from '../sim/index.js'
 import {fitTable, type Layout, UNLIMITED} from './fit.js'
 
 export interface SimStartedResult {

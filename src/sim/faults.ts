@@ -1,4 +1,6 @@
 /** Fault state of one simulated process and the helpers the request path uses. */
+import {setTimeout as sleep} from 'node:timers/promises'
+
 import {CommandError} from './errors.js'
 import type {SimFault, SimOptions} from './types.js'
 
@@ -17,10 +19,6 @@ export function initialFaultState(options: SimOptions): FaultState {
     maxIncomingConnections: options.maxIncomingConnections,
     stallUntil: 0,
   }
-}
-
-export function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms))
 }
 
 /**

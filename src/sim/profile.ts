@@ -1,6 +1,7 @@
 /**
  * What each version profile reports and which version-dependent fields exist
- * (docs/design/mongodb-server-facts.md §2, §5, §6).
+ * (the manual's serverStatus and authentication pages for each release, and the Node.js driver's
+ * minimum wire version).
  */
 import type {SimVersionProfile} from './types.js'
 

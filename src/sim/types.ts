@@ -13,6 +13,14 @@ export type SimVersionProfile = '4.4' | '6.0' | '7.0'
 export const SIM_VERSION_PROFILES: readonly SimVersionProfile[] = ['4.4', '6.0', '7.0']
 export const SIM_TOPOLOGIES: readonly SimTopology[] = ['standalone', 'replset', 'sharded']
 
+/**
+ * The canned scenarios (`SimOptions.scenarios`, `pooltool sim --scenario`), by name. Here with the options
+ * they are values of, so that the flags can list them without loading the scenarios (sharding/scenario.ts).
+ */
+export const DEAD_LOCK_HOLDER = 'dead-lock-holder'
+export const UPGRADED_FROM_34 = 'upgraded-from-3.4'
+export const SCENARIOS = [DEAD_LOCK_HOLDER, UPGRADED_FROM_34] as const
+
 export interface SimOptions {
   topology: SimTopology
   versionProfile: SimVersionProfile

@@ -4,11 +4,13 @@
  *
  * MongoDB specifics:
  * - SCRAM-SHA-1 hashes the "MongoDB password digest" = hex(MD5("user:mongo:password"));
- * - SCRAM-SHA-256 uses the password itself after SASLprep. We apply SASLprep's
- *   normalisation (NFKC) only, which is the identity for ASCII passwords;
+ * - SCRAM-SHA-256 uses the password itself after SASLprep (RFC 4013), by the same package the
+ *   driver uses (@mongodb-js/saslprep), so both sides of a handshake prepare a password alike;
  * - user names are escaped in `n=` (`=` → `=3D`, `,` → `=2C`).
  */
 import {createHash, createHmac, pbkdf2, pbkdf2Sync, randomBytes, timingSafeEqual} from 'node:crypto'
+
+import {saslprep} from '@mongodb-js/saslprep'
 
 export type ScramMechanism = 'SCRAM-SHA-1' | 'SCRAM-SHA-256'
 export const SCRAM_MECHANISMS: readonly ScramMechanism[] = ['SCRAM-SHA-1', 'SCRAM-SHA-256']
@@ -33,15 +35,9 @@ export function mongoPasswordDigest(username: string, password: string): string 
   return createHash('md5').update(`${username}:mongo:${password}`, 'utf8').digest('hex')
 }
 
-/** SASLprep approximation: identity for ASCII, NFKC normalisation otherwise. */
-export function saslPrep(password: string): string {
-  // eslint-disable-next-line no-control-regex
-  return /^[\x00-\x7f]*$/.test(password) ? password : password.normalize('NFKC')
-}
-
 /** The string fed to Hi() for a mechanism. */
 export function scramPassword(mech: ScramMechanism, username: string, password: string): string {
-  return mech === 'SCRAM-SHA-1' ? mongoPasswordDigest(username, password) : saslPrep(password)
+  return mech === 'SCRAM-SHA-1' ? mongoPasswordDigest(username, password) : saslprep(password)
 }
 
 /** Hi(password, salt, i) = PBKDF2 with HMAC of the mechanism's hash. */

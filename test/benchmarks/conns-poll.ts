@@ -16,7 +16,7 @@ import {parseArgs} from 'node:util'
 
 import {runConnsWatch} from '../../src/conns/watch.js'
 import {MongoClient} from '../../src/mongo/driver.js'
-import {startSimCluster} from '../../src/sim/host.js'
+import {startSimCluster} from '../../src/sim/index.js'
 import {resolveTarget} from '../../src/target.js'
 import {waitForState} from '../helpers/sim.js'
 import {cpuPercentOver} from './proc.js'

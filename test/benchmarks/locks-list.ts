@@ -6,7 +6,7 @@
  * held by live pingers, some by dead ones), on the embedded sharded cluster, read through its
  * router. Each trial is a fresh process, as a user runs it: the CLI (text, then --json) beside a
  * bare driver script that reads the same two collections whole through the same router. Prints
- * the wall time of each (median of --rounds) and the CLI's ratio to the bare read. Goal (issue 14):
+ * the wall time of each (median of --rounds) and the CLI's ratio to the bare read. Goal:
  * at most 3 × the bare read, and under 1 s on this machine. `--all` (every row as text) is timed
  * beside them, without a goal.
  *
@@ -20,7 +20,7 @@ import {parseArgs} from 'node:util'
 import {ObjectId} from 'bson'
 
 import {MongoClient} from '../../src/mongo/driver.js'
-import {startSimCluster} from '../../src/sim/host.js'
+import {startSimCluster} from '../../src/sim/index.js'
 
 const {values} = parseArgs({options: {locks: {type: 'string', default: '10000'}, pingers: {type: 'string', default: '500'}, rounds: {type: 'string', default: '5'}}})
 const lockCount = Number(values.locks)

@@ -6,7 +6,7 @@
  * when there are two), through the whole of runBench (CMAP telemetry, series, server sampling).
  * Prints, per rate, the achieved rate, the schedule lag (how late operations started against
  * their slot: p50, p99, max), missed operations by reason, and the p99 corrected for coordinated
- * omission beside the uncorrected one. Goal (issue 13): schedule lag p99 under 2 ms wherever the
+ * omission beside the uncorrected one. Goal: schedule lag p99 under 2 ms wherever the
  * client has a free core. Each rate runs once per --workers count (worker threads, the rate split
  * over them; the client process is pinned to one core, so two workers share it).
  *
@@ -24,7 +24,7 @@ import {toBenchConfig} from '../../src/bench/config.js'
 import {runBench} from '../../src/bench/run-bench.js'
 import {createHistogram, percentileUs, recordMs} from '../../src/metrics/histograms.js'
 import {MongoClient} from '../../src/mongo/driver.js'
-import {startSimCluster} from '../../src/sim/host.js'
+import {startSimCluster} from '../../src/sim/index.js'
 import {pinClientAndServer} from './pin.js'
 import {resolveTarget} from '../../src/target.js'
 

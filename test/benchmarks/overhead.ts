@@ -26,7 +26,7 @@ import {toBenchConfig} from '../../src/bench/config.js'
 import {runBench} from '../../src/bench/run-bench.js'
 import {createRandom} from '../../src/bench/workloads.js'
 import {MongoClient} from '../../src/mongo/driver.js'
-import {startSimCluster} from '../../src/sim/host.js'
+import {startSimCluster} from '../../src/sim/index.js'
 import {pinClientAndServer} from './pin.js'
 import {resolveTarget, type Target} from '../../src/target.js'
 

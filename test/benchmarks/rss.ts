@@ -1,7 +1,7 @@
 /**
  * npm run bench:rss — a benchmark, not a test.
  *
- * Memory with 10,000 operations in flight (issue 13 goal: bench's RSS at most 1.10 × a bare
+ * Memory with 10,000 operations in flight (goal: bench's RSS at most 1.10 × a bare
  * driver loop holding the same 10,000 operations). Each side runs in a fresh child process of
  * its own, so neither inherits the other's heap:
  *   (a) bare: one MongoClient, 10,000 async loops of findOne by _id;
@@ -23,7 +23,7 @@ import {toBenchConfig} from '../../src/bench/config.js'
 import {runBench} from '../../src/bench/run-bench.js'
 import {createRandom} from '../../src/bench/workloads.js'
 import {MongoClient} from '../../src/mongo/driver.js'
-import {startSimCluster} from '../../src/sim/host.js'
+import {startSimCluster} from '../../src/sim/index.js'
 import {resolveTarget} from '../../src/target.js'
 
 const {values} = parseArgs({

@@ -12,9 +12,8 @@ import {readFileSync} from 'node:fs'
 import {setTimeout as sleep} from 'node:timers/promises'
 import {parseArgs} from 'node:util'
 
-import {startSimCluster} from '../../src/sim/host.js'
+import {SIM_VERSION_PROFILES, type SimVersionProfile, startSimCluster} from '../../src/sim/index.js'
 import {cpuPercentOver} from './proc.js'
-import {SIM_VERSION_PROFILES, type SimVersionProfile} from '../../src/sim/types.js'
 
 const {values} = parseArgs({
   options: {

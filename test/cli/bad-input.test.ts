@@ -20,7 +20,7 @@ import {fileURLToPath} from 'node:url'
 
 import {MongoClient} from 'mongodb'
 
-import {startSimCluster, type SimCluster} from '../../src/sim/host.js'
+import {startSimCluster, type SimCluster} from '../../src/sim/index.js'
 import {type CliRun, runCli} from '../helpers/cli.js'
 
 /** A self-signed certificate for example.invalid (test only), served by a TLS listener that speaks no MongoDB. */

@@ -1,6 +1,5 @@
 /**
- * `bench --op-timeout` on both sides, as seed 002 (shared/seeds/002_a306e6b9e7debad7.txt, "3.1.1
- * 超时机制") tells them apart: a client-side timeout destroys the connection it was reading from, a
+ * `bench --op-timeout` on both sides, told apart: a client-side timeout destroys the connection it was reading from, a
  * server-side one (maxTimeMS) is answered by the server and keeps it. One standalone embedded
  * cluster whose finds take 200 ms (the sim's service latency: interruptible work, which the server
  * stops at maxTimeMS as a real one does), and a 20 ms limit on both sides.

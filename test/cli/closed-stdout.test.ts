@@ -10,7 +10,7 @@ import {tmpdir} from 'node:os'
 import path from 'node:path'
 import {after, before, describe, it} from 'node:test'
 
-import {startSimCluster, type SimCluster} from '../../src/sim/host.js'
+import {startSimCluster, type SimCluster} from '../../src/sim/index.js'
 import {REPO_ROOT} from '../helpers/cli.js'
 
 const BIN = path.join(REPO_ROOT, 'bin', 'run.js')

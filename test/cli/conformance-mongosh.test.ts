@@ -1,5 +1,5 @@
 /**
- * Conformance with a client nobody here wrote (issue 12): mongosh, installed for these tests only from
+ * Conformance with a client nobody here wrote: mongosh, installed for these tests only from
  * test/conformance/package-lock.json (`npm ci --prefix test/conformance`), runs the helpers a user types —
  * CRUD with typed numbers, `db.c.stats()`, `db.serverStatus()`, `db.currentOp(true)`, both SCRAM
  * mechanisms, `sh.status()`, `rs.status()`, `rs.printReplicationInfo()` (test/conformance/mongosh/checks.js)
@@ -13,7 +13,7 @@ import {existsSync} from 'node:fs'
 import path from 'node:path'
 import {describe, it} from 'node:test'
 
-import type {SimTopology, SimVersionProfile} from '../../src/sim/types.js'
+import type {SimTopology, SimVersionProfile} from '../../src/sim/index.js'
 import {REPO_ROOT} from '../helpers/cli.js'
 import {useCluster} from '../helpers/cluster.js'
 

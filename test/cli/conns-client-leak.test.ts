@@ -1,5 +1,5 @@
 /**
- * Find a connection leak (issue 25): a small app that creates a new MongoClient (appName
+ * Find a connection leak: a small app that creates a new MongoClient (appName
  * `checkout-svc`) every 50 ms and never closes it runs against the embedded 3-member replica set
  * until every member shows the clients it created (their parked monitor hellos in `$currentOp`:
  * waited for, never slept on); then `conns list` must name the leak and its fix, count the clients

@@ -1,5 +1,5 @@
 /**
- * Commands through a port-forward (issue 11: "the entry node is authoritative"). The embedded
+ * Commands through a port-forward (the entry node is authoritative). The embedded
  * replica set advertises names that do not resolve here (`rs.pooltool.invalid:PORT`, as a
  * Kubernetes member seen from outside); the user reaches one member at its listen address with
  * directConnection=true. Before: auth connected to hello.primary's name and exited 1 on

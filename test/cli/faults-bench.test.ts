@@ -12,8 +12,7 @@ import {after, before, describe, it} from 'node:test'
 
 import type {MongoClient} from 'mongodb'
 
-import type {SimCluster} from '../../src/sim/host.js'
-import type {SimFault} from '../../src/sim/types.js'
+import {type SimCluster, type SimFault} from '../../src/sim/index.js'
 import {parseJson, type CliRun} from '../helpers/cli.js'
 import {useCluster} from '../helpers/cluster.js'
 import {observer, runWithFault, serverFigureGrew, sum, waitUntilUp, withUser} from '../helpers/faults.js'

@@ -16,7 +16,7 @@ import {after, before, describe, it} from 'node:test'
 
 import type {MongoClient} from 'mongodb'
 
-import type {SimFault} from '../../src/sim/types.js'
+import type {SimFault} from '../../src/sim/index.js'
 import {type CliRun, runCli} from '../helpers/cli.js'
 import {useCluster} from '../helpers/cluster.js'
 import {observer, runWithFault, waitUntilUp, withUser} from '../helpers/faults.js'

@@ -1,5 +1,5 @@
 /**
- * Issue 23: terminal escape injection, through the built CLI against an embedded 4.4 sharded
+ * Terminal escape injection, through the built CLI against an embedded 4.4 sharded
  * cluster. Any application sets its own appName, and anyone who can write config.locks sets a
  * lock's _id, who, why and process: a client connected with an appName full of escape codes
  * (retitle the terminal, move up a line, erase it), and a lock and lockping written with the same

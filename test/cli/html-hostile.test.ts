@@ -1,5 +1,5 @@
 /**
- * Hostile strings in the HTML reports, opened in headless Chromium (issue 23): a crafted bench
+ * Hostile strings in the HTML reports, opened in headless Chromium: a crafted bench
  * result file (markup in runs[].errors, pool.created, concurrency, maxPoolSize, model,
  * config.workload, target.uri and a series' host name) given to `report html`, and hostile data
  * given to each renderer directly. In every page: no injected element, no extra script, no

@@ -1,5 +1,5 @@
 /**
- * `pooltool locks list` on every topology (issue 24), over real TCP against the embedded cluster:
+ * `pooltool locks list` on every topology, over real TCP against the embedded cluster:
  * a standalone and a replica set read the node locks of every data-bearing node (no distributed
  * locks there: said, and their fields absent); a sharded cluster reads every shard and config
  * primary beside the distributed locks. A node that cannot be read is listed with its error, never
@@ -169,7 +169,7 @@ describe('locks list on a sharded cluster', {timeout: 90_000}, () => {
 })
 
 /**
- * Issue 24's done-when: on the embedded replica set, an index build holds the collection lock (the
+ * Who blocks whom on one node: on the embedded replica set, an index build holds the collection lock (the
  * sim's lock-hold fault: `lockInfo` shows it granted, the writes pending) while two inserts wait.
  */
 describe('a blocker holding a collection lock with two waiters, on the embedded replica set', {timeout: 120_000}, () => {

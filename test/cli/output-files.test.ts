@@ -1,5 +1,5 @@
 /**
- * Outputs that never destroy or deceive (issue 23):
+ * Outputs that never destroy or deceive:
  * - an output naming an input or another output is refused before anything runs (exit 2, one line
  *   naming both options and the path), however the path is spelled, and the file is left byte for byte;
  * - a replaced file keeps its mode;

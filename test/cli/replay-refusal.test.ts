@@ -1,5 +1,5 @@
 /**
- * A replay serves the captured reads only (issue 11): bench (which writes and measures load) and
+ * A replay serves the captured reads only: bench (which writes and measures load) and
  * auth (which opens and authenticates new connections) refuse one with exit 7 and say why,
  * instead of failing half-way on a write the replay cannot serve.
  */

@@ -14,7 +14,7 @@ import {after, before, describe, it} from 'node:test'
 
 import {MongoClient} from 'mongodb'
 
-import {startSimCluster, type SimCluster} from '../../src/sim/host.js'
+import {startSimCluster, type SimCluster} from '../../src/sim/index.js'
 import {runCli} from '../helpers/cli.js'
 
 /** Distinctive, and full of characters that must be percent-encoded in a URI. */

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict'
 import {spawn} from 'node:child_process'
 import {createServer} from 'node:net'
 import {fileURLToPath} from 'node:url'
-import {startSimCluster} from '../../src/sim/host.js'
+import {startSimCluster} from '../../src/sim/index.js'
 import {delay, processAlive as alive} from '../helpers/sim.js'
 
 

@@ -4,8 +4,8 @@ import {before, describe, it} from 'node:test'
 
 import {parseAuthCounters} from '../../src/probes/server-status.js'
 import {type ReadEvent, ServerReader} from '../../src/probes/reader.js'
-import {wireChannel} from '../../src/wire/channel.js'
-import {handshakeDocument, openAuthenticated, ScramSession, splitHostPort, WireCommandError, WireConnection} from '../../src/wire/client.js'
+import {wireChannel} from '../../src/probes/wire-channel.js'
+import {handshakeDocument, openAuthenticated, ScramSession, splitHostPort, WireCommandError, WireConnection} from '../../src/wire/index.js'
 import {useCluster} from '../helpers/cluster.js'
 
 describe('wire client', () => {

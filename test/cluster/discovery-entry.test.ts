@@ -1,5 +1,5 @@
 /**
- * The entry node is authoritative (issue 11): a URI naming one host reaches the cluster through
+ * The entry node is authoritative: a URI naming one host reaches the cluster through
  * an address the members do not know (a port-forward, an SSH tunnel, Docker, Kubernetes). The
  * embedded replica set started with `advertiseHost` names its members `rs.pooltool.invalid:PORT`
  * (RFC 2606: `.invalid` never resolves) while listening on 127.0.0.1, as a Kubernetes member seen

@@ -3,8 +3,8 @@ import {after, before, describe, it} from 'node:test'
 import assert from 'node:assert/strict'
 import {Binary, type Document} from 'bson'
 import {MongoClient, MongoServerError} from 'mongodb'
-import {startSimCluster, type SimCluster} from '../../src/sim/host.js'
-import {ScramClient, type ScramMechanism} from '../../src/wire/scram.js'
+import {startSimCluster, type SimCluster} from '../../src/sim/index.js'
+import {ScramClient, type ScramMechanism} from '../../src/wire/index.js'
 import {RawClient, portOf, withParams} from '../helpers/sim.js'
 
 function withUser(uri: string, user: string, pwd: string): string {

@@ -10,7 +10,7 @@ import {after, before, beforeEach, describe, it} from 'node:test'
 import assert from 'node:assert/strict'
 import type {Document} from 'bson'
 import {MongoClient} from 'mongodb'
-import {startSimCluster, type SimCluster} from '../../src/sim/host.js'
+import {startSimCluster, type SimCluster} from '../../src/sim/index.js'
 import {RawClient, portOf, waitForState} from '../helpers/sim.js'
 
 describe('connection accounting', () => {

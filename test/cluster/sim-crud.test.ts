@@ -3,7 +3,7 @@ import {after, before, describe, it} from 'node:test'
 import assert from 'node:assert/strict'
 import type {Document} from 'bson'
 import {MongoClient, MongoServerError, type Collection} from 'mongodb'
-import {startSimCluster, type SimCluster} from '../../src/sim/host.js'
+import {startSimCluster, type SimCluster} from '../../src/sim/index.js'
 import {RawClient, portOf, waitForState, withParams} from '../helpers/sim.js'
 
 describe('standalone CRUD through the driver', () => {

@@ -2,7 +2,7 @@
 import {after, before, describe, it} from 'node:test'
 import assert from 'node:assert/strict'
 import {MongoClient} from 'mongodb'
-import {startSimCluster, type SimCluster} from '../../src/sim/host.js'
+import {startSimCluster, type SimCluster} from '../../src/sim/index.js'
 import {RawClient, delay, portOf, withParams} from '../helpers/sim.js'
 
 describe('faults', () => {

@@ -34,8 +34,7 @@ import {after, before, describe, it} from 'node:test'
 import assert from 'node:assert/strict'
 import type {Document} from 'bson'
 import {MongoClient} from 'mongodb'
-import {startSimCluster, type SimCluster} from '../../src/sim/host.js'
-import type {SimProcessInfo} from '../../src/sim/types.js'
+import {type SimCluster, type SimProcessInfo, startSimCluster} from '../../src/sim/index.js'
 import {waitForState} from '../helpers/sim.js'
 
 interface Holders {

@@ -11,8 +11,7 @@ import {describe, it} from 'node:test'
 import {fileURLToPath} from 'node:url'
 
 import {PoolToolError} from '../../src/errors.js'
-import {startSimCluster, unexpectedExitError} from '../../src/sim/host.js'
-import type {FiredFault} from '../../src/sim/types.js'
+import {type FiredFault, startSimCluster, unexpectedExitError} from '../../src/sim/index.js'
 import {RawClient, delay, portOf, processAlive as alive} from '../helpers/sim.js'
 
 

@@ -1,5 +1,5 @@
 /**
- * Real lock waits on the embedded replica set (issue 24, "Embedded cluster"), read through the real driver:
+ * Real lock waits on the embedded replica set, read through the real driver:
  * (a) fsyncLock's `fsyncLockWorker` holds Global S and the writes behind it wait on Global IX;
  * (b) an index build (the `lock-hold` fault) holds Collection X and operations on the collection queue
  *     behind it, with serverStatus.locks and globalLock.currentQueue moving;
@@ -10,8 +10,7 @@ import assert from 'node:assert/strict'
 import {after, before, describe, it} from 'node:test'
 import type {Document} from 'bson'
 import {MongoClient, MongoServerError} from 'mongodb'
-import {startSimCluster, type SimCluster} from '../../src/sim/host.js'
-import type {SimVersionProfile} from '../../src/sim/types.js'
+import {type SimCluster, type SimVersionProfile, startSimCluster} from '../../src/sim/index.js'
 import {waitForState, withParams} from '../helpers/sim.js'
 
 const RAW = {promoteLongs: false} as const

@@ -1,5 +1,5 @@
 /**
- * The command table of a real router and the version-dependent command surface (issue 12): balancerStatus,
+ * The command table of a real router and the version-dependent command surface: balancerStatus,
  * getShardMap, getShardVersion, the mongos replSetGetStatus stub and CommandNotFound for mongod-only
  * commands, getCmdLineOpts per role, `$collStats`, killOp with the "shard:opid" form currentOp reports
  * through a router, getnonce on 4.4, and 352 for legacy OP_QUERY commands on 5.1+.
@@ -8,7 +8,7 @@ import {after, before, describe, it} from 'node:test'
 import assert from 'node:assert/strict'
 import type {Document} from 'bson'
 import {MongoClient, MongoServerError} from 'mongodb'
-import {startSimCluster, type SimCluster} from '../../src/sim/host.js'
+import {startSimCluster, type SimCluster} from '../../src/sim/index.js'
 import {RawClient, portOf, waitForState, withParams} from '../helpers/sim.js'
 
 const RAW = {promoteLongs: false} as const

@@ -7,7 +7,7 @@
 import {after, before, describe, it} from 'node:test'
 import assert from 'node:assert/strict'
 import {MongoClient, type Document, type Timestamp} from 'mongodb'
-import {startSimCluster, type SimCluster} from '../../src/sim/host.js'
+import {startSimCluster, type SimCluster} from '../../src/sim/index.js'
 import {waitFor} from '../helpers/sim.js'
 
 describe('oplog fetchers on an idle replica set (7.0, auth)', () => {

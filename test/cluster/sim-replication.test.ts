@@ -1,5 +1,5 @@
 /**
- * Replication facts a real replica set shows (issue 12): `$clusterTime` / `operationTime` on every
+ * Replication facts a real replica set shows: `$clusterTime` / `operationTime` on every
  * replica-set and router reply (never on a standalone), `hello.lastWrite` optimes, and a `local.oplog.rs`
  * that `rs.printReplicationInfo()` can read (capped with a maxSize, first/last entries by `$natural`).
  */
@@ -7,7 +7,7 @@ import {after, before, describe, it} from 'node:test'
 import assert from 'node:assert/strict'
 import type {Document, Timestamp} from 'bson'
 import {MongoClient} from 'mongodb'
-import {startSimCluster, type SimCluster} from '../../src/sim/host.js'
+import {startSimCluster, type SimCluster} from '../../src/sim/index.js'
 import {withParams} from '../helpers/sim.js'
 
 const kind = (v: unknown) => (v as {_bsontype?: string} | undefined)?._bsontype

@@ -20,7 +20,7 @@ import {after, before, describe, it} from 'node:test'
 import assert from 'node:assert/strict'
 import type {Document} from 'bson'
 import {MongoClient, MongoServerError} from 'mongodb'
-import {startSimCluster, type SimCluster} from '../../src/sim/host.js'
+import {startSimCluster, type SimCluster} from '../../src/sim/index.js'
 
 const NUMERIC = ['inUse', 'available', 'leased', 'created', 'refreshing'] as const
 

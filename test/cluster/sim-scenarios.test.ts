@@ -1,6 +1,6 @@
 /**
- * The 3.4 balancer lock belongs to clusters upgraded from 3.4, not to every 4.4 cluster
- * (issue 12): a fresh cluster's config.locks holds no lock; `--scenario upgraded-from-3.4`
+ * The 3.4 balancer lock belongs to clusters upgraded from 3.4, not to every 4.4 cluster:
+ * a fresh cluster's config.locks holds no lock; `--scenario upgraded-from-3.4`
  * adds the held `balancer` lock as the manual's config.locks example shows it, dated
  * relative to the cluster's start.
  */
@@ -9,8 +9,7 @@ import {describe, test} from 'node:test'
 
 import {MongoClient} from 'mongodb'
 
-import {startSimCluster} from '../../src/sim/host.js'
-import type {FiredScenario} from '../../src/sim/types.js'
+import {type FiredScenario, startSimCluster} from '../../src/sim/index.js'
 import {useCluster} from '../helpers/cluster.js'
 
 async function configLocks(uri: string) {

@@ -8,8 +8,8 @@ import assert from 'node:assert/strict'
 import {connect} from 'node:net'
 import type {Document} from 'bson'
 import {MongoClient} from 'mongodb'
-import {startSimCluster, type SimCluster} from '../../src/sim/host.js'
-import {MessageFramer, decodeOpReply, encodeOpQuery} from '../../src/wire/codec.js'
+import {startSimCluster, type SimCluster} from '../../src/sim/index.js'
+import {MessageFramer, decodeOpReply, encodeOpQuery} from '../../src/wire/index.js'
 import {RawClient, portOf} from '../helpers/sim.js'
 
 /** One legacy OP_QUERY command with the given flags, answered over its own socket. */

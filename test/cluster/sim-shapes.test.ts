@@ -7,8 +7,7 @@ import assert from 'node:assert/strict'
 import {after, before, describe, it} from 'node:test'
 import {MongoClient} from 'mongodb'
 
-import {startSimCluster, type SimCluster} from '../../src/sim/host.js'
-import type {SimProcessInfo} from '../../src/sim/types.js'
+import {type SimCluster, type SimProcessInfo, startSimCluster} from '../../src/sim/index.js'
 import {execFile} from 'node:child_process'
 import path from 'node:path'
 

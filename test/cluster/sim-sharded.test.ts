@@ -3,7 +3,7 @@ import assert from 'node:assert/strict'
 import {after, before, describe, it} from 'node:test'
 import {MongoClient} from 'mongodb'
 
-import {startSimCluster, type SimCluster} from '../../src/sim/host.js'
+import {startSimCluster, type SimCluster} from '../../src/sim/index.js'
 
 describe('sharded topology', {timeout: 60_000}, () => {
   let sim: SimCluster

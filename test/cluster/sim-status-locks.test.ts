@@ -1,5 +1,5 @@
 /**
- * Lock and flow-control fields as real servers report them (issue 12), read through the real driver:
+ * Lock and flow-control fields as real servers report them, read through the real driver:
  * currentOp `locks` / `lockStats` of an operation that waits for a lock (held by fsyncLock) and of one
  * that holds its locks, `waitingForFlowControl` / `flowControlStats`; serverStatus.locks with 7.0's
  * FeatureCompatibilityVersion and Mutex, the primary's `oplog`; a router with neither `globalLock` nor
@@ -9,8 +9,7 @@ import assert from 'node:assert/strict'
 import {after, before, describe, it} from 'node:test'
 import type {Document} from 'bson'
 import {MongoClient} from 'mongodb'
-import {startSimCluster, type SimCluster} from '../../src/sim/host.js'
-import type {SimVersionProfile} from '../../src/sim/types.js'
+import {type SimCluster, type SimVersionProfile, startSimCluster} from '../../src/sim/index.js'
 import {waitForState, withParams} from '../helpers/sim.js'
 
 const RAW = {promoteLongs: false} as const

@@ -1,5 +1,5 @@
 /**
- * Exact BSON types end to end (issue 12): what a client stores comes back with the same type,
+ * Exact BSON types end to end: what a client stores comes back with the same type,
  * matching crosses numeric types as in mongod, update and aggregation results take mongod's types,
  * and server counters carry the type the real server sends. Read through the official driver with
  * `promoteValues: false` so an int32 5, a double 5.0 and an int64 5 stay distinguishable.
@@ -8,7 +8,7 @@ import {after, before, describe, it} from 'node:test'
 import assert from 'node:assert/strict'
 import {BSONRegExp, Decimal128, Double, Int32, Long, type Document} from 'bson'
 import {MongoClient, type Collection} from 'mongodb'
-import {startSimCluster, type SimCluster} from '../../src/sim/host.js'
+import {startSimCluster, type SimCluster} from '../../src/sim/index.js'
 import {withParams} from '../helpers/sim.js'
 
 const RAW = {promoteValues: false, promoteLongs: false, bsonRegExp: true} as const

@@ -10,8 +10,7 @@
 import {after, before} from 'node:test'
 
 import {MongoClient} from '../../src/mongo/driver.js'
-import {startSimCluster, type SimCluster} from '../../src/sim/host.js'
-import type {SimOptions} from '../../src/sim/types.js'
+import {type SimCluster, type SimOptions, startSimCluster} from '../../src/sim/index.js'
 
 export interface ClusterHandle {
   /** The running cluster (available inside tests and hooks, not at describe time). */

@@ -8,8 +8,7 @@ import assert from 'node:assert/strict'
 
 import {MongoClient, type Document} from 'mongodb'
 
-import type {SimCluster} from '../../src/sim/host.js'
-import type {SimFault, SimTrigger} from '../../src/sim/types.js'
+import {type SimCluster, type SimFault, type SimTrigger} from '../../src/sim/index.js'
 import {runCli, type CliRun} from './cli.js'
 
 /**

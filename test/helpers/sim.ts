@@ -4,7 +4,7 @@ import {readFileSync} from 'node:fs'
 import {connect, type Socket} from 'node:net'
 import {inspect} from 'node:util'
 import type {Document} from 'bson'
-import {MessageFramer, OP_MSG, decodeOpMsg, decodeOpReply, encodeOpMsg, encodeOpQuery} from '../../src/wire/codec.js'
+import {MessageFramer, OP_MSG, decodeOpMsg, decodeOpReply, encodeOpMsg, encodeOpQuery} from '../../src/wire/index.js'
 
 /** A minimal client over one raw socket, using src/wire (no driver involved). */
 export class RawClient {

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict'
 import {describe, it} from 'node:test'
+import {setTimeout as sleep} from 'node:timers/promises'
 
 import {runEngine} from '../../src/bench/engine.js'
 import {SeriesRecorder} from '../../src/bench/series.js'
 import {hooks, plan} from '../helpers/engine.js'
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 const sum = (values: number[]) => values.reduce((a, b) => a + b, 0)
 
 describe('bench time series (engine)', () => {

@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict'
 import {describe, it} from 'node:test'
+import {setTimeout as sleep} from 'node:timers/promises'
 
 import {runEngine} from '../../src/bench/engine.js'
 import {parseStages, SlotSchedule, stagedLoadOf, toStageResults} from '../../src/bench/stages.js'
@@ -17,7 +18,6 @@ import {hooks, plan} from '../helpers/engine.js'
 const usage = (fn: () => unknown, pattern: RegExp, hint = /./) =>
   assert.throws(fn, (error: unknown) => error instanceof PoolToolError && error.code === 'USAGE' && error.exitCode === 2 && pattern.test(error.message) && hint.test(error.hint))
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 const sum = (values: number[]) => values.reduce((a, b) => a + b, 0)
 
 describe('--stages grammar', () => {

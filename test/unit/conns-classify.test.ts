@@ -1,5 +1,5 @@
 /**
- * Connection classes and verdicts (issue 25) over `$currentOp` documents of a client-per-request
+ * Connection classes and verdicts (who holds the connections; a client that leaks MongoClients) over `$currentOp` documents of a client-per-request
  * leak built from the SDAM/CMAP specifications (test/fixtures/conns-documents.ts says why they are
  * built, not quoted), grouped by the holders' own pipeline run in the embedded cluster's engine.
  */

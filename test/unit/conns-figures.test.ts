@@ -19,7 +19,7 @@ import type {ClusterHost} from '../../src/conns/types.js'
 import type {Document} from '../../src/mongo/driver.js'
 import {type CommandChannel, ServerReader} from '../../src/probes/reader.js'
 import {parseConnections, parseGlobalLock, parseLockWaits} from '../../src/probes/server-status.js'
-import type {OpenReader} from '../../src/target.js'
+import type {OpenReader} from '../../src/probes/host-connection.js'
 import {serverStatus44, serverStatus60, serverStatus70, serverStatus82} from '../fixtures/server-status.js'
 
 const host: ClusterHost = {host: 'db1.example.net:27017', role: 'primary', setName: 'rs0'}

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import {describe, it} from 'node:test'
+import {setTimeout as sleep} from 'node:timers/promises'
 
 import {runEngine} from '../../src/bench/engine.js'
 import {findKnee} from '../../src/bench/knee.js'
@@ -7,7 +8,6 @@ import type {RunResult} from '../../src/bench/types.js'
 import {hooks, plan} from '../helpers/engine.js'
 import {createHistogram, decodeHistogram, type Histogram, encodeHistogram, mergeHistograms, recordMs, summarize} from '../../src/metrics/histograms.js'
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 /** At most `n` recorded values are ≥ `value`: the value n places below the top lies under it. */
 const atMostAtOrAbove = (histogram: Histogram, n: number, value: number) =>
   histogram.totalCount <= n || histogram.getValueAtPercentile((100 * (histogram.totalCount - n)) / histogram.totalCount) < value

@@ -7,7 +7,7 @@ import {describe, it} from 'node:test'
 
 import {csvCell, htmlSafe, terminalLine, terminalSafe} from '../../src/reporters/escape.js'
 
-// The payload issue 23 found in appNames: retitle the terminal, move up a line, erase it.
+// A hostile appName's payload: retitle the terminal, move up a line, erase it.
 const RETITLE_AND_ERASE = 'app\x1b]0;pwned\x07\x1b[1A\x1b[2K'
 
 describe('terminalSafe', () => {

@@ -1,5 +1,5 @@
 /**
- * Issue 9, "honest counts": every measured operation is counted once (open
+ * Honest counts: every measured operation is counted once (open
  * loop: scheduled = ops + errors + missed), a stop does not wait on a stalled
  * server, counts are final when the engine returns, percentiles stay within
  * what was recorded, a gate that measured nothing fails, durations past the
@@ -7,6 +7,7 @@
  */
 import assert from 'node:assert/strict'
 import {describe, it} from 'node:test'
+import {setTimeout as sleep} from 'node:timers/promises'
 
 import {type EngineMeasurement, runEngine, STOP_DRAIN_MS} from '../../src/bench/engine.js'
 import {hooks, plan} from '../helpers/engine.js'
@@ -19,7 +20,6 @@ import {createHistogram, percentileUs, recordMs, summarize} from '../../src/metr
 import {renderBench} from '../../src/reporters/bench.js'
 import {createProgress, type ProgressStream} from '../../src/reporters/progress.js'
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 /** A server that never answers. */
 const never = () => new Promise<never>(() => {})
 /** Long enough that a test waiting on it would time out: only a stop may end these runs. */

@@ -1,5 +1,5 @@
 /**
- * The HTML reports' renderers (src/reporters/html.ts) with hostile data (issue 23): no value of a
+ * The HTML reports' renderers (src/reporters/html.ts) with hostile data: no value of a
  * result file or a watch reaches the page as markup, a "number" that is a string cannot break out
  * of a style attribute or crash the renderer, and each page carries a Content-Security-Policy that
  * lets exactly its own inline scripts run.

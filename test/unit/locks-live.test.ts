@@ -3,7 +3,7 @@ import assert from 'node:assert/strict'
 import {describe, it} from 'node:test'
 
 import type {LockRow} from '../../src/locks/types.js'
-import {UTC_TIME} from '../../src/reporters/clock.js'
+import {UTC_TIME} from '../../src/reporters/time-of-day.js'
 import {LocksLiveView} from '../../src/reporters/locks.js'
 import {clipToHeight, Redraw} from '../../src/reporters/redraw.js'
 

@@ -8,7 +8,7 @@ import {byTime} from '../../src/locks/transitions.js'
 import {DdlOpTracker, LockTransitionTracker} from '../../src/locks/watch.js'
 import type {LockRow, LocksListResult, LocksWatchResult} from '../../src/locks/types.js'
 import {lockTimeline} from '../../src/report/watch-html-data.js'
-import {UTC_TIME} from '../../src/reporters/clock.js'
+import {UTC_TIME} from '../../src/reporters/time-of-day.js'
 import {holdText, renderLockEvent, renderLocksList, renderLocksWatch} from '../../src/reporters/locks.js'
 import {NOW, NOW_UPGRADED, locks34, locks44, locks60, locksUpgraded44, mongos44, pings34, pings44, pings60, pingsUpgraded44, shards} from '../fixtures/locks-documents.js'
 

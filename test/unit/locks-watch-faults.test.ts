@@ -7,7 +7,7 @@ import {classifyPollFailure} from '../../src/locks/poll-failure.js'
 import type {LocksWatchResult} from '../../src/locks/types.js'
 import {FAILED_POLLS_NOTE} from '../../src/locks/watch.js'
 import {expiryMsOf, toLockFilter} from '../../src/parse/lock-filter.js'
-import {UTC_TIME} from '../../src/reporters/clock.js'
+import {UTC_TIME} from '../../src/reporters/time-of-day.js'
 import {renderLockPollFailure, renderLocksWatch} from '../../src/reporters/locks.js'
 
 const context = {target: 'mongodb://<credentials>@r1:27017/', secrets: ['s3cret'], timeoutMs: 800, timedOut: false}

@@ -14,7 +14,7 @@ import {MAX_EPISODES_KEPT, NodeLockEpisodeTracker} from '../../src/locks/node/ep
 import {nodeLocksView} from '../../src/locks/node/index.js'
 import type {NodeLockEpisodeEvent, NodeLockEpisodeObservation, NodeLocksSample} from '../../src/locks/node/types.js'
 import {nodeLockEpisodeTimeline} from '../../src/report/watch-html-data.js'
-import {UTC_TIME} from '../../src/reporters/clock.js'
+import {UTC_TIME} from '../../src/reporters/time-of-day.js'
 import {renderLocksHtml} from '../../src/reporters/html.js'
 import {formatAgeMs} from '../../src/reporters/format.js'
 import {nodeLockEpisodeEventText, nodeLockEpisodesSummaryText, nodeLockWaitRatesText} from '../../src/reporters/node-lock-episodes.js'

@@ -1,5 +1,5 @@
 /**
- * pooltool's own clock on the CMAP events (src/mongo/cmap-clock.ts): event
+ * pooltool's own clock on the CMAP events (src/mongo/checkout-setup-timer.ts): event
  * sequences as the driver's pool emits them, with timestamps chosen by the
  * test, and the driver's whole-millisecond durationMS beside them.
  */
@@ -7,7 +7,7 @@ import assert from 'node:assert/strict'
 import {EventEmitter} from 'node:events'
 import {describe, it} from 'node:test'
 
-import {CmapClock} from '../../src/mongo/cmap-clock.js'
+import {CheckoutSetupTimer} from '../../src/mongo/checkout-setup-timer.js'
 import type {MongoClient} from '../../src/mongo/driver.js'
 import {PoolTelemetry} from '../../src/mongo/pool-telemetry.js'
 
@@ -17,9 +17,9 @@ const driverMS = (from: number, to: number) => Math.floor(to) - Math.floor(from)
 const close = (actual: number | undefined, expected: number) =>
   assert.ok(actual !== undefined && Math.abs(actual - expected) < 1e-9, `expected ${expected} ms, got ${actual}`)
 
-describe('CmapClock: connection set-up', () => {
+describe('CheckoutSetupTimer: connection set-up', () => {
   it('times connectionCreated → connectionReady per connection id, below a millisecond', () => {
-    const clock = new CmapClock()
+    const clock = new CheckoutSetupTimer()
     clock.connectionCreated(A, 1, 10.2)
     clock.connectionCreated(A, 2, 10.3)
     close(clock.connectionReady(A, 2, 10.75), 0.45)
@@ -27,7 +27,7 @@ describe('CmapClock: connection set-up', () => {
   })
 
   it('keeps pools apart: the same id on another address is another connection', () => {
-    const clock = new CmapClock()
+    const clock = new CheckoutSetupTimer()
     clock.connectionCreated(A, 1, 5)
     clock.connectionCreated('h2:27017', 1, 7)
     close(clock.connectionReady('h2:27017', 1, 7.5), 0.5)
@@ -35,13 +35,13 @@ describe('CmapClock: connection set-up', () => {
   })
 
   it('does not guess a set-up whose start it did not see', () => {
-    assert.equal(new CmapClock().connectionReady(A, 9, 3), undefined)
+    assert.equal(new CheckoutSetupTimer().connectionReady(A, 9, 3), undefined)
   })
 })
 
-describe('CmapClock: checkout wait', () => {
+describe('CheckoutSetupTimer: checkout wait', () => {
   it('an idle connection: the wait is sub-millisecond where the driver says 0', () => {
-    const clock = new CmapClock()
+    const clock = new CheckoutSetupTimer()
     clock.checkOutStarted(A, 100.1)
     const wait = clock.checkedOut(A, 1, driverMS(100.1, 100.4), 100.4)
     close(wait, 0.3)
@@ -50,7 +50,7 @@ describe('CmapClock: checkout wait', () => {
   })
 
   it('waiters on a busy pool are served oldest first', () => {
-    const clock = new CmapClock()
+    const clock = new CheckoutSetupTimer()
     clock.checkOutStarted(A, 1.0)
     clock.checkOutStarted(A, 2.5)
     clock.checkOutStarted(A, 4.2)
@@ -62,7 +62,7 @@ describe('CmapClock: checkout wait', () => {
   })
 
   it('a queue of 10,000 waiters (load far past maxPoolSize, 2 connections being created) is served in order, every wait exact', () => {
-    const clock = new CmapClock()
+    const clock = new CheckoutSetupTimer()
     const waiters = 10_000
     for (let i = 0; i < waiters; i++) clock.checkOutStarted(A, i * 0.01)
     // The pool creates connections 101 and 102 for the two oldest waiters; the rest wait for check-ins.
@@ -81,7 +81,7 @@ describe('CmapClock: checkout wait', () => {
   })
 
   it('a waiter the pool creates a connection for gets that connection, even when an older connection frees up for the next waiter first', () => {
-    const clock = new CmapClock()
+    const clock = new CheckoutSetupTimer()
     clock.checkOutStarted(A, 1.0) // waiter 1: the pool starts connection 5 for it
     clock.connectionCreated(A, 5, 1.1)
     clock.checkOutStarted(A, 1.6) // waiter 2: waits for whatever comes first
@@ -93,7 +93,7 @@ describe('CmapClock: checkout wait', () => {
   })
 
   it('a failed connection creation fails the checkout of its own waiter', () => {
-    const clock = new CmapClock()
+    const clock = new CheckoutSetupTimer()
     clock.checkOutStarted(A, 1.0)
     clock.connectionCreated(A, 5, 1.0)
     clock.checkOutStarted(A, 3.0)
@@ -104,7 +104,7 @@ describe('CmapClock: checkout wait', () => {
   })
 
   it('a waiter that times out is told from the one in front of it by the driver\'s durationMS', () => {
-    const clock = new CmapClock()
+    const clock = new CheckoutSetupTimer()
     clock.checkOutStarted(A, 1.0)
     clock.checkOutStarted(A, 40.0)
     // The second waiter gives up after 20 ms (its own timeout) while the first still waits.
@@ -114,7 +114,7 @@ describe('CmapClock: checkout wait', () => {
   })
 
   it('pairs in the pool\'s order when a pause shifted our reading off the driver\'s millisecond, and counts it', () => {
-    const clock = new CmapClock()
+    const clock = new CheckoutSetupTimer()
     clock.checkOutStarted(A, 10.2)
     // The driver read 12 - 10 = 2 ms; a GC pause before our listener ran made it 17.5 here.
     assert.equal(clock.checkedOut(A, 1, 2, 17.5), 17.5 - 10.2)
@@ -124,7 +124,7 @@ describe('CmapClock: checkout wait', () => {
   })
 
   it('counts an end it cannot pair, and does not invent a start', () => {
-    const clock = new CmapClock()
+    const clock = new CheckoutSetupTimer()
     assert.equal(clock.checkedOut(A, 1, 0, 5), undefined)
     assert.equal(clock.unmatched, 1)
   })

@@ -23,6 +23,7 @@ import {
   hi,
   mongoPasswordDigest,
   parseClientFinal,
+  scramPassword,
   parseClientFirst,
   verifyClientProof,
   authMessage,
@@ -137,5 +138,28 @@ describe('SCRAM primitives', () => {
     const c = new ScramClient('SCRAM-SHA-256', 'u', 'p', 'abc')
     c.first()
     assert.throws(() => c.final('r=abcdef,s=QSXCR+Q6sek8bf92,i=1000'), /iteration count/)
+  })
+})
+
+describe('SASLprep of a SCRAM-SHA-256 password (RFC 4013)', () => {
+  // The examples of RFC 4013 section 3, through the function both our client and the embedded
+  // cluster's server prepare a password with.
+  const prepared = (password: string) => scramPassword('SCRAM-SHA-256', 'user', password)
+
+  it('maps, normalises (NFKC) and leaves plain ASCII alone, as the RFC shows', () => {
+    assert.equal(prepared('I\u00ADX'), 'IX') // SOFT HYPHEN mapped to nothing
+    assert.equal(prepared('user'), 'user')
+    assert.equal(prepared('USER'), 'USER') // case is kept
+    assert.equal(prepared('\u00AA'), 'a') // FEMININE ORDINAL INDICATOR
+    assert.equal(prepared('\u2168'), 'IX') // ROMAN NUMERAL NINE
+  })
+
+  it('refuses a prohibited character and a mixed-direction string, as the RFC shows', () => {
+    assert.throws(() => prepared('\u0007'), /Prohibited character/)
+    assert.throws(() => prepared('\u0627\u0031'), /Bidirectional/)
+  })
+
+  it('SCRAM-SHA-1 hashes the MongoDB password digest, unprepared', () => {
+    assert.equal(scramPassword('SCRAM-SHA-1', 'user', 'I\u00ADX'), mongoPasswordDigest('user', 'I\u00ADX'))
   })
 })

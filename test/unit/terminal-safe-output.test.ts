@@ -1,5 +1,5 @@
 /**
- * Issue 23: hostile strings in text views. Whatever a server or a client sent (an appName, a driver
+ * Hostile strings in text views. Whatever a server or a client sent (an appName, a driver
  * name, a client address, a lock's _id / who / why / process, a lockping's _id, a router's version,
  * an errmsg) reaches the terminal with its control characters shown (`\x1b`), never sent: the
  * output layer (fitTable's cells, fitText, the live views' frames) escapes them, and only the
@@ -18,7 +18,7 @@ import {PoolToolError} from '../../src/errors.js'
 import {lockTiming, toLockRows, toPingRows} from '../../src/locks/parse.js'
 import {LockTransitionTracker} from '../../src/locks/transitions.js'
 import type {LocksListResult, LocksPingsResult, LocksWatchResult} from '../../src/locks/types.js'
-import {UTC_TIME} from '../../src/reporters/clock.js'
+import {UTC_TIME} from '../../src/reporters/time-of-day.js'
 import {ConnsLiveView, renderList, renderPlainRound, renderTopology} from '../../src/reporters/conns.js'
 import {type Cell, type ColumnSpec, fitTable, fitText, type Layout, UNLIMITED} from '../../src/reporters/fit.js'
 import {LocksLiveView, renderLockEvent, renderLockPollFailure, renderLocksList, renderLocksPings, renderLocksWatch} from '../../src/reporters/locks.js'

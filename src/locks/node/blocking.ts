@@ -1,7 +1,7 @@
 /**
  * Who blocks whom on a node, from `$currentOp` operations and, when it could be run, `lockInfo` (pure).
  *
- * The inference from $currentOp (facts §4.2a), stated so it can be checked:
+ * The inference from $currentOp (its lock fields: waitingForLock, locks, lockStats), stated so it can be checked:
  * 1. Resource identity. `locks` names a resource TYPE, not which one. A Database lock is taken to be
  *    the op's `ns` database, a Collection (DDLCollection) lock its `ns`, a DDLDatabase lock its
  *    database; Global and every other type is one resource per node. An op whose `ns` cannot name a

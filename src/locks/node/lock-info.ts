@@ -3,7 +3,7 @@
  *
  * Shape: the manual's lockInfo "Output Example" (reference/command/lockInfo): `lockInfo: [{resourceId,
  * granted: [{mode, convertMode, enqueueAtFront, compatibleFirst, debugInfo, clientInfo: {desc,
- * connectionId, client, opid}}], pending: [...]}]`, and facts §4.2 (lock_info.cpp,
+ * connectionId, client, opid}}], pending: [...]}]`, and the server source (lock_info.cpp,
  * lock_manager.cpp::_buildBucketBSON). `debugInfo` holds the command with its values (the example's
  * `query: { _id: 585.0 }`): it is never read.
  *

@@ -2,7 +2,7 @@
  * MongoDB's lock modes and their compatibility (pure).
  *
  * `$currentOp.locks`, `lockStats` and `serverStatus.locks` name modes by letter; `lockInfo` by name
- * (manual, lockInfo "Lock Information": S, X, IS, IX; facts §4.1: r = IS, w = IX, R = S, W = X).
+ * (manual, lockInfo "Lock Information": S, X, IS, IX; serverStatus.locks and $currentOp abbreviate them r = IS, w = IX, R = S, W = X).
  * Compatibility is the manual's lock FAQ table (faq/concurrency, "What type of locking does MongoDB
  * use?"): IS is compatible with IS, IX, S; IX with IS, IX; S with IS, S; X with nothing.
  */

@@ -1,7 +1,7 @@
 /**
  * `$currentOp` documents (allUsers: true; idle connections excluded) into typed operations (pure).
  *
- * Shapes read (facts §3.4, §4.2a; the manual's currentOp "Output Fields"): 3.0 – 3.0.x printed the
+ * Shapes read (the manual's currentOp "Output Fields"): 3.0 – 3.0.x printed the
  * operation under `query` (SERVER-17039's and pastebin FGjTrnC5's printouts), 3.2+ under `command`;
  * `locks` maps a resource type (Global, Database, Collection, Metadata, Mutex, oplog,
  * ParallelBatchWriterMode, ReplicationStateTransition, FeatureCompatibilityVersion, DDLDatabase,

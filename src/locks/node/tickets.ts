@@ -11,8 +11,8 @@
  *   operations that persists" does. Figures in `queues.execution.{read,write}` (TicketHolder::
  *   appendTicketStats: out, available, totalTickets; queue figures at that level in 7.0 and under
  *   `normalPriority` in 8.0, TicketHolder::_appendQueueStats: addedToQueue, removedFromQueue,
- *   queueLength …). An operation waiting for a ticket is not `waitingForLock` (facts §4.2a).
- * - `globalLock.currentQueue` / `activeClients` {total, readers, writers}: all versions (facts §4.1).
+ *   queueLength …). An operation waiting for a ticket is not `waitingForLock`.
+ * - `globalLock.currentQueue` / `activeClients` {total, readers, writers}: all versions.
  *
  * One sample cannot tell "prolonged": a verdict is about this sample, and the text says so.
  */

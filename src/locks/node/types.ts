@@ -1,7 +1,7 @@
 /**
  * The JSON of "node locks": operations that hold or wait for locks on a mongod, who blocks whom,
  * cumulative lock waits (serverStatus.locks) and execution tickets. Units are in field names.
- * Sources of each shape: mongodb-server-facts.md §4 and the modules that build them.
+ * Sources of each shape: the manual's serverStatus.locks, lockInfo and $currentOp, and the modules that build them.
  */
 
 /** `$currentOp` / `serverStatus.locks` letters: r = IS, w = IX, R = S, W = X. */
@@ -14,7 +14,7 @@ export interface LockCounters {
   acquireCount: Partial<Record<string, number>>
   acquireWaitCount: Partial<Record<string, number>>
   timeAcquiringMicros: Partial<Record<string, number>>
-  /** Emitted by older servers only when non-zero (facts §4.1); absent on newer ones. */
+  /** Emitted by older servers only when non-zero; absent on newer ones. */
   deadlockCount?: Partial<Record<string, number>>
 }
 

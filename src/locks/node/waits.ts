@@ -2,7 +2,7 @@
  * Cumulative lock waits from `serverStatus.locks`, per resource and mode, and the difference of two
  * samples (pure).
  *
- * Shape (facts §4.1; the manual's serverStatus "locks"): `locks.<ResourceType>.{acquireCount,
+ * Shape (the manual's serverStatus "locks"): `locks.<ResourceType>.{acquireCount,
  * acquireWaitCount, timeAcquiringMicros, deadlockCount}.<mode letter>`, NumberLong values (bson Long
  * through the driver). The server appends a mode, even a whole counter, only when it is above zero
  * (lock_stats.cpp), so a missing acquireWaitCount is "never waited", not unknown; a missing `locks`
@@ -17,7 +17,7 @@ import type {LockWaitRateRow, LockWaitRates, LockWaitRow, LockWaitsView} from '.
 type Doc = Record<string, unknown>
 const isDoc = (v: unknown): v is Doc => v !== null && typeof v === 'object' && !Array.isArray(v)
 
-/** Seconds since start: `uptime` (seconds), else `uptimeMillis`, else globalLock.totalTime (microseconds since start, facts §4.1). */
+/** Seconds since start: `uptime` (seconds), else `uptimeMillis`, else globalLock.totalTime (microseconds since start). */
 export function uptimeOf(serverStatus: Doc): {seconds: number | null; from: LockWaitsView['uptimeFrom']} {
   const uptime = toNumber(serverStatus.uptime)
   if (uptime !== undefined) return {seconds: uptime, from: 'uptime'}

@@ -11,7 +11,7 @@ import {
   ScramError,
   type ScramCredential,
   type ScramMechanism,
-} from '../../wire/scram.js'
+} from '../../wire/index.js'
 import type {UserStore} from './users.js'
 
 export function authFailed(): CommandError {

@@ -1,7 +1,7 @@
 /** Users per database with SCRAM credentials derived with real PBKDF2 (shared by a topology's members). */
 import {UUID, type Binary} from 'bson'
 import {CommandError} from '../errors.js'
-import {deriveCredentialAsync, type ScramCredential, type ScramMechanism} from '../../wire/scram.js'
+import {deriveCredentialAsync, type ScramCredential, type ScramMechanism} from '../../wire/index.js'
 import type {RoleRef} from './roles.js'
 
 export interface UserRecord {

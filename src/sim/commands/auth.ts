@@ -4,7 +4,7 @@ import {Binary, type Document} from 'bson'
 import {authFailed, ScramServerConversation} from '../auth/scram-conversation.js'
 import {CommandError} from '../errors.js'
 import {isPlainObject, toNumber} from '../storage/values.js'
-import {isScramMechanism, type ScramMechanism} from '../../wire/scram.js'
+import {isScramMechanism, type ScramMechanism} from '../../wire/index.js'
 import type {CommandContext, CommandSpec} from './registry.js'
 
 function payloadText(payload: unknown): string {

@@ -3,7 +3,7 @@
  * speculativeAuthenticate) and the awaitable form used by streaming monitors.
  */
 import {Long, ObjectId, type Document} from 'bson'
-import {isExhaustAllowed} from '../../wire/codec.js'
+import {isExhaustAllowed} from '../../wire/index.js'
 import {CommandError} from '../errors.js'
 import type {SimProcess} from '../process.js'
 import {oplogOf} from '../repl/oplog.js'

@@ -4,7 +4,7 @@ import {parseRoles} from '../auth/roles.js'
 import {UserStore, type UserRecord} from '../auth/users.js'
 import {CommandError} from '../errors.js'
 import {isPlainObject} from '../storage/values.js'
-import {SCRAM_MECHANISMS, isScramMechanism, type ScramMechanism} from '../../wire/scram.js'
+import {SCRAM_MECHANISMS, isScramMechanism, type ScramMechanism} from '../../wire/index.js'
 import type {CommandContext, CommandSpec} from './registry.js'
 import {userAdminOn} from './util.js'
 

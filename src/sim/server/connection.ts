@@ -4,7 +4,7 @@
  */
 import type {Socket} from 'node:net'
 import type {Document} from 'bson'
-import {MessageFramer} from '../../wire/codec.js'
+import {MessageFramer} from '../../wire/index.js'
 import type {ScramServerConversation} from '../auth/scram-conversation.js'
 import type {CommandSpec, CurrentOpType} from '../commands/registry.js'
 import type {SimProcess} from '../process.js'

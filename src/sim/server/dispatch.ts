@@ -3,6 +3,8 @@
  * and locks → handler → reply (OP_REPLY for the legacy OP_QUERY hello, OP_MSG otherwise,
  * streaming hello replies with moreToCome when the client allowed exhaust).
  */
+import {setTimeout as sleep} from 'node:timers/promises'
+
 import {Double, type Document} from 'bson'
 import {
   MSG_FLAG_MORE_TO_COME,
@@ -16,12 +18,12 @@ import {
   isExhaustAllowed,
   isMoreToCome,
   nextRequestId,
-} from '../../wire/codec.js'
+} from '../../wire/index.js'
 import {grants} from '../auth/roles.js'
 import {allowedOnSecondary, commandNamespace, type CommandContext, type CommandSpec} from '../commands/registry.js'
 import {nonNegative} from '../commands/util.js'
 import {CommandError, errorDocument} from '../errors.js'
-import {serviceTimeWithin, sleep, waitOutStall} from '../faults.js'
+import {serviceTimeWithin, waitOutStall} from '../faults.js'
 import {renderValue} from '../storage/collection.js'
 import type {SimProcess} from '../process.js'
 import {withClusterTime} from '../repl/optime.js'

@@ -1,7 +1,7 @@
 /**
  * In-memory, per-process DDL locks: exclusive, FIFO, with a wait limit.
  *
- * - 7.0 profile: the DDLLockManager of 6.1+ (facts §1.5): local to the coordinator and only
+ * - 7.0 profile: the DDLLockManager of 6.1+ (in memory, no config.locks): local to the coordinator and only
  *   in memory (gone when the process dies); database then collection; 5 min wait; on timeout
  *   LockBusy "Failed to acquire DDL lock for namespace '<ns>' after <t> that is currently
  *   locked with reason '<reason>'".
@@ -133,7 +133,7 @@ function once(f: () => void): () => void {
   }
 }
 
-/** 6.1+ message (facts §1.5). */
+/** 6.1+ message. */
 export function ddlLockTimeoutMessage(resource: string, waitedMs: number, reason: string): string {
   return `Failed to acquire DDL lock for namespace '${resource}' after ${Math.round(waitedMs)}ms that is currently locked with reason '${reason}'`
 }

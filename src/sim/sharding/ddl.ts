@@ -1,6 +1,6 @@
 /**
  * Sharded DDL: who coordinates it, which locks it takes (database, then namespace) with
- * which `why`, and the internal commands that carry it (facts §1.2, §1.6):
+ * which `why`, and the internal commands that carry it:
  *
  * | profile | coordinator | internal commands | why |
  * | 4.4 | config server (`ConfigServer` dist locks) | `_configsvrCreateCollection` … | createCollection, dropCollection, dropDatabase, enableSharding, shardCollection, movePrimary, createDatabase |
@@ -11,12 +11,13 @@
  * work is one command on that shard: run locally when the coordinator is that shard,
  * otherwise over the coordinator's own pool.
  */
+import {setTimeout as sleep} from 'node:timers/promises'
+
 import {Binary, MaxKey, MinKey, ObjectId, Timestamp, UUID, type Document} from 'bson'
 import {mongodCommands} from '../commands/index.js'
 import type {CommandContext, CommandSpec} from '../commands/registry.js'
 import {clusterAdmin} from '../commands/util.js'
 import {CommandError, errorDocument} from '../errors.js'
-import {sleep} from '../faults.js'
 import {isPlainObject} from '../storage/values.js'
 import {DDL_LOCK_WAIT_MS} from './ddl-lock.js'
 import type {ProcessRuntime, ShardEntry, ShardedCluster} from './state.js'

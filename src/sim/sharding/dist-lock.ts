@@ -1,5 +1,5 @@
 /**
- * The replica-set distributed lock manager of MongoDB 3.4 – 6.0 (facts §1.1 – §1.4), writing
+ * The replica-set distributed lock manager of MongoDB 3.4 – 6.0 (DistLockManager: grabLock / overtakeLock), writing
  * the config server's `config.locks` and `config.lockpings` exactly as those versions do:
  *
  * - 4.4 flavour: process ids `host:port:epochSecs:random` for mongos and shards and the
@@ -18,15 +18,15 @@
  * removes the document. Every interval is multiplied by the cluster's time scale.
  */
 import {randomBytes} from 'node:crypto'
+import {setTimeout as sleep} from 'node:timers/promises'
 import {Long, ObjectId, type Document} from 'bson'
 import {CommandError} from '../errors.js'
 import type {DataStore} from '../storage/collection.js'
-import {sleep} from '../faults.js'
 
 export const PING_INTERVAL_MS = 30_000
 export const LOCK_EXPIRATION_MS = 15 * 60_000
 export const LOCK_RETRY_INTERVAL_MS = 500
-/** DistLockManager::kDefaultLockTimeout: 20 s up to 4.4, 5 min in 5.0/6.0 (facts §1.3). */
+/** DistLockManager::kDefaultLockTimeout: 20 s up to 4.4, 5 min in 5.0/6.0. */
 export const DEFAULT_LOCK_WAIT_MS = {'4.4': 20_000, '6.0': 300_000} as const
 
 export const CONFIG_SERVER_PROCESS_ID = 'ConfigServer'
@@ -187,7 +187,7 @@ export class DistLockManager {
     return true
   }
 
-  /** isLockExpired (facts §1.4 step 3). */
+  /** isLockExpired: the holder stopped pinging and the lock id did not change for the lock timeout. */
   private isExpired(lock: Document): boolean {
     const pingDoc = typeof lock.process === 'string' ? this.pings.get(lock.process) : undefined
     const ping = pingDoc?.ping instanceof Date ? pingDoc.ping.getTime() : 0 // no document: the default Date
@@ -281,7 +281,7 @@ export class DistLockManager {
   }
 }
 
-/** The indexes the config server creates on config.locks / config.lockpings (facts §1.1). */
+/** The indexes the config server creates on config.locks / config.lockpings. */
 export function ensureLockCollections(configData: DataStore): void {
   const locks = configData.collection('config', 'locks', true)!
   if (!locks.indexes.some((i) => i.name === 'ts_1')) {

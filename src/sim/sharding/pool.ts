@@ -1,6 +1,6 @@
 /**
  * The outbound connection pools a simulated mongos (or config server) really keeps, one
- * per (executor pool, host), in the shape `connPoolStats` reports (facts §3.1):
+ * per (executor pool, host), in the shape `connPoolStats` reports:
  * inUse / available / leased / created / refreshing (/ refreshed and acquisitionWaitTimes
  * where the version has them). Defaults follow the ShardingTaskExecutorPool* parameters
  * (§3.3): minSize 1, maxConnecting 2, unlimited maxSize, idle connections refreshed after
@@ -21,7 +21,7 @@ export const TASK_EXECUTOR_POOL = 'NetworkInterfaceTL-TaskExecutorPool-0'
 export const SHARD_REGISTRY_POOL = 'NetworkInterfaceTL-ShardRegistry'
 
 /**
- * The ShardingTaskExecutorPool* parameters (facts §3.3) as this process's pools use them; getParameter
+ * The ShardingTaskExecutorPool* parameters as this process's pools use them; getParameter
  * reads and setParameter changes them (4.2+: runtime too). MaxSize: the 4.2+ IDL default (32767; the
  * docs say 2^64 − 1: no practical limit either way, and this pool never reaches it). MinSize is
  * reported, not kept warm: a host idle for HostTimeoutMS loses all its connections whatever MinSize says.

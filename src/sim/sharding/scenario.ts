@@ -14,17 +14,16 @@
  *   shards share the lock session id (and the holder's own step-up recovery frees it).
  * - 7.0: DDL locks live in memory and die with their process: nothing is left behind.
  */
+import {setTimeout as sleep} from 'node:timers/promises'
+
 import {ObjectId} from 'bson'
-import {sleep} from '../faults.js'
-import type {FiredScenario} from '../types.js'
+import {DEAD_LOCK_HOLDER, type FiredScenario, SCENARIOS, UPGRADED_FROM_34} from '../types.js'
 import {CONFIG_SERVER_PROCESS_ID} from './dist-lock.js'
 import type {ShardedCluster} from './state.js'
 
-export const DEAD_LOCK_HOLDER = 'dead-lock-holder'
-export const UPGRADED_FROM_34 = 'upgraded-from-3.4'
+export {DEAD_LOCK_HOLDER, SCENARIOS, UPGRADED_FROM_34} from '../types.js'
 export const SCENARIO_DB = 'scenario'
 export const SCENARIO_NS = 'scenario.orders'
-export const SCENARIOS = [DEAD_LOCK_HOLDER, UPGRADED_FROM_34] as const
 
 export function validateScenarios(names: readonly string[], topology: string, versionProfile: string): void {
   for (const n of names) {

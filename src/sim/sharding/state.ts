@@ -3,7 +3,7 @@
  * routers, and per process its outbound pools and lock managers. Command handlers find it
  * from their process with `ShardedCluster.of(proc)`.
  *
- * Lock model by version profile (facts §1.2, §1.5):
+ * Lock model by version profile (config.locks up to 6.0, the in-memory DDLLockManager from 6.1):
  * - 4.4 `dist-4.4`: every process runs a dist lock pinger (`host:port:epoch:random`, the
  *   config server `ConfigServer`); DDL is coordinated and locked by the config server.
  * - 6.0 `dist-6.0`: shards (process = shard name) and the config server (`config`) ping;
@@ -130,7 +130,7 @@ export class ShardedCluster {
     }
     this.runtimes.push(rt)
     byProcess.set(proc, {cluster: this, rt})
-    // Every process of a sharded cluster has the sharding task executor's pool parameters (facts §3.3).
+    // Every process of a sharded cluster has the sharding task executor's pool parameters.
     for (const [name, setting] of POOL_PARAMETERS) proc.parameters.define(name, intParameter(name, () => rt.pools.settings[setting], (n) => (rt.pools.settings[setting] = n), setting === 'maxSize' ? 1 : 0))
     if (kind === 'config') {
       this.configMembers.push(proc)

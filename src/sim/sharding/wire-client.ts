@@ -11,7 +11,7 @@ import type {Document} from 'bson'
 
 import {EXACT_DECODE, toExactForm} from '../storage/numbers.js'
 import {isNumeric, toNumber} from '../storage/values.js'
-import {openAuthenticated, splitHostPort, type ScramCredentials, type WireConnection as Socketed} from '../../wire/client.js'
+import {openAuthenticated, splitHostPort, type ScramCredentials, type WireConnection as Socketed} from '../../wire/index.js'
 
 export type InternalCredentials = ScramCredentials
 

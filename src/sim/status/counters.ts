@@ -1,5 +1,5 @@
 /** The counters one simulated process keeps for serverStatus (reset on restart). */
-import type {ScramMechanism} from '../../wire/scram.js'
+import type {ScramMechanism} from '../../wire/index.js'
 
 export type OpCounter = 'insert' | 'query' | 'update' | 'delete' | 'getmore' | 'command'
 

@@ -1,4 +1,4 @@
-/** serverStatus of one simulated process, with the version-dependent fields of facts §2, §4.1, §5. */
+/** serverStatus of one simulated process, with the fields that differ by version (connections, locks, globalLock, auth counters). */
 import {Long, type Document} from 'bson'
 import type {SimProcess} from '../process.js'
 import {topologyVersionDoc} from '../commands/hello.js'

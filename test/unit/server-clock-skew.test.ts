@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict'
 import {describe, test} from 'node:test'
 
-import {clockSkewMS, clockSkewNote, SKEW_REPORT_MS} from '../../src/probes/clock.js'
+import {clockSkewMS, clockSkewNote, SKEW_REPORT_MS} from '../../src/probes/server-clock-skew.js'
 
 describe('clock skew', () => {
   const receivedAt = new Date('2024-05-01T10:00:00.100Z')

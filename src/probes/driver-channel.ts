@@ -1,10 +1,10 @@
 /**
- * A driver client as the read layer's CommandChannel (src/probes/reader.ts):
+ * A driver client as the read layer's CommandChannel (reader.ts):
  * commands on a database, and queries and aggregations drained to arrays.
  * Reads prefer the primary but accept a secondary, as monitoring tools do.
  */
-import type {ChannelReadOptions, CommandChannel} from '../probes/reader.js'
-import type {Document, MongoClient} from './driver.js'
+import type {Document, MongoClient} from '../mongo/driver.js'
+import type {ChannelReadOptions, CommandChannel} from './reader.js'
 
 const READ_PREFERENCE = 'primaryPreferred' as const
 

@@ -45,7 +45,7 @@ interface PoolState {
   failedConnection?: number | string
 }
 
-export class CmapClock {
+export class CheckoutSetupTimer {
   private readonly pools = new Map<string, PoolState>()
   /** End events with no checkout start to pair them with. */
   unmatched = 0

@@ -1,13 +1,13 @@
 /**
  * pooltool's own wire connection as the read layer's CommandChannel
- * (src/probes/reader.ts), so a driver-free connection reads the server through
+ * (reader.ts), so a driver-free connection reads the server through
  * the same ServerReader as a driver client. Commands only: a bare connection
  * drains no cursors, so the reader refuses `config.*` and `$currentOp` on it.
  *
  * The connection stays the caller's: closing it is theirs, not the channel's.
  */
-import type {CommandChannel, ReadOptions} from '../probes/reader.js'
-import {WireNetworkError, type WireConnection} from './client.js'
+import {WireNetworkError, type WireConnection} from '../wire/index.js'
+import type {CommandChannel, ReadOptions} from './reader.js'
 
 /**
  * Sends (unless `signal` has aborted already) and rejects as soon as `signal` aborts; a reply that
