@@ -143,8 +143,9 @@ const lengthText = (s) => (Math.round(10 * (s.endS[s.endS.length - 1] || 0)) / 1
 // The axis says where the run sits in time: its start (UTC) and its length.
 const xAxis = (s, id) => (s.startMS === null
   ? {label: 's from the start (' + lengthText(s) + ')', values: (u, splits) => { window.pooltoolXLabels[id] = splits.map(String); return splits; }}
-  : {label: 'UTC, from ' + clockText(s.startMS / 1000) + ' (' + lengthText(s) + ')', space: 70, incrs: clockIncrs, values: (u, splits) => { const labels = splits.map(clockText); window.pooltoolXLabels[id] = labels; return labels; }});
-const xScale = (s) => ({time: s.startMS !== null});
+  : {label: 'UTC, from ' + clockText(s.startMS / 1000) + ' (' + lengthText(s) + ')', space: 60, incrs: clockIncrs, values: (u, splits) => { const labels = splits.map(clockText); window.pooltoolXLabels[id] = labels; return labels; }});
+// The axis spans the run from its start to its end (the first point is the first interval's end).
+const xScale = (s) => { const x0 = s.startMS === null ? 0 : s.startMS / 1000; const x1 = x0 + (s.endS[s.endS.length - 1] || 1); return {time: s.startMS !== null, range: () => [x0, x1]}; };
 const xSeries = (s) => ({label: s.startMS === null ? 's' : 'time (UTC)'});
 const tzDate = (ts) => uPlot.tzDate(new Date(ts * 1000), 'Etc/UTC');
 function panels(metric, draw) {
@@ -171,13 +172,14 @@ if (document.getElementById('spectrum')) {
   // Too many curves for one chart: a panel per run (measured and corrected), all on the same scales.
   const holders = [...document.querySelectorAll('.panels[data-metric="spectrum"] .panel')];
   const all = nums(data.spectrum.series.flatMap((s) => s.valuesMs));
-  const yRange = () => [Math.max(0.001, Math.min(...all)), Math.max(...all) * 1.2];
+  // Whole decades, so every panel's log axis reads 1, 10, 100 … and not its own lowest value.
+  const yRange = () => [10 ** Math.floor(Math.log10(Math.max(0.001, Math.min(...all)))), 10 ** Math.ceil(Math.log10(Math.max(0.001, ...all) * 1.01))];
   const w = panelWidth(holders.length);
   holders.forEach((holder) => {
     const runLabel = holder.dataset.label;
     const mine = data.spectrum.series.filter((s) => s.label === runLabel || s.label === runLabel + ' (corrected)');
     benchChart(holder.id, runLabel, {
-      legend, width: w, height: 220, scales: {x: {distr: 3, time: false}, y: {distr: 3, range: yRange}}, axes: spectrumAxes,
+      legend: noLegend, width: w, height: 220, scales: {x: {distr: 3, time: false}, y: {distr: 3, range: yRange}}, axes: spectrumAxes,
       series: [{label: '1/(1-p)'}, ...mine.map((s, i) => ({label: corrected(s) ? 'corrected' : 'measured', stroke: benchPalette[i], width: 2, dash: corrected(s) ? [6, 4] : undefined}))],
     }, [data.spectrum.x, ...mine.map((s) => s.valuesMs)]);
   });
@@ -345,7 +347,9 @@ function spectrumSection(data: ReportData): string {
   if (curves.length === 0) return '<p class="note empty-metric">No operation completed: no latency to draw.</p>'
   if (data.spectrum.series.length <= SPECTRUM_OVERLAY_MAX) return '<div id="spectrum"></div>'
   const runs = data.runs.map((run, index) => ({label: run.label, index})).filter(({label}) => curves.some((series) => series.label === label))
-  return `<p class="note">Latency by percentile (ms), one panel per run, all on the same scales (dashed: corrected for coordinated omission, in open loop).</p>
+  const corrected = data.spectrum.series.some((series) => series.label.endsWith('(corrected)'))
+  return `<p class="note">Latency by percentile (ms): more curves than one chart has colours, so one panel per run, all on the same scales.</p>
+${legendRow([{label: 'measured', colour: 0}, ...(corrected ? [{label: 'corrected for coordinated omission (open loop)', colour: 1, dashed: true}] : [])])}
 <div class="panels" data-metric="spectrum">${runs.map(({label, index}) => `<div class="panel" id="spectrum-${htmlSafe(index)}" data-label="${htmlSafe(label)}"></div>`).join('')}</div>`
 }
 
