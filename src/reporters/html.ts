@@ -339,7 +339,7 @@ ${withCheckouts.length > 0 && withCheckouts.length < runs.length ? `<p class="no
 <h3>Client pool (in use, total) and server connections per host</h3>
 ${withConnections.length === 0 ? '<p class="note empty-metric">No pool or server connection figures in any run.</p>' : panelRow('connections', withConnections)}
 <h3>Errors per interval</h3>
-${withErrors.length === 0 ? '<p class="note no-errors">No errors in any run.</p>' : `${legendRow([{label: 'errors per interval', colour: 1}])}${panelRow('errors', withErrors)}${withErrors.length < runs.length ? `<p class="note">No errors in: ${htmlSafe(runNames(without(withErrors)))}.</p>` : ''}`}`
+${withErrors.length === 0 ? `<p class="note no-errors">${runs.length === 1 ? 'No errors.' : 'No errors in any run.'}</p>` : `${legendRow([{label: 'errors per interval', colour: 1}])}${panelRow('errors', withErrors)}${withErrors.length < runs.length ? `<p class="note">No errors in: ${htmlSafe(runNames(without(withErrors)))}.</p>` : ''}`}`
 }
 
 function spectrumSection(data: ReportData): string {
