@@ -16,6 +16,9 @@ const SPECTRUM_POINTS_PER_DECADE = 20
 
 export interface SpectrumSeries {
   label: string
+  /** The run it is of (its index in `runs`), and whether it is the run's latency corrected for coordinated omission. */
+  run: number
+  corrected: boolean
   /** Latency in ms at each x of the spectrum's grid; null past what the run's count can resolve. */
   valuesMs: Array<number | null>
 }
@@ -83,7 +86,7 @@ export interface RunSummary {
 
 export interface ReportData {
   title: string
-  /** The input files' names as given (bench --html: "this run"), for the page to name them all. */
+  /** The input files as given, in order (bench --html: "this run"); the title names them, up to four. */
   files: string[]
   sources: string[]
   spectrum: Spectrum
@@ -117,14 +120,14 @@ function spectrumValues(histogram: Histogram, x: readonly number[]): Array<numbe
 }
 
 function spectrumOf(runs: ReadonlyArray<{label: string; run: RunResult}>): Spectrum {
-  const histograms = runs.flatMap(({label, run}) => [
-    {label, histogram: decodeHistogram(run.histograms.latencyUs)},
-    ...(run.histograms.latencyCorrectedUs ? [{label: `${label} (corrected)`, histogram: decodeHistogram(run.histograms.latencyCorrectedUs)}] : []),
+  const histograms = runs.flatMap(({label, run}, index) => [
+    {label, run: index, corrected: false, histogram: decodeHistogram(run.histograms.latencyUs)},
+    ...(run.histograms.latencyCorrectedUs ? [{label: `${label} (corrected)`, run: index, corrected: true, histogram: decodeHistogram(run.histograms.latencyCorrectedUs)}] : []),
   ])
   const maxCount = Math.max(1, ...histograms.map(({histogram}) => histogram.totalCount))
   const steps = Math.ceil(Math.log10(maxCount) * SPECTRUM_POINTS_PER_DECADE)
   const x = Array.from({length: steps + 1}, (_, k) => 10 ** (k / SPECTRUM_POINTS_PER_DECADE))
-  return {x, series: histograms.map(({label, histogram}) => ({label, valuesMs: spectrumValues(histogram, x)}))}
+  return {x, series: histograms.map(({label, run, corrected, histogram}) => ({label, run, corrected, valuesMs: spectrumValues(histogram, x)}))}
 }
 
 function seriesOf(label: string, run: RunResult): RunSeries | undefined {

@@ -159,7 +159,7 @@ function panels(metric, draw) {
 const pct = (x) => { const p = 100 * (1 - 1 / x); return 'p' + (p <= 0 ? '0' : String(Math.round(p * 1000) / 1000)); };
 const spectrumTicks = (u, axis, min, max) => [1, 2, ...Array.from({length: 12}, (_, k) => 10 ** (k + 1))].filter((x) => x >= min && x <= max);
 const spectrumAxes = [{splits: spectrumTicks, values: (u) => spectrumTicks(u, 0, u.scales.x.min, u.scales.x.max).map(pct), label: 'percentile'}, {label: 'ms'}];
-const corrected = (s) => s.label.endsWith('(corrected)');
+const corrected = (s) => s.corrected === true;
 if (document.getElementById('spectrum')) {
   benchChart('spectrum', 'Latency by percentile (ms)' + (data.spectrum.series.some(corrected) ? '; dashed: corrected for coordinated omission (open loop)' : ''), {
     legend, scales: {x: {distr: 3, time: false}, y: {distr: 3}},
@@ -176,9 +176,9 @@ if (document.getElementById('spectrum')) {
   const yRange = () => [10 ** Math.floor(Math.log10(Math.max(0.001, Math.min(...all)))), 10 ** Math.ceil(Math.log10(Math.max(0.001, ...all) * 1.01))];
   const w = panelWidth(holders.length);
   holders.forEach((holder) => {
-    const runLabel = holder.dataset.label;
-    const mine = data.spectrum.series.filter((s) => s.label === runLabel || s.label === runLabel + ' (corrected)');
-    benchChart(holder.id, runLabel, {
+    const run = Number(holder.dataset.run);
+    const mine = data.spectrum.series.filter((s) => s.run === run);
+    benchChart(holder.id, data.runs[run].label, {
       legend: noLegend, width: w, height: 220, scales: {x: {distr: 3, time: false}, y: {distr: 3, range: yRange}}, axes: spectrumAxes,
       series: [{label: '1/(1-p)'}, ...mine.map((s, i) => ({label: corrected(s) ? 'corrected' : 'measured', stroke: benchPalette[i], width: 2, dash: corrected(s) ? [6, 4] : undefined}))],
     }, [data.spectrum.x, ...mine.map((s) => s.valuesMs)]);
@@ -346,11 +346,11 @@ function spectrumSection(data: ReportData): string {
   const curves = data.spectrum.series.filter((series) => hasValue(series.valuesMs))
   if (curves.length === 0) return '<p class="note empty-metric">No operation completed: no latency to draw.</p>'
   if (data.spectrum.series.length <= SPECTRUM_OVERLAY_MAX) return '<div id="spectrum"></div>'
-  const runs = data.runs.map((run, index) => ({label: run.label, index})).filter(({label}) => curves.some((series) => series.label === label))
-  const corrected = data.spectrum.series.some((series) => series.label.endsWith('(corrected)'))
+  const runs = data.runs.map((_, index) => index).filter((index) => curves.some((series) => series.run === index))
+  const corrected = data.spectrum.series.some((series) => series.corrected === true)
   return `<p class="note">Latency by percentile (ms): more curves than one chart has colours, so one panel per run, all on the same scales.</p>
 ${legendRow([{label: 'measured', colour: 0}, ...(corrected ? [{label: 'corrected for coordinated omission (open loop)', colour: 1, dashed: true}] : [])])}
-<div class="panels" data-metric="spectrum">${runs.map(({label, index}) => `<div class="panel" id="spectrum-${htmlSafe(index)}" data-label="${htmlSafe(label)}"></div>`).join('')}</div>`
+<div class="panels" data-metric="spectrum">${runs.map((index) => `<div class="panel" id="spectrum-${htmlSafe(index)}" data-run="${htmlSafe(index)}"></div>`).join('')}</div>`
 }
 
 export function renderBenchHtml(data: ReportData, library: ChartLibrary): string {
