@@ -53,7 +53,7 @@ export interface RunSeries {
    * most connections at their peak, so a chart's legend stays readable on a large cluster.
    */
   serverConnections: Record<string, Array<number | null>>
-  /** The other hosts' connections summed (null where none of them is known), and how many they are; null when none is left out. */
+  /** The other hosts' connections, mean per host (null where none of them is known), and how many they are; null when none is left out. */
   otherHosts: {count: number; values: Array<number | null>} | null
 }
 
@@ -101,7 +101,7 @@ const ms = (us: number) => Math.round(us) / 1000
 
 /**
  * Lines for server hosts in a run's connections chart: all hosts when they are this many or fewer, else the
- * busiest MAX_HOST_SERIES − 1 and one line summing the rest. With the pool's two lines that is at most 10
+ * busiest MAX_HOST_SERIES − 1 and one line for the rest (their mean per host). With the pool's two lines that is at most 10
  * series, within the report's 12 colours: no colour is used twice in a chart.
  */
 export const MAX_HOST_SERIES = 8
@@ -136,7 +136,7 @@ function seriesOf(label: string, run: RunResult): RunSeries | undefined {
   const hosts = [...new Set(points.flatMap((point) => Object.keys(point.serverConnections ?? {})))]
   const countsOf = (host: string) => points.map((point) => gauge(point.serverConnections?.[host]))
   const peak = (values: Array<number | null>) => Math.max(0, ...values.map((value) => value ?? 0))
-  // The busiest hosts by name, the rest summed: stable order (by peak, then name) so reruns read alike.
+  // The busiest hosts by name, the rest as one line: stable order (by peak, then name) so reruns read alike.
   const ranked = hosts.map((host) => ({host, values: countsOf(host)})).sort((a, b) => peak(b.values) - peak(a.values) || (a.host < b.host ? -1 : a.host > b.host ? 1 : 0))
   const shown = ranked.length > MAX_HOST_SERIES ? ranked.slice(0, MAX_HOST_SERIES - 1) : ranked
   const rest = ranked.slice(shown.length)
@@ -155,8 +155,17 @@ function seriesOf(label: string, run: RunResult): RunSeries | undefined {
     serverConnections: Object.fromEntries(shown.map(({host, values}) => [host, values])),
     otherHosts: rest.length === 0
       ? null
-      : {count: rest.length, values: points.map((_, i) => (rest.every(({values}) => values[i] === null) ? null : rest.reduce((sum, {values}) => sum + (values[i] ?? 0), 0)))},
+      : {count: rest.length, values: points.map((_, i) => meanOf(rest.map(({values}) => values[i] ?? null)))},
   }
+}
+
+/**
+ * The hosts not drawn by name, as one line: their mean per host where any is known (to 0.1). A sum would
+ * dwarf the named hosts on the chart's shared scale; the mean stays within it (each is below the named at its peak).
+ */
+function meanOf(values: Array<number | null>): number | null {
+  const known = values.filter((value): value is number => value !== null)
+  return known.length === 0 ? null : Math.round((10 * known.reduce((sum, value) => sum + value, 0)) / known.length) / 10
 }
 
 /** A gauge as read from a file: a number, or null (a gap in the line) where it is missing; never a 0 made up. */

@@ -205,7 +205,7 @@ panels('connections', (s, id, w) => {
     legend, width: w, height: 240, tzDate, scales: {x: xScale(s), y: {range: connectionsRange}}, axes: [xAxis(s, id), {label: 'connections'}],
     series: [xSeries(s), {label: 'pool in use', stroke: benchPalette[0], width: 2}, {label: 'pool total', stroke: benchPalette[1], width: 2, dash: [4, 4]},
       ...hosts.map((h, j) => ({label: 'server ' + h, stroke: benchPalette[2 + j], width: 1})),
-      ...(s.otherHosts ? [{label: s.otherHosts.count + ' other hosts (sum)', stroke: benchPalette[2 + hosts.length], width: 1, dash: [2, 3]}] : [])],
+      ...(s.otherHosts ? [{label: s.otherHosts.count + ' other hosts (mean per host)', stroke: benchPalette[2 + hosts.length], width: 1, dash: [2, 3]}] : [])],
   }, [xOf(s), s.poolInUse, s.poolTotal, ...hosts.map((h) => s.serverConnections[h]), ...(s.otherHosts ? [s.otherHosts.values] : [])]);
 });
 const errorsRange = sharedRange(maxOf(data.series.map((s) => s.errors)));
