@@ -5,7 +5,7 @@ import {checkOutputFiles, writeTextAtomically} from '../../src/output.js'
 import {loadChartLibrary} from '../../src/report/html-assets.js'
 import {reportData} from '../../src/report/html-data.js'
 import {loadBenchResult} from '../../src/report/load.js'
-import {renderBenchHtml} from '../../src/reporters/html.js'
+import {benchChartGroups, renderBenchHtml} from '../../src/reporters/html.js'
 
 export interface HtmlReportResult {
   out: string
@@ -20,10 +20,13 @@ export default class ReportHtml extends BaseCommand<typeof ReportHtml> {
   static override description =
     'One self-contained file (the chart library and the data inside it: nothing is fetched when it is opened): each ' +
     "run's latency by percentile from its own HDR histogram (HdrHistogram's plot: 1/(1−p) on a log axis; in open loop " +
-    'the corrected latency beside the measured), ops/s and p99 over time, errors per interval, the client pool (in use, ' +
-    'total) and each host\'s server connections over time, a sweep as a concurrency × pool-size grid with the knee and ' +
-    'the SLO, and the runs side by side. Several files: their runs together, labelled by file.\n\n' +
-    'JSON (--json): {out, files, runs, charts}.'
+    'the corrected latency beside the measured; one chart while the curves fit its 12 colours, else a panel per run), ' +
+    'then one small panel per run for each of: ops/s and p99, checkout wait p99, the client pool (in use, total) and ' +
+    "the busiest hosts' server connections, errors per interval (a metric no run has is a line, not an empty chart). " +
+    "Each panel's time axis is its run's own wall clock (UTC, from the run's start); the panels of a metric share " +
+    'their y scale. A sweep as a concurrency × pool-size grid with the knee and the SLO, and the runs side by side. ' +
+    'Several files: their runs together, labelled by file; the title names the files.\n\n' +
+    'JSON (--json): {out, files, runs, charts} (charts: the chart groups drawn).'
 
   static override examples = [
     '<%= config.bin %> <%= command.id %> result.json --out report.html',
@@ -48,7 +51,7 @@ export default class ReportHtml extends BaseCommand<typeof ReportHtml> {
     const results = await Promise.all(files.map((file) => loadBenchResult(file)))
     const data = reportData(results)
     await writeTextAtomically(flags.out, renderBenchHtml(data, await loadChartLibrary()))
-    const charts = ['spectrum', ...(data.series.length > 0 ? ['throughput', 'errors', 'checkout', 'connections'] : [])]
+    const charts = benchChartGroups(data)
     this.logText(() => `wrote ${flags.out}: ${data.runs.length} run(s) from ${files.join(', ')}; charts: ${charts.join(', ')}${data.sweeps.length > 0 ? ', sweep grid' : ''}`)
     return {out: flags.out, files, runs: data.runs.length, charts}
   }

@@ -128,6 +128,8 @@ export interface EngineMeasurement<Sample extends object = object> {
   /** Measured operations still in flight when a stop request cut the wait short (also in errorsByClass.aborted). */
   aborted: number
   durationMs: number
+  /** When the measured interval started, on the wall clock (performance.timeOrigin + its start), ms since the epoch. */
+  measureStartEpochMs: number
   latencyUs: Histogram
   /** Open loop: completed operations (reply − scheduled start) and missed ones (give-up − scheduled start). */
   latencyCorrectedUs: Histogram | null
@@ -268,6 +270,7 @@ export async function runEngine<Sample extends object = object>(plan: EnginePlan
     clearTimeout(stageTimer)
     state.measureEnd = Math.min(state.measureEnd, afterStartedSlots(performance.now()))
     series?.endAt(state.measureEnd)
+    series?.sampleEnd(performance.now())
     if (openLoop) settleSchedule()
     resolveStopped()
   }
@@ -551,6 +554,7 @@ export async function runEngine<Sample extends object = object>(plan: EnginePlan
     missedByReason,
     aborted: state.aborted,
     durationMs: Math.max(0, end - state.measureStart),
+    measureStartEpochMs: performance.timeOrigin + state.measureStart,
     latencyUs: state.latencyUs,
     latencyCorrectedUs: state.latencyCorrectedUs,
     scheduleLagUs: state.scheduleLagUs,

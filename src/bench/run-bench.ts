@@ -396,6 +396,7 @@ function toRunResult(parts: {
     missedByReason: {...measurement.missedByReason},
     aborted: measurement.aborted,
     durationMS: Math.round(measurement.durationMs),
+    ...(Number.isFinite(measurement.measureStartEpochMs) ? {startedAt: new Date(measurement.measureStartEpochMs).toISOString()} : {}),
     opsPerSec: measurement.durationMs > 0 ? Math.round((measurement.ops * 1000 * 10) / measurement.durationMs) / 10 : 0,
     achievedRatePerSec: achievedRatePerSec(measurement),
     rateShortfall: rateShortfallOf(measurement, share.rate ?? null, share.concurrency, summarize(measurement.latencyUs).mean),

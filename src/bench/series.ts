@@ -44,6 +44,8 @@ export class SeriesRecorder<Sample extends object = object> {
   private startAt = Number.NaN
   /** Intervals past this index do not exist (the run ended inside this one). */
   private lastIndex = Number.POSITIVE_INFINITY
+  /** The gauges as the measured interval ended (see `sampleEnd`): the last interval's. */
+  private endSample: Sample | undefined
 
   /** With `keepHistograms`: each closed interval's latency histogram, encoded (compressed: a long run stays small), in order. */
   readonly encodedHistograms: string[] = []
@@ -110,6 +112,17 @@ export class SeriesRecorder<Sample extends object = object> {
     while (this.closed.length < current) this.closeNext(this.intervalMs)
   }
 
+  /**
+   * The measured interval ends now (a stop): close the intervals before the last and read the gauges for the
+   * last one at this moment. Read at `finish`, after the operations in flight drained, they showed the pool
+   * idle (in use 0 on every run's last point): the state after the run, not at its end.
+   */
+  sampleEnd(now: number): void {
+    if (!this.started) return
+    this.closeBefore(now)
+    this.endSample = this.sample?.()
+  }
+
   /** Close everything left, the last interval with the run's real end; the series is final. */
   finish(end: number): (SeriesInterval & Sample)[] {
     if (!this.started) return []
@@ -137,7 +150,8 @@ export class SeriesRecorder<Sample extends object = object> {
         ? {}
         : {latencyP50Us: percentileUs(histogram, 50), latencyP99Us: percentileUs(histogram, 99), latencyMaxUs: histogram.maxValue}),
     }
-    this.closed.push({...summary, ...(this.sample?.() ?? ({} as Sample))})
+    const gauges = index === this.lastIndex && this.endSample !== undefined ? this.endSample : this.sample?.()
+    this.closed.push({...summary, ...(gauges ?? ({} as Sample))})
     if (this.keepHistograms) this.encodedHistograms.push(encodeHistogram(histogram))
   }
 }

@@ -217,6 +217,11 @@ export interface RunResult {
   /** Measured operations still in flight when a stop request (signal) cut the wait short: errors of class `aborted`. */
   aborted: number
   durationMS: number
+  /**
+   * When the measured interval started, on this machine's wall clock (ISO 8601): the HTML report's time axes
+   * are clock times from it. Absent in files written before it existed.
+   */
+  startedAt?: string
   /** Completed operations per second of the measured interval. */
   opsPerSec: number
   /** Open loop: operations started (completed or failed) per second of the measured interval; closed loop: null. */

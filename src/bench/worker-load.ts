@@ -284,6 +284,7 @@ export function mergeOutcomes(parts: ReadonlyArray<{index: number; plan: EngineP
     missedByReason: sumRecords(outcomes.map((o) => o.missedByReason)),
     aborted: sum(outcomes.map((o) => o.aborted)),
     durationMs: Math.max(...outcomes.map((o) => o.durationMs)),
+    measureStartEpochMs: Math.min(...outcomes.map((o) => o.measureStartEpochMs)),
     latencyUs: merged(outcomes.map((o) => o.latencyUs)),
     latencyCorrectedUs: openLoop ? merged(outcomes.map((o) => o.latencyCorrectedUs)) : null,
     scheduleLagUs: openLoop ? merged(outcomes.map((o) => o.scheduleLagUs)) : null,

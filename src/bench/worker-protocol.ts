@@ -46,6 +46,8 @@ export interface WorkerOutcome {
   missedByReason: Record<string, number>
   aborted: number
   durationMs: number
+  /** Its engine's measured interval's start on the shared wall clock, ms. */
+  measureStartEpochMs: number
   interrupted: boolean
   latencyUs: PortableHistogram
   latencyCorrectedUs: PortableHistogram | null

@@ -55,6 +55,7 @@ function outcomeOf(m: EngineMeasurement<Omit<WorkerSeriesPoint, keyof SeriesInte
     missedByReason: m.missedByReason as Record<string, number>,
     aborted: m.aborted,
     durationMs: m.durationMs,
+    measureStartEpochMs: m.measureStartEpochMs,
     interrupted: m.interrupted,
     latencyUs: toPortable(m.latencyUs),
     latencyCorrectedUs: m.latencyCorrectedUs ? toPortable(m.latencyCorrectedUs) : null,

@@ -97,45 +97,119 @@ function chart(id, title, opts, chartData) {
 }
 `
 
-/** The bench report's charts. */
+/**
+ * The bench report's colours: 12 that tell apart (Tableau's 10, navy, olive). No bench chart has more series
+ * than this (the spectrum overlays at most this many curves; a run's connections chart at most 10 lines).
+ */
+const BENCH_PALETTE = ['#1f77b4', '#d62728', '#2ca02c', '#9467bd', '#ff7f0e', '#17becf', '#8c564b', '#e377c2', '#7f7f7f', '#bcbd22', '#000080', '#6b8e23']
+
+/**
+ * The bench report's charts (issue 26: many runs on one chart were unreadable). Small multiples: each run
+ * (each file's run, each sweep cell) has its own small panel per metric, on its own time axis (the wall clock
+ * from its start, UTC), so a 5-s run is not squeezed beside a 30-s one; the y scale of a metric is shared by
+ * its panels so they compare at a glance. A chart never has more series than BENCH_PALETTE has colours, so no
+ * two series of one chart share a colour (a dash marks a second kind of line, not a reused colour); legends are
+ * static (no hover value); a chart with nothing to draw is not made (a line says so instead). The latency
+ * spectrum overlays the runs while they fit the palette, else it too is one panel per run.
+ */
 const BENCH_SCRIPT = String.raw`
+const benchPalette = ${JSON.stringify(BENCH_PALETTE)};
+// Static legends: uPlot's live legend shows each series' value under the cursor, "--" when there is none.
+const legend = {live: false};
+// Panels whose series the row's own legend names (drawn once above the row) show none of their own.
+const noLegend = {show: false};
+// chart() as the bench report draws it: the registry also records each series' stroke and dash (the browser test checks none repeats).
+function benchChart(id, title, opts, chartData) {
+  const u = chart(id, title, opts, chartData);
+  window.pooltoolCharts[window.pooltoolCharts.length - 1].strokes = opts.series.slice(1).map((s) => s.stroke + (s.dash ? ' dashed' : ''));
+  return u;
+}
+const nums = (values) => values.filter((v) => typeof v === 'number' && Number.isFinite(v));
+const maxOf = (arrays) => Math.max(0, ...arrays.flatMap(nums));
+// A shared y range from 0: every panel of a metric on the same scale.
+const sharedRange = (max) => () => [0, max > 0 ? max * 1.08 : 1];
+// Columns by the number of runs with a time series (not of panels in a row), so every row's panels are one size.
+const panelWidth = (count) => { const cols = count <= 1 ? 1 : count === 2 || count === 4 ? 2 : 3; return Math.max(300, Math.floor((width() - 16 * (cols - 1)) / cols)); };
+// Clock time, UTC: each run on the wall clock from its own start. Older files (no start time): seconds from the start.
+const clockFormat = new Intl.DateTimeFormat('en-GB', {hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23', timeZone: 'UTC'});
+const clockText = (seconds) => clockFormat.format(new Date(seconds * 1000));
+const clockIncrs = [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 14400, 21600, 43200, 86400];
+window.pooltoolXLabels = {};
+const xOf = (s) => (s.startMS === null ? s.endS : s.endS.map((t) => s.startMS / 1000 + t));
+const lengthText = (s) => (Math.round(10 * (s.endS[s.endS.length - 1] || 0)) / 10) + ' s';
+// The axis says where the run sits in time: its start (UTC) and its length.
+const xAxis = (s, id) => (s.startMS === null
+  ? {label: 's from the start (' + lengthText(s) + ')', values: (u, splits) => { window.pooltoolXLabels[id] = splits.map(String); return splits; }}
+  : {label: 'UTC, from ' + clockText(s.startMS / 1000) + ' (' + lengthText(s) + ')', space: 60, incrs: clockIncrs, values: (u, splits) => { const labels = splits.map(clockText); window.pooltoolXLabels[id] = labels; return labels; }});
+// The axis spans the run from its start to its end (the first point is the first interval's end).
+const xScale = (s) => { const x0 = s.startMS === null ? 0 : s.startMS / 1000; const x1 = x0 + (s.endS[s.endS.length - 1] || 1); return {time: s.startMS !== null, range: () => [x0, x1]}; };
+const xSeries = (s) => ({label: s.startMS === null ? 's' : 'time (UTC)'});
+const tzDate = (ts) => uPlot.tzDate(new Date(ts * 1000), 'Etc/UTC');
+function panels(metric, draw) {
+  const holders = [...document.querySelectorAll('.panels[data-metric="' + metric + '"] .panel')];
+  const w = panelWidth(data.series.length);
+  holders.forEach((holder) => draw(data.series[Number(holder.dataset.run)], holder.id, w));
+}
+
 // Latency spectrum: x = 1/(1-p) on a log axis, labelled as percentiles.
 // Ticks at p0, p50, p90, p99, p99.9 …: 1/(1-p) = 1, 2, 10, 100, 1000 …
 const pct = (x) => { const p = 100 * (1 - 1 / x); return 'p' + (p <= 0 ? '0' : String(Math.round(p * 1000) / 1000)); };
 const spectrumTicks = (u, axis, min, max) => [1, 2, ...Array.from({length: 12}, (_, k) => 10 ** (k + 1))].filter((x) => x >= min && x <= max);
-chart('spectrum', 'Latency by percentile (ms; corrected for coordinated omission beside the measured, in open loop)', {
-  scales: {x: {distr: 3, time: false}, y: {distr: 3}},
-  // Labels from our own ticks: uPlot rounds the ticks it passes on a log axis to powers of ten (2 would read p0).
-  axes: [{splits: spectrumTicks, values: (u) => spectrumTicks(u, 0, u.scales.x.min, u.scales.x.max).map(pct), label: 'percentile'}, {label: 'ms'}],
-  series: [{label: '1/(1-p)'}, ...data.spectrum.series.map((s, i) => ({label: s.label, stroke: color(i), width: 2, dash: s.label.endsWith('(corrected)') ? [6, 4] : undefined}))],
-}, [data.spectrum.x, ...data.spectrum.series.map((s) => s.valuesMs)]);
-// Over time: one x grid (the longest run's), each run's values where it has them.
-const longest = data.series.reduce((a, s) => (s.tS.length > a.length ? s.tS : a), []);
-const on = (values) => longest.map((_, i) => (i < values.length ? values[i] : null));
-if (data.series.length > 0) {
-  chart('throughput', 'Operations per second and p99 over time', {
-    scales: {x: {time: false}, ms: {}},
-    axes: [{label: 's'}, {label: 'ops/s'}, {scale: 'ms', side: 1, label: 'p99 ms', grid: {show: false}}],
-    series: [{label: 's'}, ...data.series.flatMap((s, i) => [{label: s.label + ' ops/s', stroke: color(i), width: 2}, {label: s.label + ' p99', stroke: color(i), dash: [4, 4], scale: 'ms'}])],
-  }, [longest, ...data.series.flatMap((s) => [on(s.opsPerSec), on(s.p99Ms)])]);
-  chart('errors', 'Errors per interval', {
-    scales: {x: {time: false}},
-    axes: [{label: 's'}, {label: 'errors'}],
-    series: [{label: 's'}, ...data.series.map((s, i) => ({label: s.label, stroke: color(i), width: 2}))],
-  }, [longest, ...data.series.map((s) => on(s.errors))]);
-  chart('checkout', 'Checkout wait p99 (ms): how long operations waited for a pooled connection', {
-    scales: {x: {time: false}},
-    axes: [{label: 's'}, {label: 'ms'}],
-    series: [{label: 's'}, ...data.series.map((s, i) => ({label: s.label, stroke: color(i), width: 2}))],
-  }, [longest, ...data.series.map((s) => on(s.checkoutWaitP99Ms))]);
-  const hosts = [...new Set(data.series.flatMap((s) => Object.keys(s.serverConnections)))];
-  chart('connections', 'Client pool (in use, total) and server connections per host', {
-    scales: {x: {time: false}},
-    axes: [{label: 's'}, {label: 'connections'}],
-    series: [{label: 's'}, ...data.series.flatMap((s, i) => [{label: s.label + ' pool in use', stroke: color(i), width: 2}, {label: s.label + ' pool total', stroke: color(i), dash: [4, 4]}]),
-      ...data.series.flatMap((s, i) => hosts.filter((h) => h in s.serverConnections).map((h, j) => ({label: s.label + ' server ' + h, stroke: color(data.series.length + i * hosts.length + j), width: 1})))],
-  }, [longest, ...data.series.flatMap((s) => [on(s.poolInUse), on(s.poolTotal)]), ...data.series.flatMap((s) => hosts.filter((h) => h in s.serverConnections).map((h) => on(s.serverConnections[h])))]);
+const spectrumAxes = [{splits: spectrumTicks, values: (u) => spectrumTicks(u, 0, u.scales.x.min, u.scales.x.max).map(pct), label: 'percentile'}, {label: 'ms'}];
+const corrected = (s) => s.corrected === true;
+if (document.getElementById('spectrum')) {
+  benchChart('spectrum', 'Latency by percentile (ms)' + (data.spectrum.series.some(corrected) ? '; dashed: corrected for coordinated omission (open loop)' : ''), {
+    legend, scales: {x: {distr: 3, time: false}, y: {distr: 3}},
+    // Labels from our own ticks: uPlot rounds the ticks it passes on a log axis to powers of ten (2 would read p0).
+    axes: spectrumAxes,
+    series: [{label: '1/(1-p)'}, ...data.spectrum.series.map((s, i) => ({label: s.label, stroke: benchPalette[i], width: 2, dash: corrected(s) ? [6, 4] : undefined}))],
+  }, [data.spectrum.x, ...data.spectrum.series.map((s) => s.valuesMs)]);
 }
+{
+  // Too many curves for one chart: a panel per run (measured and corrected), all on the same scales.
+  const holders = [...document.querySelectorAll('.panels[data-metric="spectrum"] .panel')];
+  const all = nums(data.spectrum.series.flatMap((s) => s.valuesMs));
+  // Whole decades, so every panel's log axis reads 1, 10, 100 … and not its own lowest value.
+  const yRange = () => [10 ** Math.floor(Math.log10(Math.max(0.001, Math.min(...all)))), 10 ** Math.ceil(Math.log10(Math.max(0.001, ...all) * 1.01))];
+  const w = panelWidth(holders.length);
+  holders.forEach((holder) => {
+    const run = Number(holder.dataset.run);
+    const mine = data.spectrum.series.filter((s) => s.run === run);
+    benchChart(holder.id, data.runs[run].label, {
+      legend: noLegend, width: w, height: 220, scales: {x: {distr: 3, time: false}, y: {distr: 3, range: yRange}}, axes: spectrumAxes,
+      series: [{label: '1/(1-p)'}, ...mine.map((s, i) => ({label: corrected(s) ? 'corrected' : 'measured', stroke: benchPalette[i], width: 2, dash: corrected(s) ? [6, 4] : undefined}))],
+    }, [data.spectrum.x, ...mine.map((s) => s.valuesMs)]);
+  });
+}
+
+// Over time, a panel per run.
+const opsRange = sharedRange(maxOf(data.series.map((s) => s.opsPerSec)));
+const p99Range = sharedRange(maxOf(data.series.map((s) => s.p99Ms)));
+panels('throughput', (s, id, w) => benchChart(id, s.label, {
+  legend: noLegend, width: w, height: 230, tzDate, scales: {x: xScale(s), y: {range: opsRange}, ms: {range: p99Range}},
+  axes: [xAxis(s, id), {label: 'ops/s'}, {scale: 'ms', side: 1, label: 'p99 ms', grid: {show: false}}],
+  series: [xSeries(s), {label: 'ops/s', stroke: benchPalette[0], width: 2}, {label: 'p99 ms', stroke: benchPalette[1], width: 1.5, dash: [4, 4], scale: 'ms'}],
+}, [xOf(s), s.opsPerSec, s.p99Ms]));
+const checkoutRange = sharedRange(maxOf(data.series.map((s) => s.checkoutWaitP99Ms)));
+panels('checkout', (s, id, w) => benchChart(id, s.label, {
+  legend: noLegend, width: w, height: 190, tzDate, scales: {x: xScale(s), y: {range: checkoutRange}}, axes: [xAxis(s, id), {label: 'ms'}],
+  series: [xSeries(s), {label: 'checkout wait p99 ms', stroke: benchPalette[0], width: 2}],
+}, [xOf(s), s.checkoutWaitP99Ms]));
+const connectionsRange = sharedRange(maxOf(data.series.flatMap((s) => [s.poolInUse, s.poolTotal, ...Object.values(s.serverConnections), s.otherHosts ? s.otherHosts.values : []])));
+panels('connections', (s, id, w) => {
+  const hosts = Object.keys(s.serverConnections);
+  benchChart(id, s.label, {
+    legend, width: w, height: 240, tzDate, scales: {x: xScale(s), y: {range: connectionsRange}}, axes: [xAxis(s, id), {label: 'connections'}],
+    series: [xSeries(s), {label: 'pool in use', stroke: benchPalette[0], width: 2}, {label: 'pool total', stroke: benchPalette[1], width: 2, dash: [4, 4]},
+      ...hosts.map((h, j) => ({label: 'server ' + h, stroke: benchPalette[2 + j], width: 1})),
+      ...(s.otherHosts ? [{label: s.otherHosts.count + ' other hosts (mean per host)', stroke: benchPalette[2 + hosts.length], width: 1, dash: [2, 3]}] : [])],
+  }, [xOf(s), s.poolInUse, s.poolTotal, ...hosts.map((h) => s.serverConnections[h]), ...(s.otherHosts ? [s.otherHosts.values] : [])]);
+});
+const errorsRange = sharedRange(maxOf(data.series.map((s) => s.errors)));
+panels('errors', (s, id, w) => benchChart(id, s.label, {
+  legend: noLegend, width: w, height: 190, tzDate, scales: {x: xScale(s), y: {range: errorsRange}}, axes: [xAxis(s, id), {label: 'errors'}],
+  series: [xSeries(s), {label: 'errors per interval', stroke: benchPalette[1], width: 2}],
+}, [xOf(s), s.errors]));
 `
 
 const PAGE_STYLE = `
@@ -153,6 +227,12 @@ td.over { text-decoration: line-through; } td.knee { outline: 2px solid #d62728;
 .timeline .hold.open { background: repeating-linear-gradient(45deg, #1f77b4, #1f77b4 4px, #6baed6 4px, #6baed6 8px); }
 .timeline .hold.between { background: #ff7f0e; }
 .holder-charts.small { display: flex; flex-wrap: wrap; gap: 12px; }
+.panels { display: flex; flex-wrap: wrap; gap: 8px 16px; align-items: flex-start; }
+.panels .uplot .u-title { font-size: 13px; font-weight: 600; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
+.legend-row { margin: 4px 0 8px; } .legend-row .key { margin-right: 18px; font-size: 13px; }
+.legend-row .key i { display: inline-block; width: 22px; height: 0; border-top-width: 3px; vertical-align: middle; margin-right: 6px; }
+.panels .u-legend { font-size: 12px; }
+p.note { color: #555; margin: 4px 0; }
 `
 
 /** A script's hash as a CSP source: sha256 over the exact text between its <script> and </script>. */
@@ -200,10 +280,77 @@ ${scripts.map((text) => `<script>${text}</script>`).join('\n')}
 `
 }
 
+/** The legend of a row of panels whose series are the same in every panel: once, above them, static. */
+function legendRow(keys: ReadonlyArray<{label: string; colour: number; dashed?: boolean}>): string {
+  return `<div class="legend-row">${keys.map(({label, colour, dashed}) => `<span class="key"><i style="border-color: ${BENCH_PALETTE[colour]}; border-style: ${dashed ? 'dashed' : 'solid'}"></i>${htmlSafe(label)}</span>`).join('')}</div>`
+}
+
+/** The spectrum overlays every curve while they fit the palette (one colour each); beyond it, a panel per run. */
+const SPECTRUM_OVERLAY_MAX = 12
+
+const hasValue = (values: ReadonlyArray<unknown>): boolean => values.some((value) => typeof value === 'number' && Number.isFinite(value))
+
+/** A row of panels for one metric: a holder per run that has something to draw (data-run: its index in data.series). */
+function panelRow(metric: string, runs: ReadonlyArray<{index: number}>): string {
+  return `<div class="panels" data-metric="${htmlSafe(metric)}">${runs.map(({index}) => `<div class="panel" id="${htmlSafe(metric)}-${htmlSafe(index)}" data-run="${htmlSafe(index)}"></div>`).join('')}</div>`
+}
+
+/** The names of runs, for a line that says which runs a metric has nothing for. */
+const runNames = (runs: ReadonlyArray<{label: string}>): string => runs.map(({label}) => label).join('; ')
+
+/** Which runs each over-time metric has something to draw for: a metric with none gets a line, not an empty chart. */
+function drawable(data: ReportData) {
+  const runs = data.series.map((series, index) => ({...series, index}))
+  return {
+    runs,
+    withCheckouts: runs.filter((run) => hasValue(run.checkoutWaitP99Ms)),
+    withConnections: runs.filter((run) => [run.poolInUse, run.poolTotal, ...Object.values(run.serverConnections)].some(hasValue)),
+    withErrors: runs.filter((run) => run.errors.some((n) => finite(n) > 0)),
+  }
+}
+
+/** The bench report's chart groups that have something to draw, in page order (report html --json `charts`). */
+export function benchChartGroups(data: ReportData): string[] {
+  const {runs, withCheckouts, withConnections, withErrors} = drawable(data)
+  const spectrum = data.spectrum.series.some((series) => hasValue(series.valuesMs)) ? ['spectrum'] : []
+  if (runs.length === 0) return spectrum
+  return [...spectrum, 'throughput', ...(withCheckouts.length > 0 ? ['checkout'] : []), ...(withConnections.length > 0 ? ['connections'] : []), ...(withErrors.length > 0 ? ['errors'] : [])]
+}
+
+function timeSections(data: ReportData): string {
+  if (data.series.length === 0) return '<p>These results carry no time series (an older file, or a merged one).</p>'
+  const {runs, withCheckouts, withConnections, withErrors} = drawable(data)
+  const without = (some: typeof runs) => runs.filter((run) => !some.includes(run))
+  const clock = runs.every((run) => run.startMS !== null)
+    ? 'Each run on its own time axis: the wall clock (UTC) from its start.'
+    : 'Each run on its own time axis (from its start; older files carry no clock time).'
+  const missing = data.runs.length - data.series.length
+  return `<h2>Over time</h2>
+<p class="note">One panel per run. ${clock} Panels of one metric share their y scale.${missing > 0 ? ` ${htmlSafe(missing)} run(s) carry no time series.` : ''}</p>
+<h3>Operations per second and p99 latency</h3>
+${legendRow([{label: 'ops/s (left axis)', colour: 0}, {label: 'p99 latency of the interval, ms (right axis)', colour: 1, dashed: true}])}
+${panelRow('throughput', runs)}
+<h3>Checkout wait p99: how long operations waited for a pooled connection</h3>
+${withCheckouts.length === 0 ? '<p class="note empty-metric">No checkout in any run’s intervals.</p>' : legendRow([{label: 'checkout wait p99 of the interval, ms', colour: 0}]) + panelRow('checkout', withCheckouts)}
+${withCheckouts.length > 0 && withCheckouts.length < runs.length ? `<p class="note">No checkout in: ${htmlSafe(runNames(without(withCheckouts)))}.</p>` : ''}
+<h3>Client pool (in use, total) and server connections per host</h3>
+${withConnections.length === 0 ? '<p class="note empty-metric">No pool or server connection figures in any run.</p>' : panelRow('connections', withConnections)}
+<h3>Errors per interval</h3>
+${withErrors.length === 0 ? `<p class="note no-errors">${runs.length === 1 ? 'No errors.' : 'No errors in any run.'}</p>` : `${legendRow([{label: 'errors per interval', colour: 1}])}${panelRow('errors', withErrors)}${withErrors.length < runs.length ? `<p class="note">No errors in: ${htmlSafe(runNames(without(withErrors)))}.</p>` : ''}`}`
+}
+
+function spectrumSection(data: ReportData): string {
+  const curves = data.spectrum.series.filter((series) => hasValue(series.valuesMs))
+  if (curves.length === 0) return '<p class="note empty-metric">No operation completed: no latency to draw.</p>'
+  if (data.spectrum.series.length <= SPECTRUM_OVERLAY_MAX) return '<div id="spectrum"></div>'
+  const runs = data.runs.map((_, index) => index).filter((index) => curves.some((series) => series.run === index))
+  const corrected = data.spectrum.series.some((series) => series.corrected === true)
+  return `<p class="note">Latency by percentile (ms): more curves than one chart has colours, so one panel per run, all on the same scales.</p>
+${legendRow([{label: 'measured', colour: 0}, ...(corrected ? [{label: 'corrected for coordinated omission (open loop)', colour: 1, dashed: true}] : [])])}
+<div class="panels" data-metric="spectrum">${runs.map((index) => `<div class="panel" id="spectrum-${htmlSafe(index)}" data-run="${htmlSafe(index)}"></div>`).join('')}</div>`
+}
+
 export function renderBenchHtml(data: ReportData, library: ChartLibrary): string {
-  const timeCharts = data.series.length > 0
-    ? '<h2>Over time</h2><div id="throughput"></div><div id="errors"></div><div id="checkout"></div><div id="connections"></div>'
-    : '<p>These results carry no time series (an older file).</p>'
   const locks = data.lockTimelines.map(
     ({label, timeline, eventsNotKept}) =>
       `<h3>${htmlSafe(label)}: the bench database's locks (0 to ${fixed(timeline.endS, 1)} s; ${TIMELINE_LEGEND})${finite(eventsNotKept) > 0 ? `; ${htmlSafe(eventsNotKept)} later transitions not kept` : ''}</h3>${timelineHtml(timeline)}`,
@@ -213,8 +360,8 @@ export function renderBenchHtml(data: ReportData, library: ChartLibrary): string
 ${comparisonTable(data)}
 ${sweepTables(data)}
 <h2>Latency</h2>
-<div id="spectrum"></div>
-${timeCharts}
+${spectrumSection(data)}
+${timeSections(data)}
 ${locks.length > 0 ? `<h2>DDL locks</h2>${locks.join('')}` : ''}`
   return htmlPage(data.title, body, data, BENCH_SCRIPT + LOCKS_SCRIPT, library)
 }

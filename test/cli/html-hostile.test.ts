@@ -53,8 +53,12 @@ describe('HTML reports with hostile strings, in a browser', {skip: missing, time
     return hostile
   }
 
-  const BENCH_CHARTS = ['spectrum', 'throughput', 'errors', 'checkout', 'connections']
-  const benchTitle = (hostile: BenchResult) => `pooltool bench · ${hostile.config.workload} · ${hostile.target.uri}`
+  /** The bench report's charts: the spectrum, then a panel per run for each metric that run has something for. */
+  const benchCharts = (r: BenchResult) => {
+    const ids = (metric: string, has: (run: BenchResult['runs'][number]) => boolean = () => true) => r.runs.flatMap((run, i) => ((run.series ?? []).length > 0 && has(run) ? [`${metric}-${i}`] : []))
+    return ['spectrum', ...ids('throughput'), ...ids('checkout', (run) => run.series!.some((p) => p.checkoutWaitP99Us !== undefined)), ...ids('connections'), ...ids('errors', (run) => run.series!.some((p) => p.errors > 0))]
+  }
+  const benchTitle = (hostile: BenchResult) => `pooltool bench · ${hostile.config.workload} · ${hostile.target.uri} · ${hostile.runs.length} runs`
 
   it('report html: markup in a result file\'s strings (model, workload, URI, host name) is shown, never run', async () => {
     const hostile = hostileStrings()
@@ -62,7 +66,7 @@ describe('HTML reports with hostile strings, in a browser', {skip: missing, time
     const made = await runCli(['report', 'html', file('strings.json'), '--out', file('strings.html')])
     assert.equal(made.code, 0, made.stderr)
     const state = await openReportPage(browser, file('strings.html'))
-    assertNothingInjected(state, {title: benchTitle(hostile), texts: ['config.workload', 'target.uri', 'runs.model', 'series.host'].map(payload), charts: BENCH_CHARTS})
+    assertNothingInjected(state, {title: benchTitle(hostile), texts: ['config.workload', 'target.uri', 'runs.model', 'series.host'].map(payload), charts: benchCharts(hostile)})
   })
 
   it('report html: markup where numbers belong (errors, pool.created, concurrency, maxPoolSize) is refused or shown, never run', async () => {
@@ -83,7 +87,7 @@ describe('HTML reports with hostile strings, in a browser', {skip: missing, time
       return
     }
     const state = await openReportPage(browser, file('numbers.html'))
-    assertNothingInjected(state, {title: benchTitle(hostile), texts: ['runs.errors', 'runs.pool.created', 'runs.concurrency', 'runs.maxPoolSize', 'runs.model'].map(payload), charts: BENCH_CHARTS})
+    assertNothingInjected(state, {title: benchTitle(hostile), texts: ['runs.errors', 'runs.pool.created', 'runs.concurrency', 'runs.maxPoolSize', 'runs.model'].map(payload), charts: benchCharts(hostile)})
   })
 
   it('each renderer given hostile data directly (bench, conns watch, locks watch): shown, never run', async () => {
@@ -92,7 +96,7 @@ describe('HTML reports with hostile strings, in a browser', {skip: missing, time
     assertNothingInjected(await openReportPage(browser, file('bench.html')), {
       title: payload('title'),
       texts: ['title', 'sources', 'runs.label', 'runs.errors', 'runs.connectionsCreated', 'sweep.model', 'sweep.concurrency', 'sweep.poolSize', 'cell.p99Ms', 'series.host', 'lock.name'].map(payload),
-      charts: [...BENCH_CHARTS, 'timeline'],
+      charts: ['spectrum', 'throughput-0', 'checkout-0', 'connections-0', 'errors-0', 'timeline'],
     })
     writeFileSync(file('conns.html'), renderConnsHtml(hostileConnsData(), library))
     assertNothingInjected(await openReportPage(browser, file('conns.html')), {title: payload('title'), texts: ['title', 'sources', 'host', 'role', 'alert.at', 'alert.host', 'alert.rule', 'alert.value', 'zoneText', 'holder', 'verdict', 'advice'].map(payload), charts: ['current', 'created', 'holders-0']})

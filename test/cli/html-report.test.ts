@@ -2,7 +2,9 @@
  * `pooltool report html` and `bench --html`, opened in headless Chromium: the page loads with no
  * console error and no request leaves the file, every chart drew the points its data has, the
  * sweep grid and the run table have a row per run; a screenshot of each report kind is saved
- * under test-output/screenshots/.
+ * under test-output/screenshots/. The bench report is read as a reader would (issue 26): a panel
+ * per run for each metric, no colour twice in a chart, static legends, no empty chart, clock-time
+ * axes per run, a title naming the inputs.
  */
 import assert from 'node:assert/strict'
 import {mkdirSync, mkdtempSync, readFileSync} from 'node:fs'
@@ -15,7 +17,7 @@ import type {Browser} from 'puppeteer-core'
 
 import type {BenchResult} from '../../src/bench/types.js'
 import {assertNothingInjected, browserMissing, launchBrowser, openReportPage} from '../helpers/browser.js'
-import {REPO_ROOT, runCli} from '../helpers/cli.js'
+import {parseJson, REPO_ROOT, runCli} from '../helpers/cli.js'
 
 const SCREENSHOTS = path.join(REPO_ROOT, 'test-output', 'screenshots')
 const missing = browserMissing()
@@ -70,41 +72,121 @@ describe('HTML reports in a browser', {skip: missing, timeout: 240_000}, () => {
     return {charts, tables, xLabels}
   }
 
-  it('report html over a sweep and an open-loop run: every chart has its points, the grid a cell per run', async () => {
-    const bench = async (out: string, args: string[]) => {
-      const run = await runCli(['bench', '--warmup', '0', '--out', file(out), ...args], {timeoutMs: 120_000})
-      assert.equal(run.code, 0, run.stderr)
-      return JSON.parse(readFileSync(file(out), 'utf8')) as BenchResult
+  /**
+   * What every bench report must be to read (issue 26), measured in the page: a panel per run for each metric,
+   * no colour twice in one chart, static legends (no "--"), no chart without points, time axes in clock time,
+   * and a title that names the inputs.
+   */
+  async function benchStructure(html: string, screenshot: string) {
+    const opened = await openReport(html, screenshot)
+    const page = await browser.newPage()
+    await page.setViewport({width: 1200, height: 900})
+    await page.goto(pathToFileURL(html).href, {waitUntil: 'load'})
+    const structure = await page.evaluate(() => ({
+      title: document.title,
+      panels: Object.fromEntries([...document.querySelectorAll('.panels')].map((row) => [row.getAttribute('data-metric'), [...row.querySelectorAll('.panel')].map((panel) => ({id: panel.id, drawn: panel.querySelector('.uplot canvas') !== null}))])),
+      // Each chart's legend: the markers' colours and the text shown (hidden value cells are not shown text).
+      legends: [...document.querySelectorAll('.uplot')].map((chart) => ({
+        text: (chart.querySelector('.u-legend') as HTMLElement | null)?.innerText ?? '',
+        colours: [...chart.querySelectorAll('.u-legend .u-series .u-marker')].map((marker) => (marker as HTMLElement).style.borderColor).filter((colour) => colour !== ''),
+      })),
+      legendRows: [...document.querySelectorAll('.legend-row')].map((row) => (row as HTMLElement).innerText),
+      noErrors: document.querySelector('p.no-errors') !== null,
+      errorPanels: document.querySelectorAll('.panels[data-metric="errors"] .panel').length,
+      uplots: document.querySelectorAll('.uplot').length,
+    }))
+    await page.close()
+    const charts = opened.charts as Array<ChartRecord & {strokes?: string[]}>
+    for (const chart of charts) {
+      assert.ok(chart.points > 0, `no empty chart: ${JSON.stringify(chart)}`)
+      if (chart.id === 'timeline' || chart.id.startsWith('timeline-')) continue
+      const colours = (chart.strokes ?? []).map((stroke) => stroke.split(' ')[0])
+      assert.equal(colours.length, chart.series, `${chart.id}: a stroke per series`)
+      assert.equal(new Set(colours).size, colours.length, `${chart.id}: no colour twice in one chart: ${JSON.stringify(chart.strokes)}`)
     }
+    for (const legend of structure.legends) {
+      assert.ok(!legend.text.includes('--'), `a static legend, not uPlot's hover value: ${JSON.stringify(legend.text)}`)
+      assert.equal(new Set(legend.colours).size, legend.colours.length, `no colour twice in a legend: ${JSON.stringify(legend)}`)
+    }
+    assert.equal(structure.uplots, charts.filter((chart) => !chart.id.startsWith('timeline')).length, 'every chart element drew')
+    for (const [metric, panels] of Object.entries(structure.panels)) for (const panel of panels) assert.ok(panel.drawn, `${metric}: ${panel.id} drew`)
+    return {...opened, structure}
+  }
+
+  /** Each run's panels: the runs in order (file by file), one panel per run with a series. */
+  const panelIds = (metric: string, runs: ReadonlyArray<{series?: unknown[]}>, has: (index: number) => boolean = () => true) =>
+    runs.flatMap((_, index) => (has(index) ? [`${metric}-${index}`] : []))
+
+  const bench = async (out: string, args: string[]) => {
+    const run = await runCli(['bench', '--warmup', '0', '--out', file(out), ...args], {timeoutMs: 180_000})
+    assert.equal(run.code, 0, run.stderr)
+    return JSON.parse(readFileSync(file(out), 'utf8')) as BenchResult
+  }
+
+  it('report html over a sweep and an open-loop run: a panel per run for each metric, every chart has its points, the grid a cell per run', async () => {
     const sweep = await bench('sweep.json', ['--concurrency', '2,8', '--max-pool-size', '2,8', '--duration', '2s'])
     const openLoop = await bench('open.json', ['--rate', '300', '--concurrency', '16', '--duration', '3s'])
-    const made = await runCli(['report', 'html', file('sweep.json'), file('open.json'), '--out', file('report.html')])
+    const made = await runCli(['report', 'html', file('sweep.json'), file('open.json'), '--out', file('report.html'), '--json'])
     assert.equal(made.code, 0, made.stderr)
-    const {charts, tables} = await openReport(file('report.html'), 'report-html-sweep-and-open-loop.png')
-
-    assert.deepEqual(charts.map((chart) => chart.id), ['spectrum', 'throughput', 'errors', 'checkout', 'connections'])
-    for (const chart of charts) assert.ok(chart.points > 0, `${chart.id} drew points: ${JSON.stringify(chart)}`)
+    const {charts, tables, structure, xLabels} = await benchStructure(file('report.html'), 'report-html-sweep-and-open-loop.png')
     const runs = [...sweep.runs, ...openLoop.runs]
-    // The spectrum: one series per run, plus the corrected one of the open-loop run.
+    const has = (pick: (point: NonNullable<BenchResult['runs'][number]['series']>[number]) => boolean) => (index: number) => (runs[index]!.series ?? []).some(pick)
+    const checkoutPanels = panelIds('checkout', runs, has((point) => point.checkoutWaitP99Us !== undefined))
+    const errorPanels = panelIds('errors', runs, has((point) => point.errors > 0))
+    assert.deepEqual(charts.map((chart) => chart.id), ['spectrum', ...panelIds('throughput', runs), ...checkoutPanels, ...panelIds('connections', runs), ...errorPanels])
+    assert.deepEqual(structure.panels.throughput!.map((panel) => panel.id), panelIds('throughput', runs), 'one ops/s panel per run')
+    assert.equal(structure.noErrors, errorPanels.length === 0, 'no errors: a line says so, no chart is drawn')
+    assert.deepEqual(parseJson<{charts: string[]}>(made).charts, ['spectrum', 'throughput', ...(checkoutPanels.length > 0 ? ['checkout'] : []), 'connections', ...(errorPanels.length > 0 ? ['errors'] : [])])
+    // The spectrum: one series per run, plus the corrected one of the open-loop run (6: they fit one chart).
     assert.equal(charts[0]!.series, runs.length + 1)
-    // Over time: ops/s and p99 per run; the points are the intervals that had a value.
-    const intervals = runs.reduce((sum, run) => sum + (run.series ?? []).length, 0)
-    const withP99 = runs.reduce((sum, run) => sum + (run.series ?? []).filter((point) => point.latencyP99Us !== undefined).length, 0)
-    assert.equal(charts[1]!.points, intervals + withP99)
-    assert.equal(charts[2]!.points, intervals)
-    const withCheckouts = runs.reduce((sum, run) => sum + (run.series ?? []).filter((point) => point.checkoutWaitP99Us !== undefined).length, 0)
-    assert.equal(charts[3]!.points, withCheckouts)
+    // Over time, per run: ops/s and p99; the points are the intervals that had a value.
+    for (const [index, run] of runs.entries()) {
+      const points = run.series ?? []
+      assert.equal(charts.find((chart) => chart.id === `throughput-${index}`)!.points, points.length + points.filter((point) => point.latencyP99Us !== undefined).length)
+      // Clock time: the run's own wall clock from its start.
+      assert.ok(run.startedAt, 'the run says when it started')
+      const labels = xLabels[`throughput-${index}`] ?? []
+      assert.ok(labels.length > 0 && labels.every((label) => /^\d{2}:\d{2}:\d{2}$/.test(label)), `throughput-${index}: ${JSON.stringify(labels)}`)
+      // The pool's last point is the pool as the run ended (closed loop: every worker's connection in use), not after it.
+      if (run.rate === null) assert.ok(points.at(-1)!.poolInUse > 0, `pool in use at the end of ${run.model} c=${run.concurrency}: ${JSON.stringify(points.map((point) => point.poolInUse))}`)
+    }
+    assert.equal(structure.title, `pooltool bench · 2 files (5 runs): sweep.json, open.json · find · ${sweep.target.uri === openLoop.target.uri ? sweep.target.uri : '2 targets'}`)
     assert.equal(tables.runRows, runs.length)
     assert.deepEqual(tables.sweepCells.sort((a, b) => a - b), sweep.runs.map((run) => run.opsPerSec).sort((a, b) => a - b))
     assert.equal(tables.knees, sweep.knee ? 1 : 0)
   })
 
+  it('report html over 12 runs of different lengths (13 latency curves): the spectrum too is a panel per run, each run on its own time axis', async () => {
+    const cells = await bench('cells.json', ['--concurrency', '1,2,4,8,16', '--max-pool-size', '2,8', '--duration', '1s', '--series-interval', '250ms'])
+    const open = await bench('open-long.json', ['--rate', '200', '--concurrency', '8', '--duration', '4s'])
+    const closed = await bench('closed.json', ['--concurrency', '4', '--duration', '2s'])
+    const made = await runCli(['report', 'html', file('cells.json'), file('open-long.json'), file('closed.json'), '--out', file('many.html')])
+    assert.equal(made.code, 0, made.stderr)
+    const {charts, structure, xLabels} = await benchStructure(file('many.html'), 'report-html-many-runs.png')
+    const runs = [...cells.runs, ...open.runs, ...closed.runs]
+    assert.equal(runs.length, 12)
+    // 12 measured curves and the open-loop run's corrected one: more than one chart's 12 colours.
+    assert.deepEqual(structure.panels.spectrum!.map((panel) => panel.id), panelIds('spectrum', runs))
+    assert.ok(!charts.some((chart) => chart.id === 'spectrum'), 'no overlay of more curves than colours')
+    assert.equal(charts.find((chart) => chart.id === `spectrum-${cells.runs.length}`)!.series, 2, 'the open-loop panel: measured and corrected')
+    for (const metric of ['throughput', 'connections']) assert.deepEqual(structure.panels[metric]!.map((panel) => panel.id), panelIds(metric, runs), `${metric}: one panel per run`)
+    // Each run on its own axis: a 1-s cell's labels span about a second, the 4-s run's about four.
+    const span = (labels: string[]) => {
+      const seconds = labels.map((label) => label.split(':').map(Number)).map(([h, m, s]) => h! * 3600 + m! * 60 + s!)
+      return Math.max(...seconds) - Math.min(...seconds)
+    }
+    assert.ok(span(xLabels['throughput-0'] ?? []) <= 1, JSON.stringify(xLabels['throughput-0']))
+    assert.ok(span(xLabels[`throughput-${cells.runs.length}`] ?? []) >= 2, JSON.stringify(xLabels[`throughput-${cells.runs.length}`]))
+    assert.match(structure.title, /^pooltool bench · 3 files \(12 runs\): cells\.json, open-long\.json, closed\.json · find · /)
+  })
+
   it('bench --html writes the same report beside the run', async () => {
-    const run = await runCli(['bench', '--model', 'pool,single,per-op,fixed', '--concurrency', '4', '--duration', '2s', '--series-interval', '250ms', '--warmup', '0', '--html', file('bench.html')], {timeoutMs: 120_000})
+    const run = await runCli(['bench', '--model', 'pool,single,per-op,fixed', '--concurrency', '4', '--duration', '2s', '--series-interval', '250ms', '--warmup', '0', '--html', file('bench.html'), '--json'], {timeoutMs: 120_000})
     assert.equal(run.code, 0, run.stderr)
-    const {charts, tables} = await openReport(file('bench.html'), 'bench-html-models.png')
-    assert.deepEqual(charts.map((chart) => chart.id), ['spectrum', 'throughput', 'errors', 'checkout', 'connections'])
-    for (const chart of charts) assert.ok(chart.points > 0, `${chart.id} drew points`)
+    const result = parseJson<BenchResult>(run)
+    const {charts, tables, structure} = await benchStructure(file('bench.html'), 'bench-html-models.png')
+    assert.deepEqual(charts.filter((chart) => chart.id.startsWith('throughput')).map((chart) => chart.id), panelIds('throughput', result.runs))
+    assert.equal(structure.title, `pooltool bench · find · ${result.target.uri} · 4 runs`)
     assert.equal(tables.runRows, 4)
   })
 

@@ -43,6 +43,22 @@ describe('bench time series (engine)', () => {
     assert.ok(counted.series.length > 1)
   })
 
+  it('reads the last interval\'s gauges when the measured interval ends, not after the operations in flight drained', async () => {
+    // Operations in flight stand for the pool's connections in use: the old last point read 0 (issue 26).
+    let inFlight = 0
+    const m = await runEngine(plan({concurrency: 3, durationMs: 120, seriesIntervalMs: 50}), {
+      ...hooks(async () => {
+        inFlight += 1
+        await sleep(15)
+        inFlight -= 1
+      }),
+      sampleSeries: () => ({poolInUse: inFlight}),
+    })
+    assert.equal(inFlight, 0, 'every operation drained before the engine returned')
+    assert.deepEqual(m.series.map((s) => s.tMS), [0, 50, 100])
+    for (const point of m.series) assert.ok(point.poolInUse > 0, `operations were in flight at each interval's end: ${JSON.stringify(m.series.map((s) => s.poolInUse))}`)
+  })
+
   it('counts operations given up on at the end in the last interval', async () => {
     const m = await runEngine(plan({concurrency: 2, durationMs: 100, drainTimeoutMs: 50, seriesIntervalMs: 40}), hooks(() => new Promise(() => {})))
     assert.equal(m.errors, 2)
