@@ -17,6 +17,7 @@ import {resolveTarget, type ResolveTargetInput, type Target} from '../target.js'
 import {debugError} from './debug.js'
 import {failureJson, failureLine, fromOclifError, isOclifError} from './failures.js'
 import {FlagValueError} from './flags.js'
+import {commandOwnsProcess} from './process-owner.js'
 import {StopSignals} from './stop-signals.js'
 import {stdoutLayout} from './terminal.js'
 
@@ -173,7 +174,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     if (this.stops.cause === 'EPIPE') process.exitCode = this.stops.exitCode
     // A socket left to a server that stalls (a close abandoned at the stop budget) must not hold the
     // process: exit shortly unless the event loop empties first, but only once the output is out.
-    setTimeout(exitOnceWritten, EXIT_WATCHDOG_MS).unref()
+    if (commandOwnsProcess()) setTimeout(exitOnceWritten, EXIT_WATCHDOG_MS).unref()
     return super.finally(error)
   }
 }

@@ -54,6 +54,22 @@ export async function runPooltool(dir: string, options: {development?: boolean} 
   }
   const argv = process.argv.slice(2)
   reportUncaught(argv)
+  const exitCode = await executePooltool(argv, dir)
+  if (exitCode === undefined) {
+    // Not awaited, as oclif's execute() does: with stdout's reader gone, 'drain' never comes.
+    flush().catch(() => {})
+    return
+  }
+  await handle(new Errors.ExitError(exitCode))
+}
+
+/**
+ * One invocation, as bin/run.js makes it, up to the exit: the commands' own failures (an ExitError with
+ * the code they chose) and those before any command exists, each said in one line or the JSON object.
+ * Returns the exit code of a failure; undefined when the command returned (its process.exitCode stands).
+ * The test suite's in-process runner calls this directly, with a Config it loaded once.
+ */
+export async function executePooltool(argv: string[], dir: string | Config): Promise<number | undefined> {
   const flagArgs = argv.includes('--') ? argv.slice(0, argv.indexOf('--')) : argv
   if (flagArgs.includes('--debug')) {
     enableDebug()
@@ -65,13 +81,9 @@ export async function runPooltool(dir: string, options: {development?: boolean} 
   }
   try {
     await run(argv, dir)
-    // Not awaited, as oclif's execute() does: with stdout's reader gone, 'drain' never comes.
-    flush().catch(() => {})
+    return undefined
   } catch (error) {
-    if (error instanceof Errors.ExitError) {
-      await handle(error)
-      return
-    }
-    await handle(new Errors.ExitError(report(error, argv, await commandIdsOf(dir))))
+    if (error instanceof Errors.ExitError) return error.oclif.exit ?? EXIT_CODES.internal
+    return report(error, argv, typeof dir === 'string' ? await commandIdsOf(dir) : dir.commandIDs)
   }
 }

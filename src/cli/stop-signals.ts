@@ -16,6 +16,7 @@
  */
 import {EXIT_CODES} from '../errors.js'
 import {isClosedPipe} from '../output.js'
+import {commandOwnsProcess} from './process-owner.js'
 
 export type StopCause = 'SIGINT' | 'SIGTERM' | 'SIGHUP' | 'EPIPE'
 
@@ -94,7 +95,12 @@ export class StopSignals {
     if (!this.installed) return
     this.installed = false
     for (const signal of SIGNALS) process.off(signal, this.onSignal)
-    // The stream listeners stay: a write still queued when the command ends may yet fail with EPIPE.
+    // The stream listeners stay: a write still queued when the command ends may yet fail with EPIPE. Unless the
+    // process goes on to run other commands (the tests' in-process runner): each would add its own pair.
+    if (!commandOwnsProcess()) {
+      process.stdout.off('error', this.onStdoutError)
+      process.stderr.off('error', this.onStderrError)
+    }
   }
 
   stop(cause: StopCause): void {

@@ -1,6 +1,9 @@
 /**
  * The bad-input table: every command, every way a user can get the input
- * wrong, each run twice through the built CLI. In text mode a failure is
+ * wrong, each run twice through the built CLI: in this process through the
+ * path bin/run.js takes (test/helpers/in-process.ts: the same parsing, error
+ * lines and exit codes, without a process start per case), and, for the first
+ * case of each command and of each exit code, once more as a real process. In text mode a failure is
  * exactly one line on stderr, `Error [CODE]: message (hint: …)`, never a stack
  * trace; under --json it is `{"error": {code, message, hint, exitCode}}` on
  * stdout. Both exit with the code of the failure's class.
@@ -22,6 +25,7 @@ import {MongoClient} from 'mongodb'
 
 import {startSimCluster, type SimCluster} from '../../src/sim/index.js'
 import {type CliRun, runCli} from '../helpers/cli.js'
+import {runInProcess} from '../helpers/in-process.js'
 
 /** A self-signed certificate for example.invalid (test only), served by a TLS listener that speaks no MongoDB. */
 const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures')
@@ -252,10 +256,24 @@ describe('bad input: one line, its exit code, its --json error object', {concurr
   for (const badInput of cases) {
     it(badInput.name, async () => {
       const args = typeof badInput.args === 'function' ? badInput.args(cluster) : badInput.args
-      const text = await runCli([...badInput.command, ...args], {timeoutMs: 30_000})
-      assertOneErrorLine(text, badInput)
-      const json = await runCli([...badInput.command, '--json', ...args], {timeoutMs: 30_000})
-      assertJsonError(json, badInput)
+      assertOneErrorLine(await runInProcess([...badInput.command, ...args]), badInput)
+      assertJsonError(await runInProcess([...badInput.command, '--json', ...args]), badInput)
+    })
+  }
+
+  // The real process, once per command and once per exit code: what bin/run.js adds to the in-process path
+  // (the secret guard installed first, oclif's exit, the streams flushed before it) is proved here.
+  const spawned = new Map<string, BadInput>()
+  for (const badInput of cases) {
+    for (const key of [`command ${badInput.command.join(' ')}`, `exit ${badInput.exit}`]) if (!spawned.has(key)) spawned.set(key, badInput)
+  }
+  for (const [key, badInput] of spawned) {
+    it(`spawned (first of its ${key.split(' ')[0]}): ${badInput.name}`, async () => {
+      const args = typeof badInput.args === 'function' ? badInput.args(cluster) : badInput.args
+      const json = key.startsWith('exit')
+      const run = await runCli([...badInput.command, ...(json ? ['--json'] : []), ...args], {timeoutMs: 30_000})
+      if (json) assertJsonError(run, badInput)
+      else assertOneErrorLine(run, badInput)
     })
   }
 })

@@ -1,0 +1,45 @@
+#!/usr/bin/env node
+// `npm test` after the import check and the build: each tier of the suite in turn, two test files at a
+// time, then one line per tier with its wall time and result, so a slow tier is seen at once. Every
+// tier runs even when an earlier one failed; the exit code is the first failure's.
+//   node test/run-tiers.mjs [tier ...]     (tiers: unit cluster cli real prometheus; default all)
+import {spawn} from 'node:child_process'
+import {readdirSync} from 'node:fs'
+import path from 'node:path'
+import {fileURLToPath} from 'node:url'
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
+const TIERS = ['unit', 'cluster', 'cli', 'real', 'prometheus']
+const chosen = process.argv.length > 2 ? process.argv.slice(2) : TIERS
+for (const tier of chosen) {
+  if (!TIERS.includes(tier)) {
+    console.error(`run-tiers: unknown tier '${tier}' (tiers: ${TIERS.join(', ')})`)
+    process.exit(2)
+  }
+}
+
+function filesOf(tier) {
+  return readdirSync(path.join(root, 'test', tier)).filter((name) => name.endsWith('.test.ts')).sort().map((name) => path.join('test', tier, name))
+}
+
+function runTier(files) {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', ...files], {cwd: root, stdio: 'inherit'})
+    child.on('close', (code, signal) => resolve(code ?? (signal ? 1 : 0)))
+  })
+}
+
+const results = []
+const started = performance.now()
+for (const tier of chosen) {
+  const files = filesOf(tier)
+  const t0 = performance.now()
+  const code = files.length === 0 ? 0 : await runTier(files)
+  results.push({tier, files: files.length, seconds: (performance.now() - t0) / 1000, code})
+}
+const total = (performance.now() - started) / 1000
+const line = (name, files, seconds, verdict) => `${name.padEnd(11)} ${String(files).padStart(5)}  ${seconds.toFixed(1).padStart(7)} s  ${verdict}`
+console.log(`\ntier        files     wall     result`)
+for (const r of results) console.log(line(r.tier, r.files, r.seconds, r.code === 0 ? 'pass' : `FAIL (exit ${r.code})`))
+console.log(line('all tiers', results.reduce((n, r) => n + r.files, 0), total, results.every((r) => r.code === 0) ? 'pass' : 'FAIL'))
+process.exitCode = results.find((r) => r.code !== 0)?.code ?? 0
