@@ -8,7 +8,8 @@ import {describe, it} from 'node:test'
 
 import {FOLLOW_UP_FIRST_MS, FOLLOW_UPS_PER_INTERVAL, FollowUpPlanner, sawTransition, youngDdlOpRunning, youngLockHeld} from '../../src/locks/follow-up.js'
 import {LockTransitionTracker} from '../../src/locks/transitions.js'
-import type {DdlOpRow, LockEvent, LockRow} from '../../src/locks/types.js'
+import type {DdlOpRow, LockEvent, LockRow, LocksWatchResult} from '../../src/locks/types.js'
+import {renderLocksWatch} from '../../src/reporters/locks.js'
 
 const INTERVAL = 500
 
@@ -195,5 +196,15 @@ describe('follow-up reads: the hold estimate on crafted poll sequences', () => {
       `# ${holds.length} holds, true p50 ${truth} ms; polls only: ${before.length} releases, upper p50 ${upper(before)} ms (${(upper(before) / truth).toFixed(2)}x); ` +
         `with ${followed.followUpReads} follow-ups over ${Math.ceil(until / INTERVAL)} polls: ${after.length} releases, upper p50 ${upper(after)} ms (${(upper(after) / truth).toFixed(2)}x)`,
     )
+  })
+})
+
+describe('follow-up reads: the summary', () => {
+  it('counts them on the first line beside the polls (failed ones too); none said when there were none', () => {
+    const result = (followUps?: {reads: number; failed: number}) =>
+      ({events: [], locks: [], polls: 10, failedPolls: 0, failedPollsByReason: {}, intervalMS: 500, durationMS: 5000, interrupted: false, notes: [], ...(followUps ? {followUps} : {})}) as unknown as LocksWatchResult
+    assert.match(renderLocksWatch(result({reads: 12, failed: 1})), /^10 polls every 500ms \(\+ 12 follow-up reads of the locks, 1 failed\) over 5\.0s/)
+    assert.match(renderLocksWatch(result({reads: 0, failed: 0})), /^10 polls every 500ms over 5\.0s/)
+    assert.match(renderLocksWatch(result()), /^10 polls every 500ms over 5\.0s/)
   })
 })
