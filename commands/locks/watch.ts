@@ -44,7 +44,9 @@ export default class LocksWatch extends TargetCommand<typeof LocksWatch> {
     'clock: from the lock\'s `when` to the first poll that saw it free, or to the next holder\'s `when` (a changed ' +
     '`ts`/`when` between two polls is a release and re-take no poll saw), shown as a range ("1.0s–1.5s"); a hold ' +
     'taken and freed between two polls is only bounded by that gap ("≤ 480ms (between polls)") and kept out of the ' +
-    'percentiles. Runs the whole --duration (its last poll at the deadline) or until Ctrl-C, then prints hold-time ' +
+    'percentiles. A poll that sees a hold begun in the last two intervals, or a transition, starts follow-up reads of the ' +
+    'locks until the next poll (50 ms later, the delay doubling while nothing changes; at most 4 per interval on average, ' +
+    'no node reads) to pin the end of a short hold (followUps in the JSON). Runs the whole --duration (its last poll at the deadline) or until Ctrl-C, then prints hold-time ' +
     'percentiles per lock and the episodes per node. Each poll is bounded by --timeout-ms; a poll that fails (router or config server ' +
     'unreachable, a stall, a lost privilege; on a standalone or replica set: no node answered) is printed on stderr and counted in the summary (failedPolls, by ' +
     'reason), and the watch goes on. On 6.1+ it follows DDL operations in $currentOp instead of config.locks. On a terminal it shows ' +
@@ -62,8 +64,8 @@ export default class LocksWatch extends TargetCommand<typeof LocksWatch> {
     'events: [{at, kind: held-at-start|' +
     'acquired|released|overtaken|stale|waiting, name, process, who, why, verdict?, since?, whenMeans?, previousProcess?, ' +
     'holdMS?, holdMinMS?, holdMaxMS?, holdBetweenPolls?}], locks: [{name, acquired, released, overtaken, holdMS: {count, p50, p90, ' +
-    'p99, max}, holdMinMS: {bound: lower, count, p50, p90, p99, max}, holdMaxMS: {bound: upper, …}, betweenPolls: {count, maxMS}}]; ' +
-    'notes, interrupted}. A hold lies between holdMinMS (its start to the last poll that saw it) and holdMaxMS (to the first that did not).'
+    'p99, max}, holdMinMS: {bound: lower, count, p50, p90, p99, max}, holdMaxMS: {bound: upper, …}, betweenPolls: {count, maxMS}}], ' +
+    'followUps: {reads, failed}; notes, interrupted}. A hold lies between holdMinMS (its start to the last read that saw it) and holdMaxMS (to the first that did not).'
 
   static override examples = [
     '<%= config.bin %> <%= command.id %> --duration 60s',

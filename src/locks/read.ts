@@ -250,6 +250,15 @@ export async function readConfigSnapshot(reader: ServerReader, bounds: ReadBound
   return {now: hello.serverTime ?? hello.receivedAt, locks: locks.value, pings: pings.value, mongos: mongos.value, shards: shards.value}
 }
 
+/**
+ * A follow-up read (src/locks/follow-up.ts): the lock documents again, with the entry's clock from a hello in the
+ * same round; the pings, routers and shards are `previous`'s (a regular poll's), so a follow-up costs two reads.
+ */
+export async function readConfigLocksAt(reader: ServerReader, previous: ConfigSnapshot, bounds: ReadBounds = {}): Promise<ConfigSnapshot> {
+  const [hello, locks] = await Promise.all([reader.hello(bounds), reader.config('locks', {}, bounds)])
+  return {...previous, now: hello.serverTime ?? hello.receivedAt, locks: locks.value}
+}
+
 /** 6.1+: the DDL operations running in the cluster, from `$currentOp` through the router (on a config-server member: its own). */
 export async function readDdlOps(reader: ServerReader, bounds: ReadBounds = {}): Promise<DdlOpRow[]> {
   const ops = await reader.currentOp({allUsers: true, idleConnections: false}, bounds)

@@ -353,6 +353,12 @@ export interface LocksWatchResult extends ResultEnvelope, Partial<LocksReadConte
   events?: LockEvent[]
   locks?: LockHoldSummary[]
   /**
+   * Follow-up reads of the distributed locks between polls (src/locks/follow-up.ts), which pin the end of a hold begun
+   * recently: `reads` answered (their transitions are among `events`), `failed` (each ended its burst; not a failed poll).
+   * Absent where distributed locks are not read.
+   */
+  followUps?: {reads: number; failed: number}
+  /**
    * Blocking episodes on the nodes (src/locks/node/episodes.ts): start, end, duration within one poll
    * interval, root blocker, peak waiters, resources; per node totals; lock waits summed per resource and mode.
    */

@@ -19,8 +19,9 @@ import {NodeLockEpisodeTracker} from './node/episodes.js'
 import type {NodeLockEpisodeEvent, NodeLockWaitRatesRecord} from './node/types.js'
 import {type NodeSample, type NodeToRead, NodeReaders, nodesToRead, readNodes} from './nodes.js'
 import {filterLocks, toLockRows, type LockFilter} from './parse.js'
+import {FOLLOW_UP_FIRST_MS, FOLLOW_UPS_PER_INTERVAL, FollowUpPlanner, sawTransition, youngDdlOpRunning, youngLockHeld} from './follow-up.js'
 import {classifyPollFailure} from './poll-failure.js'
-import {embeddedInMemoryHint, openLocksSession, readConfigSnapshot, readDdlOpsAt, sessionNotes, withinTimeout, type LocksSession, type ReadBounds} from './read.js'
+import {embeddedInMemoryHint, openLocksSession, readConfigLocksAt, readConfigSnapshot, readDdlOpsAt, sessionNotes, withinTimeout, type ConfigSnapshot, type LocksSession, type ReadBounds} from './read.js'
 import {byTime, DdlOpTracker, LockTransitionTracker} from './transitions.js'
 import {
   type DistributedLocksState,
@@ -101,14 +102,21 @@ export interface PollEnd {
 const noFailures = (): Record<LockPollFailureReason, number> =>
   Object.fromEntries(LOCK_POLL_FAILURE_REASONS.map((reason) => [reason, 0])) as Record<LockPollFailureReason, number>
 
+/** Said in every watch's notes: how a hold's end is pinned between two polls (src/locks/follow-up.ts). */
+export const FOLLOW_UPS_NOTE =
+  'a poll that sees a hold begun in the last two intervals, or a transition, starts follow-up reads of the distributed locks until the next poll ' +
+  `(${FOLLOW_UP_FIRST_MS} ms later, the delay doubling while nothing changes; at most ${FOLLOW_UPS_PER_INTERVAL} per interval on average, ` +
+  'no node reads; counted in followUps): they pin the end of a short hold, and count as polls in the bounds above'
 /** Said in every watch's notes: what a hold time is, per lock model. */
 export const HOLD_TIMES_NOTE =
   "a hold starts at the lock's `when` (server clock) and ends between the last poll that saw it held and the first that saw it free " +
   "(or the next holder's `when`): both bounds are reported (holdMinMS, holdMaxMS), never the interval as a duration; " +
-  'one taken and freed between two polls is at least 0 and at most its gap (counted apart too)'
+  'one taken and freed between two polls is at least 0 and at most its gap (counted apart too); ' +
+  FOLLOW_UPS_NOTE
 export const DDL_HOLD_TIMES_NOTE =
   "a hold starts at its DDL operation's start ($currentOp microsecs_running, server clock) and ends between the last poll that saw " +
-  'the operation and the first that no longer did: both bounds are reported (holdMinMS, holdMaxMS); an operation that starts and ends between two polls is not seen'
+  'the operation and the first that no longer did: both bounds are reported (holdMinMS, holdMaxMS); an operation that starts and ends between two polls is not seen; ' +
+  FOLLOW_UPS_NOTE
 /** Said in every watch's notes: what an episode's duration is. */
 export const EPISODES_NOTE =
   'a blocking episode runs from the first poll that saw operations wait on a node to the first that saw none: within one interval ' +
@@ -254,30 +262,79 @@ export async function runLocksWatch(target: Target, config: LocksWatchConfig, ho
       message: plan.message,
       nodes: (plan.topology?.hosts ?? []).filter((h) => h.role !== 'mongos').map((h) => h.host),
     })
+    const planner = new FollowUpPlanner(config.intervalMS, started)
+    const followUps = {reads: 0, failed: 0}
+    let lastSnapshot: ConfigSnapshot | undefined
+    const emit = (read: DistributedRead): void => {
+      for (const e of read.events) {
+        events.push(e)
+        hooks.onEvent?.(e)
+      }
+    }
+    /**
+     * Follow-up reads of the distributed locks after `first` (src/locks/follow-up.ts), while the nodes are read and
+     * until the next poll is due (`stop`). A follow-up that fails ends the burst: the next poll reads again, and
+     * reports a failure if there is one.
+     */
+    const followUp = async (first: DistributedRead, stop: AbortSignal): Promise<void> => {
+      if (!session) return
+      let read = first
+      let delay: number | null = null
+      for (;;) {
+        const next = planner.next({young: read.young, changed: sawTransition(read.events)}, delay, Date.now())
+        if (next === null) return
+        // A stop (or the next poll) ends the wait early; no error here: the loop below checks the signals.
+        await sleep(Math.max(0, next), undefined, {signal: AbortSignal.any([stop, hooks.signal])}).catch(() => {})
+        if (stop.aborted || hooks.signal.aborted) return
+        planner.spend(Date.now())
+        const timeout = AbortSignal.timeout(pollTimeoutMS)
+        try {
+          // Cut short when the next poll is due, so a stalled follow-up never delays a poll (the watch still ends within --timeout-ms of --duration).
+          read = await pollDistributed(session, config.filter, {signal: AbortSignal.any([hooks.signal, timeout, stop])}, {locks, ddl}, planner.youngWindowMS, lastSnapshot)
+        } catch {
+          if (!hooks.signal.aborted && !stop.aborted) followUps.failed++
+          return
+        }
+        followUps.reads++
+        emit(read)
+        delay = next
+      }
+    }
     while (!hooks.signal.aborted) {
       const at = Date.now()
       polls++
       const timeout = AbortSignal.timeout(pollTimeoutMS)
-      const [distributed, nodes] = await Promise.all([
-        session ? pollDistributed(session, config.filter, {signal: AbortSignal.any([hooks.signal, timeout])}, {locks, ddl}).then((r) => ({ok: r}), (error: unknown) => ({error, timedOut: timeout.aborted})) : undefined,
-        plan.topology ? readNodes(target, readers, plan.topology, {signal: hooks.signal, previous}).catch(() => undefined) : undefined,
-      ])
+      // The nodes are read while the distributed locks are read and followed up (their reads are slower: every node).
+      const nodesRead = plan.topology ? readNodes(target, readers, plan.topology, {signal: hooks.signal, previous}).catch(() => undefined) : Promise.resolve(undefined)
+      const distributed = session
+        ? await pollDistributed(session, config.filter, {signal: AbortSignal.any([hooks.signal, timeout])}, {locks, ddl}, planner.youngWindowMS).then((r) => ({ok: r}), (error: unknown) => ({error, timedOut: timeout.aborted}))
+        : undefined
       // Ctrl-C cancelled the reads: not a failure of the cluster, and not a poll that counts.
       if (hooks.signal.aborted) {
+        await nodesRead
         polls--
         break
       }
+      const stopFollowUps = new AbortController()
+      let following: Promise<void> = Promise.resolve()
       if (distributed && 'ok' in distributed) {
-        for (const e of distributed.ok.events) {
-          events.push(e)
-          hooks.onEvent?.(e)
-        }
+        emit(distributed.ok)
+        if (distributed.ok.snapshot) lastSnapshot = distributed.ok.snapshot
         hooks.onPoll?.({poll: polls, ...distributed.ok.poll})
+        following = followUp(distributed.ok, stopFollowUps.signal)
       } else if (distributed) {
         const {reason, error: text} = classifyPollFailure(distributed.error, {target: target.redactedUri, secrets: target.secrets, timeoutMs: pollTimeoutMS, timedOut: distributed.timedOut})
         // No reply to take the server's clock from: this machine's, moved by the skew measured at the start, so
         // failures and events read on one clock.
         markFailed({at: new Date(at + skewMS).toISOString(), reason, error: text})
+      }
+      const nodes = await nodesRead
+      if (hooks.signal.aborted) {
+        stopFollowUps.abort()
+        await following
+        // Only nodes were read, and Ctrl-C cancelled them: not a poll that counts.
+        if (!session) polls--
+        break
       }
       if (nodes) {
         previous = nodes.samples
@@ -314,9 +371,11 @@ export async function runLocksWatch(target: Target, config: LocksWatchConfig, ho
         nodesUnread,
       })
       // The poll that started at (or after) the deadline was the last; else the next one, the deadline at the latest.
-      if (at >= until) break
       // A stop ends the wait early (it is no error here: the loop sees the signal).
-      await sleep(Math.max(0, Math.min(at + config.intervalMS, until) - Date.now()), undefined, {signal: hooks.signal}).catch(() => {})
+      if (at < until) await sleep(Math.max(0, Math.min(at + config.intervalMS, until) - Date.now()), undefined, {signal: hooks.signal}).catch(() => {})
+      stopFollowUps.abort()
+      await following
+      if (at >= until) break
     }
     const distributedNotes = session
       ? [...sessionNotes(session, config.expiryMS !== undefined), ...embeddedInMemoryHint(session, 'locks watch'), session.model === 'in-memory' ? DDL_HOLD_TIMES_NOTE : HOLD_TIMES_NOTE]
@@ -339,7 +398,7 @@ export async function runLocksWatch(target: Target, config: LocksWatchConfig, ho
       pollFailures,
       pollTimeoutMS,
       // Each poll's events are in time order; after a failed poll, the next one's may reach back past what was printed.
-      ...(session ? {events: byTime(events), locks: session.model === 'in-memory' ? ddl.summary() : locks.summary()} : {}),
+      ...(session ? {events: byTime(events), locks: session.model === 'in-memory' ? ddl.summary() : locks.summary(), followUps} : {}),
       nodeEpisodes: episodes.summary(),
       nodePolls,
       notes: [...plan.notes, ...distributedNotes, ...(plan.topology ? [EPISODES_NOTE] : []), ...(pollFailures.length > 0 ? [FAILED_POLLS_NOTE] : [])],
@@ -394,21 +453,36 @@ async function openRidingRestarts(
   }
 }
 
-/** One snapshot turned into transitions (the trackers keep the last successful snapshot across failed polls). */
+/** One read of the distributed locks: its transitions, what is held, whether a recent hold is (for follow-ups) and the snapshot read. */
+interface DistributedRead {
+  events: LockEvent[]
+  poll: Omit<LocksPoll, 'poll'>
+  young: boolean
+  snapshot?: ConfigSnapshot
+}
+
+/**
+ * One snapshot turned into transitions (the trackers keep the last successful snapshot across failed polls). With
+ * `previous` (a follow-up read) only the lock documents are read again; the pings, routers and shards that judge
+ * them are the regular poll's, at most an interval old (verdicts turn on minutes).
+ */
 async function pollDistributed(
   session: LocksSession,
   filter: LockFilter,
   bounds: ReadBounds,
   trackers: {locks: LockTransitionTracker; ddl: DdlOpTracker},
-): Promise<{events: LockEvent[]; poll: Omit<LocksPoll, 'poll'>}> {
+  youngWindowMS: number,
+  previous?: ConfigSnapshot,
+): Promise<DistributedRead> {
   if (session.model === 'in-memory') {
     const {now, ops} = await readDdlOpsAt(session.reader, bounds)
     const matching = ops.filter((o) => matches(o.ns, filter))
-    return {events: trackers.ddl.observe(matching, now.getTime()), poll: {at: now.toISOString(), ddlRunning: matching.length}}
+    return {events: trackers.ddl.observe(matching, now.getTime()), poll: {at: now.toISOString(), ddlRunning: matching.length}, young: youngDdlOpRunning(matching, youngWindowMS)}
   }
-  const snap = await readConfigSnapshot(session.reader, bounds)
-  const rows = filterLocks(toLockRows({...snap, nowMs: snap.now.getTime(), timing: session.timing}), {db: filter.db, ns: filter.ns})
-  return {events: trackers.locks.observe(rows, snap.now.getTime()), poll: {at: snap.now.toISOString(), held: rows.filter((row) => row.verdict !== 'free')}}
+  const snap = previous ? await readConfigLocksAt(session.reader, previous, bounds) : await readConfigSnapshot(session.reader, bounds)
+  const nowMs = snap.now.getTime()
+  const rows = filterLocks(toLockRows({...snap, nowMs, timing: session.timing}), {db: filter.db, ns: filter.ns})
+  return {events: trackers.locks.observe(rows, nowMs), poll: {at: snap.now.toISOString(), held: rows.filter((row) => row.verdict !== 'free')}, young: youngLockHeld(rows, nowMs, youngWindowMS), snapshot: snap}
 }
 
 function matches(ns: string | null, filter: LockFilter): boolean {

@@ -283,6 +283,13 @@ function failedPollsText(r: LocksWatchResult): string {
   return ` (${r.failedPolls} failed: ${parts.join(', ')})`
 }
 
+/** " (+ 12 follow-up reads of the locks)": the reads between polls that pinned the ends of recent holds. */
+function followUpsText(r: LocksWatchResult): string {
+  const f = r.followUps
+  if (!f || f.reads + f.failed === 0) return ''
+  return ` (+ ${f.reads} follow-up read${f.reads === 1 ? '' : 's'} of the locks${f.failed > 0 ? `, ${f.failed} failed` : ''})`
+}
+
 /** "3 transition(s), 1 held at start": what the watch found there is not counted as something that happened. */
 function transitionsText(r: LocksWatchResult): string {
   // No distributed locks (a standalone, a replica set): the episodes say what happened.
@@ -303,7 +310,7 @@ function nodeFailuresText(r: LocksWatchResult): string[] {
 
 export function renderLocksWatch(r: LocksWatchResult, layout: Layout = UNLIMITED): string {
   const lines = [
-    `${r.polls} polls${failedPollsText(r)} every ${formatAgeMs(r.intervalMS)} over ${formatAgeMs(r.durationMS)}: ${transitionsText(r)}${r.interrupted ? ' (interrupted)' : ''}`,
+    `${r.polls} polls${failedPollsText(r)} every ${formatAgeMs(r.intervalMS)}${followUpsText(r)} over ${formatAgeMs(r.durationMS)}: ${transitionsText(r)}${r.interrupted ? ' (interrupted)' : ''}`,
   ]
   if (r.distributedLocks !== undefined && r.distributedLocks !== 'read') lines.push(`distributed locks ${terminalLine(r.distributedLocks)}`)
   if (r.nodeEpisodes) lines.push(nodeLockEpisodesSummaryText(r.nodeEpisodes, layout))

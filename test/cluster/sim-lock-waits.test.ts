@@ -172,6 +172,51 @@ for (const versionProfile of ['4.4', '7.0'] as SimVersionProfile[]) {
       }
     })
 
+    it('counts an acquisition when it is requested, before its wait: acquireCount ≥ acquireWaitCount for every resource and mode', async () => {
+      // LockerImpl::_lockBegin (lock_state.cpp) increments acquireCount when the lock is requested, then
+      // acquireWaitCount if it has to wait; a waiter counted before its acquisition showed "acquired –" or
+      // more than 100% waited in pooltool's waits table (issue 24).
+      const admin = client.db('admin')
+      const coll = client.db('app').collection('order')
+      await coll.insertOne({seed: 1})
+      const hold = (mode: 'W' | 'R', ms: number) => sim.control({kind: 'lock-hold', ns: 'app.order', mode, ms, hosts: [primary]})
+      const builds = (d: Document[]) => d.filter((o) => /^IndexBuildsCoordinatorMongod-/.test(String(o.desc)) && o.ns === 'app.order')
+      const locksNow = async () => (await admin.command({serverStatus: 1}, RAW)).locks as Document
+      const noMoreWaitsThanAcquisitions = (locks: Document, when: string) => {
+        for (const [type, entry] of Object.entries(locks)) {
+          for (const [mode, waits] of Object.entries((entry as Document).acquireWaitCount ?? {})) {
+            const acquired = n((entry as Document).acquireCount?.[mode])
+            assert.ok(acquired >= n(waits), `${when}: ${type} ${mode} acquired ${acquired}, waited ${n(waits)}: ${JSON.stringify(entry)}`)
+          }
+        }
+      }
+      const before = (await locksNow()).Collection as Document
+      let write: Promise<unknown> | undefined
+      try {
+        await hold('W', 600_000)
+        await waitForState('the exclusive build holds the collection', () => inprog(client), (d) => builds(d).some((o) => o.waitingForLock === false && o.locks.Collection === 'W'))
+        // a second build asks for S behind the X: its wait and its acquisition are both counted now
+        await hold('R', 600_000)
+        write = coll.insertOne({w: 1})
+        await waitForState('the shared build and a write wait', () => inprog(client), (d) => builds(d).some((o) => o.waitingForLock === true && o.locks.Collection === 'R') && d.some((o) => o.ns === 'app.order' && o.waitingForLock === true && o.locks?.Collection === 'w'))
+        const waiting = await locksNow()
+        const c = waiting.Collection as Document
+        assert.ok(n(c.acquireCount.W) - n(before?.acquireCount?.W) >= 1, `the build holding X counted its acquisition: ${JSON.stringify(c)}`)
+        assert.equal(n(c.acquireWaitCount.R) - n(before?.acquireWaitCount?.R), 1, JSON.stringify(c))
+        assert.equal(n(c.acquireCount.R) - n(before?.acquireCount?.R), 1, `the waiting S request counted as acquired when requested: ${JSON.stringify(c)}`)
+        assert.ok(n(c.acquireCount.w) - n(before?.acquireCount?.w) >= n(c.acquireWaitCount.w) - n(before?.acquireWaitCount?.w), JSON.stringify(c))
+        noMoreWaitsThanAcquisitions(waiting, 'while two requests wait')
+        await hold('W', 0)
+        await hold('R', 0)
+        await write
+        noMoreWaitsThanAcquisitions(await locksNow(), 'after the waits')
+      } finally {
+        await hold('W', 0)
+        await hold('R', 0)
+        await write
+      }
+    })
+
     if (!fcv) {
       it('queues a new reader behind a pending exclusive request (FIFO), though it is compatible with the granted shared one', async () => {
         const coll = client.db('app').collection('fifo')

@@ -221,7 +221,8 @@ export async function execute(
       if (conn.closed) throw new CommandError(6, 'connection closed')
     }
     if (spec.lock === 'write') {
-      const r = proc.locks.acquireWrite(ns)
+      // A mongod's write counted its acquisitions when acquireLocks requested them: the queue adds its wait only.
+      const r = proc.locks.acquireWrite(ns, lockKind !== undefined)
       if (typeof r === 'function') release = r
       else {
         const waitStarted = process.hrtime.bigint()
@@ -234,7 +235,9 @@ export async function execute(
     if (!spec.monitoring && proc.faults.latencyMs > 0) await serviceTimeWithin(proc.faults.latencyMs, nonNegative(cmd, 'maxTimeMS'), startedAt)
     if (op.killed) throw new CommandError(11601, 'operation was interrupted')
     if (conn.closed) throw new CommandError(6, 'connection closed')
-    switch (spec.lock) {
+    // A mongod counted these acquisitions when acquireLocks requested them (before any wait, as
+    // LockerImpl::_lockBegin does); only a process without a lock table (a router) counts them here.
+    if (!lockKind) switch (spec.lock) {
       case 'read':
         proc.locks.read()
         break

@@ -67,7 +67,6 @@ export class DdlLockManager {
     const markHeld = () => {
       res.holder = {reason, op, since: new Date()}
       if (op) (op.ddlLocks ??= []).push({resource, reason})
-      stats.acquireCount++
     }
     const release = () => {
       if (op?.ddlLocks) op.ddlLocks = op.ddlLocks.filter((l) => l.resource !== resource)
@@ -78,6 +77,9 @@ export class DdlLockManager {
         this.resources.delete(resource)
       }
     }
+    // Counted when requested, before any wait and whether or not it is granted (a LockBusy timeout still
+    // counted one), as LockerImpl::_lockBegin does: acquireCount ≥ acquireWaitCount at every moment.
+    stats.acquireCount++
     if (!res.holder) {
       markHeld()
       return once(release)

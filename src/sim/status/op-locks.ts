@@ -74,7 +74,8 @@ export function globalSteps(global: LockMode, profile: VersionProfile): LockStep
 /** The resources and modes a kind of operation on `ns` takes, outermost first. */
 export function lockPlan(kind: Kind, profile: VersionProfile, ns: string): LockStep[] {
   const db = ns.slice(0, Math.max(0, ns.indexOf('.'))) || ns
-  const global: LockMode = kind === 'read' ? 'r' : 'w'
+  // listDatabases ('global') takes the global lock in IS, as serverStatus counted it (Global r), not IX.
+  const global: LockMode = kind === 'read' || kind === 'global' ? 'r' : 'w'
   const out = globalSteps(global, profile)
   // Lock-free reads (5.0+) never queue on Database / Collection; currentOp still shows them (README: not modelled).
   const queued = !(kind === 'read' && hasLockFreeReads(profile))
@@ -98,10 +99,16 @@ export function takeFlowControlTicket(op: object): void {
 }
 
 const SERVER_STATUS_TYPES = new Set<string>(['ParallelBatchWriterMode', 'ReplicationStateTransition', 'Global', 'Database', 'Collection', 'Mutex', 'Metadata', 'oplog'])
+/**
+ * The types whose acquisitions the process counts itself; serverStatus derives the rest from them (7.0's
+ * FeatureCompatibilityVersion from Global, Mutex from Collection r, oplog from Collection w: locksSection).
+ */
+const PROCESS_COUNTED_TYPES = new Set<string>(['ParallelBatchWriterMode', 'ReplicationStateTransition', 'Global', 'Database', 'Collection'])
 
 /**
- * Takes the plan's locks in order. As in mongod, an acquisition counts when requested (so currentOp's
- * `locks` shows a pending mode with `waitingForLock: true`); a wait counts `acquireWaitCount` when it starts
+ * Takes the plan's locks in order. As in mongod, an acquisition counts when requested, in the op's lockStats
+ * and the process's serverStatus.locks, before any wait (and currentOp's `locks` shows a pending mode with
+ * `waitingForLock: true`); a wait counts `acquireWaitCount` when it starts
  * (in the op's lockStats and serverStatus.locks), `timeAcquiringMicros` grows while it lasts and is added for
  * good when granted. While it waits the operation counts in globalLock.currentQueue as `queue`.
  * Resolves once every lock is granted (or the table was cleared by a restart).
@@ -117,7 +124,10 @@ export async function acquireLocks(
   for (const step of plan) {
     if (s.held.has(step.type)) continue
     s.held.set(step.type, step.mode)
+    // Counted when requested, before any wait (LockerImpl::_lockBegin): in the op's lockStats and in
+    // serverStatus.locks, so neither ever shows more waits than acquisitions.
     bump(s, step.type, step.mode).acquireCount++
+    if (PROCESS_COUNTED_TYPES.has(step.type)) locks.requested(step.type as ResourceType, step.mode)
     if (!step.resource) continue
     const wait = locks.table.request(step.resource, FULL_MODE[step.mode], owner)
     if (!wait) continue

@@ -112,6 +112,15 @@ export class LockManager {
     if (waitedMicros >= 0) this.recordWait(type, mode, waitedMicros)
   }
 
+  /**
+   * A lock is requested: its acquisition counts now, before any wait and whatever the outcome (a wait that
+   * is interrupted or times out still counted one), as LockerImpl::_lockBegin increments acquireCount ahead
+   * of acquireWaitCount; so acquireCount ≥ acquireWaitCount at every moment, as on a real server.
+   */
+  requested(type: ResourceType, mode: LockMode): void {
+    this.statsOf(type, mode).acquireCount++
+  }
+
   /** A wait begins in the lock table: counted now, as LockerImpl::_lockBegin records it. */
   waitBegins(type: ResourceType, mode: LockMode): void {
     this.statsOf(type, mode).acquireWaitCount++
@@ -159,9 +168,11 @@ export class LockManager {
 
   /**
    * Takes the write queue of a namespace. Returns the release function synchronously when
-   * the queue was free, else a promise of it.
+   * the queue was free, else a promise of it. `counted`: the write's acquisitions were counted when
+   * its locks were requested (acquireLocks, status/op-locks.ts), so only the queue's wait is added
+   * here (begun now, its time when granted); else the acquisitions count here too.
    */
-  acquireWrite(ns: string): Release | Promise<Release> {
+  acquireWrite(ns: string, counted = false): Release | Promise<Release> {
     let q = this.queues.get(ns)
     if (!q) {
       q = {held: false, waiters: []}
@@ -178,15 +189,18 @@ export class LockManager {
     }
     if (!queue.held) {
       queue.held = true
-      this.countIntent('w')
+      if (!counted) this.countIntent('w')
       return release
     }
     const started = process.hrtime.bigint()
     this.waitingWriters++
+    if (counted) this.waitBegins('Collection', 'w')
     return new Promise<Release>((resolve) => {
       queue.waiters.push(() => {
         this.waitingWriters--
-        this.countIntent('w', Number((process.hrtime.bigint() - started) / 1000n))
+        const micros = Number((process.hrtime.bigint() - started) / 1000n)
+        if (counted) this.waitEnds('Collection', 'w', micros)
+        else this.countIntent('w', micros)
         resolve(release)
       })
     })
