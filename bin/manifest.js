@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Build step (npm run build): writes oclif.manifest.json from the built commands, so oclif finds
 // every command and flag without loading each command module at start. With --readme it also
-// rewrites the README's command reference (src/cli/reference.ts) from the same manifest.
+// rewrites the command reference in docs/commands.md (src/cli/reference.ts) from the same manifest.
 import {readFileSync, renameSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
@@ -19,6 +19,6 @@ const write = (file, text) => {
 write(path.join(root, 'oclif.manifest.json'), `${JSON.stringify(plugin.manifest, null, 2)}\n`)
 if (process.argv.includes('--readme')) {
   const {renderCommandReference, withReference} = await import('../dist/src/cli/reference.js')
-  const readme = path.join(root, 'README.md')
-  write(readme, withReference(readFileSync(readme, 'utf8'), renderCommandReference(plugin.manifest.commands)))
+  const reference = path.join(root, 'docs', 'commands.md')
+  write(reference, withReference(readFileSync(reference, 'utf8'), renderCommandReference(plugin.manifest.commands)))
 }

@@ -31,7 +31,7 @@ export const BENCH_DEFAULTS = {
   durationMS: 10_000,
   /**
    * Unmeasured warm-up before each run (each cell of a sweep, each run of a matrix): without it the first
-   * seconds measure the pool filling and a cold JIT, not the steady state. Issue 26: the README's open-loop
+   * seconds measure the pool filling and a cold JIT, not the steady state. The tour's open-loop
    * example gave a corrected p99 of 1.47 s without warm-up and 49.9 ms with 5 s; the first cell of a sweep
    * ran 950 ops/s against 2,074 for the same setting later. Measured on the embedded cluster (2 cores shared,
    * load average 8–16, so slower than an idle machine): the pool of 10 (c=10) was full in the first 250 ms

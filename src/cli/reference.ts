@@ -1,7 +1,7 @@
 /**
- * The README's command reference, rendered from oclif's manifest (what the commands declare:
- * summary, arguments, flags, examples), so it cannot drift from the code: `npm run readme`
- * writes it, and a test fails when the README's copy differs from a fresh rendering.
+ * The command reference (docs/commands.md), rendered from oclif's manifest (what the commands
+ * declare: summary, arguments, flags, examples), so it cannot drift from the code: `npm run readme`
+ * writes it, and a test fails when the file's copy differs from a fresh rendering.
  */
 
 /** The parts of oclif's cached command that the reference shows. */
@@ -57,7 +57,7 @@ export function renderCommandReference(commands: Record<string, ManifestCommand>
   for (const command of visible) {
     const id = command.id.replaceAll(':', ' ')
     const args = Object.values(command.args).map((arg) => (arg.required ? arg.name.toUpperCase() : `[${arg.name.toUpperCase()}]`))
-    lines.push('', `### \`${bin} ${id}\``, '', command.summary ?? '', '', '```', `${bin} ${id}${args.length > 0 ? ` ${args.join(' ')}` : ''} [flags]`, '```')
+    lines.push('', `## \`${bin} ${id}\``, '', command.summary ?? '', '', '```', `${bin} ${id}${args.length > 0 ? ` ${args.join(' ')}` : ''} [flags]`, '```')
     const argLines = Object.values(command.args).map((arg) => `- \`${arg.name.toUpperCase()}\` ${arg.description ?? ''}`.trimEnd())
     const flags = Object.values(command.flags).filter((flag) => flag.helpGroup !== GLOBAL && !flag.hidden)
     if (argLines.length > 0 || flags.length > 0) lines.push('', ...argLines, ...flags.map(flagLine))
@@ -68,10 +68,10 @@ export function renderCommandReference(commands: Record<string, ManifestCommand>
   return lines.join('\n')
 }
 
-/** The README with its reference section replaced; throws when the markers are missing. */
+/** The document with its reference section replaced; throws when the markers are missing. */
 export function withReference(readme: string, reference: string): string {
   const start = readme.indexOf(REFERENCE_START)
   const end = readme.indexOf(REFERENCE_END)
-  if (start < 0 || end < start) throw new Error('README.md has no command reference markers')
+  if (start < 0 || end < start) throw new Error('docs/commands.md has no command reference markers')
   return readme.slice(0, start) + reference + readme.slice(end + REFERENCE_END.length)
 }

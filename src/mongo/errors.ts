@@ -93,7 +93,7 @@ export function privilegeHint(deniedMessage: string): string {
   }
   return db
     ? `grant the user readWrite on ${db} (pooltool's own database), or connect as a user that has it`
-    : 'connect as a user with the privileges this command needs (see the README)'
+    : 'connect as a user with the privileges this command needs (docs/targets.md lists them per command)'
 }
 
 /** Node system errors (`ENOTFOUND`, `ENOENT` …) carry a string `code`, `syscall` and often `hostname` or `path`. */
