@@ -13,6 +13,7 @@
  * The image is built from the Dockerfile shipped with pooltool.
  */
 
+import {DEFAULT_URI_SECRET} from '../defaults.js'
 import {usageError} from '../errors.js'
 import {type BenchFlagValues, loadBenchConfig} from './config.js'
 import {newRunId} from './namespace.js'
@@ -29,7 +30,8 @@ export interface K8sJobOptions {
   uriSecret: {name: string; key: string}
 }
 
-export const DEFAULT_URI_SECRET = {name: 'pooltool-uri', key: 'uri'}
+// Defined in src/defaults.ts, which the bench command's flags read without loading this module.
+export {DEFAULT_URI_SECRET}
 
 export function jobName(runId: string): string {
   return `pooltool-bench-${runId}`

@@ -13,7 +13,7 @@ import {toPoolToolError} from '../mongo/errors.js'
 import {terminalSafe} from '../reporters/escape.js'
 import {fitText, type Layout} from '../reporters/fit.js'
 import type {SimOptions} from '../sim/types.js'
-import {resolveTarget, type Target} from '../target.js'
+import type {Target} from '../target.js'
 import {debugError} from './debug.js'
 import {failureJson, failureLine, fromOclifError, isOclifError} from './failures.js'
 import {FlagValueError} from './flags.js'
@@ -223,6 +223,8 @@ export abstract class TargetCommand<T extends typeof Command> extends BaseComman
   /** Resolve the target once per command; `embedded` shapes the simulated cluster used when no URI is given. */
   protected async openTarget(embedded?: Partial<SimOptions>): Promise<Target> {
     const flags = this.flags as unknown as {uri?: string; 'app-name': string; 'timeout-ms': number}
+    // Imported here, not at the top: the driver and the embedded cluster load only when a command connects.
+    const {resolveTarget} = await import('../target.js')
     this.target = await resolveTarget({
       flagUri: flags.uri,
       embedded,

@@ -56,7 +56,7 @@ export async function runPooltool(dir: string, options: {development?: boolean} 
   reportUncaught(argv)
   const flagArgs = argv.includes('--') ? argv.slice(0, argv.indexOf('--')) : argv
   if (flagArgs.includes('--debug')) {
-    enableDebug()
+    await enableDebug()
     debugLine(`node ${process.version} on ${process.platform}-${process.arch}; argv ${JSON.stringify(argv)}`)
   }
   const ignored = ignoredDriverLogVariables()
