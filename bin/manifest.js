@@ -11,6 +11,21 @@ import {Plugin} from '@oclif/core'
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const plugin = new Plugin({root, type: 'core', ignoreManifest: true, errorOnManifestCreate: true})
 await plugin.load()
+// A flag whose default text comes from a function makes oclif mark the command `hasDynamicHelp`, and
+// its --help then loads the command's code (for bench: the engine, the driver, zod, yaml) to call it.
+// pooltool's functions (durationFlag's `[default: 1s]`) always say the text the manifest already
+// holds; they carry CONSTANT_HELP (src/cli/flags.ts), and for them the mark is cleared here, so
+// help is rendered from the manifest alone. A flag without it keeps oclif's behaviour.
+const {CONSTANT_HELP} = await import('../dist/src/cli/flags.js')
+for (const [id, cached] of Object.entries(plugin.manifest.commands)) {
+  if (!cached.hasDynamicHelp) continue
+  const command = await plugin.findCommand(id, {must: true})
+  const flags = {...command.baseFlags, ...command.flags}
+  for (const [name, flag] of Object.entries(cached.flags)) {
+    if (flag.hasDynamicHelp && flags[name]?.defaultHelp?.[CONSTANT_HELP] === true) flag.hasDynamicHelp = false
+  }
+  cached.hasDynamicHelp = Object.values(cached.flags).some((flag) => flag.hasDynamicHelp)
+}
 const write = (file, text) => {
   const temporary = `${file}.${process.pid}.tmp`
   writeFileSync(temporary, text)

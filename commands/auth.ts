@@ -1,13 +1,10 @@
 import {Flags} from '@oclif/core'
 
 import {toAuthConfig} from '../src/auth/config.js'
-import {measureAuth} from '../src/auth/run-auth.js'
 import {AUTH_MECHANISMS, type AuthResult} from '../src/auth/types.js'
 import {TargetCommand} from '../src/cli/base-command.js'
 import {failureLine} from '../src/cli/failures.js'
 import {AUTH_DEFAULTS} from '../src/defaults.js'
-import {renderAuth, renderAuthProgress} from '../src/reporters/auth.js'
-import {createProgress} from '../src/reporters/progress.js'
 
 export default class Auth extends TargetCommand<typeof Auth> {
   static override summary = 'Measure what one new (authenticated) connection costs, per mechanism, in pooled pings.'
@@ -57,6 +54,12 @@ export default class Auth extends TargetCommand<typeof Auth> {
   async run(): Promise<AuthResult> {
     const {flags} = this
     const config = toAuthConfig(flags)
+    // Imported once the flags are checked: oclif loads this file for a usage error, which must not load the driver.
+    const [{measureAuth}, {renderAuth, renderAuthProgress}, {createProgress}] = await Promise.all([
+      import('../src/auth/run-auth.js'),
+      import('../src/reporters/auth.js'),
+      import('../src/reporters/progress.js'),
+    ])
     const target = await this.openTarget({auth: true})
     const progress = createProgress()
     let result: AuthResult

@@ -1,30 +1,17 @@
 import {Flags} from '@oclif/core'
 
-import {stringify as stringifyYaml} from 'yaml'
-
-import {DEFAULT_SERIES_INTERVAL_MS, loadBenchConfig, MAX_WORKERS} from '../src/bench/config.js'
-import {DEFAULT_CPU_PER_WORKER, DEFAULT_MEMORY_MIB_PER_WORKER, DEFAULT_URI_SECRET, emitK8sJob, type K8sJobPlan, MIN_KUBERNETES} from '../src/bench/k8s-job.js'
+// Only what the flags below need is imported here: oclif loads this file to parse the flags, so a
+// usage error or `--help` must not load the engine, the driver, zod or yaml. run() imports the rest.
+import type {K8sJobPlan} from '../src/bench/k8s-job.js'
 import {MAX_SEGMENTS} from '../src/bench/segment.js'
-import {passThroughArgs} from '../src/cli/pass-through.js'
-import {GATE_NEEDS_EXPLICIT_TARGET, parseFailOn} from '../src/bench/fail-on.js'
-import {runBench} from '../src/bench/run-bench.js'
 import {KEY_DISTRIBUTIONS} from '../src/bench/key-dist.js'
 import {type BenchResult, POOL_MODELS, TIMEOUT_SIDES, WORKLOADS} from '../src/bench/types.js'
 import {TargetCommand} from '../src/cli/base-command.js'
 import {durationFlag} from '../src/cli/flags.js'
-import {BENCH_DEFAULTS} from '../src/defaults.js'
+import {BENCH_DEFAULTS, DEFAULT_CPU_PER_WORKER, DEFAULT_MEMORY_MIB_PER_WORKER, DEFAULT_SERIES_INTERVAL_MS, DEFAULT_URI_SECRET, MAX_WORKERS} from '../src/defaults.js'
 import {EXIT_CODES, PoolToolError, usageError} from '../src/errors.js'
-import {percentileUs} from '../src/metrics/histograms.js'
-import {checkOutputFiles, outputFailed, writeJsonAtomically, writeTextAtomically} from '../src/output.js'
 import {formatDuration} from '../src/parse/durations.js'
-import {loadChartLibrary} from '../src/report/html-assets.js'
-import {reportData} from '../src/report/html-data.js'
-import {renderBench, renderBenchTick, renderSeriesCsv} from '../src/reporters/bench.js'
-import {type MatrixClock, matrixProgress} from '../src/reporters/eta.js'
-import {terminalSafe} from '../src/reporters/escape.js'
-import {renderBenchHtml} from '../src/reporters/html.js'
-import {renderNamespaceNotes} from '../src/reporters/namespace.js'
-import {createProgress} from '../src/reporters/progress.js'
+import type {MatrixClock} from '../src/reporters/eta.js'
 
 export default class Bench extends TargetCommand<typeof Bench> {
   static override summary = 'Drive load through a pool model and measure latency, the client pool and the server side.'
@@ -179,6 +166,11 @@ export default class Bench extends TargetCommand<typeof Bench> {
   async run(): Promise<BenchResult | K8sJobPlan> {
     const {flags} = this
     if (flags.emit === 'k8s-job') return this.emitK8sJob()
+    const [{loadBenchConfig}, {GATE_NEEDS_EXPLICIT_TARGET, parseFailOn}, {checkOutputFiles, outputFailed, writeJsonAtomically, writeTextAtomically}] = await Promise.all([
+      import('../src/bench/config.js'),
+      import('../src/bench/fail-on.js'),
+      import('../src/output.js'),
+    ])
     // Refuse a file we must not write before anything is read or started: an output that names the
     // workload file or another output would destroy it, and the run would still end with exit 0.
     await checkOutputFiles(
@@ -187,6 +179,18 @@ export default class Bench extends TargetCommand<typeof Bench> {
     )
     const config = await loadBenchConfig(flags)
     const thresholds = flags['fail-on'] === undefined ? undefined : parseFailOn(flags['fail-on'])
+    // The engine, the driver and the reporters load once the flags have been checked: a usage error stays cheap.
+    const [{runBench}, {percentileUs}, {loadChartLibrary}, {reportData}, {renderBench, renderBenchTick, renderSeriesCsv}, {matrixProgress}, {renderBenchHtml}, {renderNamespaceNotes}, {createProgress}] = await Promise.all([
+      import('../src/bench/run-bench.js'),
+      import('../src/metrics/histograms.js'),
+      import('../src/report/html-assets.js'),
+      import('../src/report/html-data.js'),
+      import('../src/reporters/bench.js'),
+      import('../src/reporters/eta.js'),
+      import('../src/reporters/html.js'),
+      import('../src/reporters/namespace.js'),
+      import('../src/reporters/progress.js'),
+    ])
     const simLatencyMs = flags['sim-latency'] ?? 0
     // A gate runs on the embedded cluster only when --sim asks for it (fail-on.ts).
     const target = await this.openTarget({latencyMs: simLatencyMs}, {sim: flags.sim, ...(thresholds ? {refuseImplicitEmbedded: GATE_NEEDS_EXPLICIT_TARGET} : {})})
@@ -260,6 +264,12 @@ export default class Bench extends TargetCommand<typeof Bench> {
     const {flags} = this
     // A boolean, so not in k8s-job.ts's NOT_IN_PODS (which checks for flags that are set at all).
     if (flags.sim) throw usageError('--sim cannot go into the emitted Job', 'the pods load a real cluster, not the embedded one')
+    const [{stringify: stringifyYaml}, {emitK8sJob, MIN_KUBERNETES}, {passThroughArgs}, {terminalSafe}] = await Promise.all([
+      import('yaml'),
+      import('../src/bench/k8s-job.js'),
+      import('../src/cli/pass-through.js'),
+      import('../src/reporters/escape.js'),
+    ])
     const plan = await emitK8sJob(flags, {
       benchArgs: passThroughArgs(this.argv, {booleans: booleanFlags(Bench)}, EMIT_ONLY_FLAGS),
       defaultImage: `pooltool:${this.config.version}`,

@@ -5,9 +5,7 @@ import {stdoutLayout} from '../src/cli/terminal.js'
 import {EXIT_CODES, PoolToolError, usageError} from '../src/errors.js'
 import {checkOutputFiles, writeJsonAtomically, writeStdout} from '../src/output.js'
 import {renderSnapshotSummary} from '../src/reporters/snapshot.js'
-import {captureSnapshot, ReadLog, snapshotFileContent} from '../src/snapshot/capture.js'
 import {type SnapshotSummary, summarizeCapture} from '../src/snapshot/summary.js'
-import {resolveTarget} from '../src/target.js'
 
 export default class Snapshot extends TargetCommand<typeof Snapshot> {
   static override summary = 'Capture every document pooltool reads from every host into one file, to replay offline with `sim --replay`.'
@@ -37,6 +35,8 @@ export default class Snapshot extends TargetCommand<typeof Snapshot> {
       throw usageError('--json prints the summary on stdout, where the snapshot would go', 'add --out FILE to write the snapshot to a file')
     }
     await checkOutputFiles([{flag: '--out', file: flags.out}])
+    // Imported once the flags are checked: oclif loads this file for a usage error, which must not load the driver.
+    const [{captureSnapshot, ReadLog, snapshotFileContent}, {resolveTarget}] = await Promise.all([import('../src/snapshot/capture.js'), import('../src/target.js')])
     const log = new ReadLog()
     this.target = await resolveTarget({
       flagUri: flags.uri,

@@ -45,6 +45,18 @@ export const BENCH_DEFAULTS = {
   sampleIntervalMS: 250,
 } as const
 
+/** One interval of each run's time series, unless `bench --series-interval` says otherwise. */
+export const DEFAULT_SERIES_INTERVAL_MS = 1000
+
+/** The most worker threads bench starts (`--workers`): a few per core of the largest machines, far below thread limits. */
+export const MAX_WORKERS = 64
+
+/** `bench --emit k8s-job`: the Secret name and key holding the connection string, unless `--uri-secret` names another. */
+export const DEFAULT_URI_SECRET = {name: 'pooltool-uri', key: 'uri'}
+/** Per pod, times --workers: one core per event loop; 512 MiB holds a process at a few thousand operations in flight (RSS about 180 MB at concurrency 64, bench:overhead; peak 600 MB at 10,000, bench:rss). */
+export const DEFAULT_CPU_PER_WORKER = 1
+export const DEFAULT_MEMORY_MIB_PER_WORKER = 512
+
 /** `pooltool conns watch | list`. */
 export const CONNS_DEFAULTS = {
   intervalMS: 1000,

@@ -2,9 +2,21 @@
  * Credentials never leave pooltool: every URI that is printed, logged, put in
  * JSON or in an error message goes through here first.
  */
+import {createRequire} from 'node:module'
 import {inspect} from 'node:util'
 
-import {ConnectionString, redactConnectionString} from 'mongodb-connection-string-url'
+import type * as ConnectionStringModule from 'mongodb-connection-string-url'
+
+let connectionStringModule: typeof ConnectionStringModule | undefined
+/**
+ * The URI parser, loaded on first use (synchronously: it is CommonJS). The secret guard imports
+ * this module on every start, and the parser (whatwg-url, tr46) is needed only when an invocation
+ * carries a URI with something to hide: `--help` and `--version` never pay for it.
+ */
+function connectionStrings(): typeof ConnectionStringModule {
+  connectionStringModule ??= createRequire(import.meta.url)('mongodb-connection-string-url') as typeof ConnectionStringModule
+  return connectionStringModule
+}
 
 /** What a secret is replaced with, in URIs and in free text alike. */
 export const REDACTED = '<credentials>'
@@ -25,6 +37,7 @@ export function redactUri(uri: string): string {
   if (!uri.includes('@') && !SECRET_OPTION.test(uri)) return uri
   try {
     // redactConnectionString passes some unparsable strings through untouched: parse first.
+    const {ConnectionString, redactConnectionString} = connectionStrings()
     new ConnectionString(uri)
     return redactConnectionString(uri)
   } catch {
@@ -52,7 +65,7 @@ export function secretsOfUri(uri: string): string[] {
     }
   }
   try {
-    const cs = new ConnectionString(uri)
+    const cs = new (connectionStrings().ConnectionString)(uri)
     add(cs.password)
     for (const [key, value] of cs.searchParams) if (SECRET_OPTION.test(key)) add(value)
   } catch {

@@ -3,8 +3,7 @@ import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from '../../src/cli/base-command.js'
 import {EXIT_CODES} from '../../src/errors.js'
 import {checkOutputFiles, writeStdout, writeTextAtomically} from '../../src/output.js'
-import {type HgrmResult, toHgrm} from '../../src/report/hgrm.js'
-import {loadBenchResult} from '../../src/report/load.js'
+import type {HgrmResult} from '../../src/report/hgrm.js'
 
 export default class ReportHgrm extends BaseCommand<typeof ReportHgrm> {
   static override summary = "Export one latency histogram of a bench result as HdrHistogram's .hgrm percentile distribution."
@@ -37,6 +36,8 @@ export default class ReportHgrm extends BaseCommand<typeof ReportHgrm> {
     const {flags} = this
     // Before the result is read: --out naming it would replace the result with one of its histograms.
     await checkOutputFiles([{flag: '--out', file: flags.out}], [{flag: 'input file', file: this.args.file}])
+    // Imported once the flags are checked: oclif loads this file for a usage error, which must not load zod and the reports.
+    const [{loadBenchResult}, {toHgrm}] = await Promise.all([import('../../src/report/load.js'), import('../../src/report/hgrm.js')])
     const {file, result} = await loadBenchResult(this.args.file)
     const hgrm = toHgrm(file, result, flags.run, flags.histogram)
     if (flags.out !== undefined) {

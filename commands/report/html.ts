@@ -2,10 +2,6 @@ import {Args, Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../src/cli/base-command.js'
 import {checkOutputFiles, writeTextAtomically} from '../../src/output.js'
-import {loadChartLibrary} from '../../src/report/html-assets.js'
-import {reportData} from '../../src/report/html-data.js'
-import {loadBenchResult} from '../../src/report/load.js'
-import {benchChartGroups, renderBenchHtml} from '../../src/reporters/html.js'
 
 export interface HtmlReportResult {
   out: string
@@ -48,6 +44,13 @@ export default class ReportHtml extends BaseCommand<typeof ReportHtml> {
     const files = this.positional
     // Before any file is read: --out naming one of the results would replace it with its own report.
     await checkOutputFiles([{flag: '--out', file: flags.out}], files.map((file) => ({flag: 'input file', file})))
+    // Imported once the flags are checked: oclif loads this file for a usage error, which must not load zod and the reports.
+    const [{loadChartLibrary}, {reportData}, {loadBenchResult}, {benchChartGroups, renderBenchHtml}] = await Promise.all([
+      import('../../src/report/html-assets.js'),
+      import('../../src/report/html-data.js'),
+      import('../../src/report/load.js'),
+      import('../../src/reporters/html.js'),
+    ])
     const results = await Promise.all(files.map((file) => loadBenchResult(file)))
     const data = reportData(results)
     await writeTextAtomically(flags.out, renderBenchHtml(data, await loadChartLibrary()))

@@ -3,8 +3,6 @@ import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../src/cli/base-command.js'
 import {usageError} from '../../src/errors.js'
 import {checkOutputFiles, writeJsonAtomically} from '../../src/output.js'
-import {loadBenchResult} from '../../src/report/load.js'
-import {mergeBenchResults} from '../../src/report/merge.js'
 import type {MergedBenchResult} from '../../src/report/types.js'
 import {renderMerge} from '../../src/reporters/report.js'
 
@@ -51,6 +49,8 @@ export default class ReportMerge extends BaseCommand<typeof ReportMerge> {
     if (files.length < 2) throw usageError(`report merge needs at least two bench result files (got ${files.length})`, 'e.g. pooltool report merge seg0.json seg1.json --out total.json')
     // Merging into one of the segments would replace it: refused before any file is read.
     await checkOutputFiles([{flag: '--out', file: this.flags.out}], files.map((file) => ({flag: 'input file', file})))
+    // Imported once the flags are checked: oclif loads this file for a usage error, which must not load zod and the reports.
+    const [{loadBenchResult}, {mergeBenchResults}] = await Promise.all([import('../../src/report/load.js'), import('../../src/report/merge.js')])
     const inputs = []
     for (const file of files) inputs.push(await loadBenchResult(file))
     const result = mergeBenchResults(inputs)

@@ -2,13 +2,13 @@
  * From `bench` flag values to a frozen BenchConfig, rejecting impossible
  * combinations with one-line usage errors.
  */
-import {BENCH_DEFAULTS} from '../defaults.js'
+import {BENCH_DEFAULTS, DEFAULT_SERIES_INTERVAL_MS, MAX_WORKERS} from '../defaults.js'
 import {usageError} from '../errors.js'
 import {parseChoiceList, parseIntegerList} from '../parse/lists.js'
 import {KEY_DISTRIBUTIONS, type KeyDistribution} from './key-dist.js'
 import {checkBenchDatabaseName} from './namespace.js'
 import {checkRunId, parseSegment, parseStartAt, type Segment, START_ALL_READY} from './segment.js'
-import {loadWorkloadFile, type WorkloadFile} from './workload-file.js'
+import type {WorkloadFile} from './workload-file.js'
 import {picksKeys} from './workloads.js'
 import {type BenchConfig, MIXABLE_OPS, type MixableOp, type OpTimeout, POOL_MODELS, TIMEOUT_SIDES, type TimeoutSide, type WorkloadKind, WORKLOADS, type WorkloadName} from './types.js'
 import {type LoadStage, stagedLoadOf} from './stages.js'
@@ -50,8 +50,8 @@ export interface BenchFlagValues {
   stages?: string
 }
 
-/** One interval of each run's time series, unless --series-interval says otherwise. */
-export const DEFAULT_SERIES_INTERVAL_MS = 1000
+// Defined in src/defaults.ts, which the bench command's flags read without loading this module (and zod, yaml).
+export {DEFAULT_SERIES_INTERVAL_MS}
 /** Below this an interval holds too few operations to have percentiles, and a long run's series would be huge. */
 export const MIN_SERIES_INTERVAL_MS = 10
 
@@ -103,7 +103,10 @@ export async function loadBenchConfig(flags: BenchFlagValues): Promise<BenchConf
   const file = flags['workload-file']
   if (file !== undefined && flags.workload !== undefined) throw usageError('--workload-file and --workload cannot be combined', 'the file names the operations: drop --workload')
   if (flags['read-namespace'] !== undefined && file === undefined) throw usageError('--read-namespace needs --workload-file', 'the namespace is read by the file\'s operations marked namespace: read')
-  return toBenchConfig(flags, file === undefined ? undefined : await loadWorkloadFile(file, flags['read-namespace']))
+  if (file === undefined) return toBenchConfig(flags)
+  // Imported only for --workload-file: zod and yaml load for the runs that read one, not for every bench.
+  const {loadWorkloadFile} = await import('./workload-file.js')
+  return toBenchConfig(flags, await loadWorkloadFile(file, flags['read-namespace']))
 }
 
 function builtInWorkload(flags: BenchFlagValues): WorkloadName {
@@ -113,8 +116,7 @@ function builtInWorkload(flags: BenchFlagValues): WorkloadName {
   return workload
 }
 
-/** The most worker threads bench starts: a few per core of the largest machines, far below thread limits. */
-export const MAX_WORKERS = 64
+export {MAX_WORKERS}
 
 /** --workers: each worker must get at least one of the concurrency; models that mean one connection cannot be split. */
 function workersOf(flags: BenchFlagValues, concurrencies: readonly number[], staged: readonly LoadStage[] | undefined): number {

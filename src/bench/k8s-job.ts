@@ -24,6 +24,7 @@
  * The image is built from the Dockerfile shipped with pooltool.
  */
 
+import {DEFAULT_CPU_PER_WORKER, DEFAULT_MEMORY_MIB_PER_WORKER, DEFAULT_URI_SECRET} from '../defaults.js'
 import {usageError} from '../errors.js'
 import {type BenchFlagValues, loadBenchConfig} from './config.js'
 import {newRunId} from './namespace.js'
@@ -85,10 +86,8 @@ export interface K8sJobOptions {
   activeDeadlineSeconds?: number
 }
 
-export const DEFAULT_URI_SECRET = {name: 'pooltool-uri', key: 'uri'}
-/** Per pod, times --workers: one core per event loop; 512 MiB holds a process at a few thousand operations in flight (RSS about 180 MB at concurrency 64, bench:overhead; peak 600 MB at 10,000, bench:rss). */
-export const DEFAULT_CPU_PER_WORKER = 1
-export const DEFAULT_MEMORY_MIB_PER_WORKER = 512
+// Defined in src/defaults.ts, which the bench command's flags read without loading this module.
+export {DEFAULT_CPU_PER_WORKER, DEFAULT_MEMORY_MIB_PER_WORKER, DEFAULT_URI_SECRET}
 /** Beyond the start and the load: image pulls before the barrier, then the end of the run (drop, close). */
 const DEADLINE_SLACK_MS = 10 * 60_000
 

@@ -13,7 +13,7 @@ import {toPoolToolError} from '../mongo/errors.js'
 import {terminalSafe} from '../reporters/escape.js'
 import {fitText, type Layout} from '../reporters/fit.js'
 import type {SimOptions} from '../sim/index.js'
-import {resolveTarget, type ResolveTargetInput, type Target} from '../target.js'
+import type {ResolveTargetInput, Target} from '../target.js'
 import {debugError} from './debug.js'
 import {failureJson, failureLine, fromOclifError, isOclifError} from './failures.js'
 import {FlagValueError} from './flags.js'
@@ -228,6 +228,8 @@ export abstract class TargetCommand<T extends typeof Command> extends BaseComman
    */
   protected async openTarget(embedded?: Partial<SimOptions>, choice: Pick<ResolveTargetInput, 'sim' | 'refuseImplicitEmbedded'> = {}): Promise<Target> {
     const flags = this.flags as unknown as {uri?: string; 'app-name': string; 'timeout-ms': number}
+    // Imported here, not at the top: the driver and the embedded cluster load only when a command connects.
+    const {resolveTarget} = await import('../target.js')
     this.target = await resolveTarget({
       flagUri: flags.uri,
       ...choice,

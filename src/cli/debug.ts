@@ -8,7 +8,6 @@
  * The driver's MONGODB_LOG_* variables are ignored (see src/mongo/client.ts):
  * their output would bypass this redaction and could land on stdout.
  */
-import {setDriverLogSink} from '../mongo/client.js'
 import {redactText} from '../redact.js'
 import {terminalSafe} from '../reporters/escape.js'
 
@@ -22,9 +21,14 @@ function write(line: string): void {
   process.stderr.write(`${PREFIX} ${terminalSafe(redactText(line))}\n`)
 }
 
-/** Turn the stream on (the driver's log included) for clients created from now on. */
-export function enableDebug(): void {
+/**
+ * Turn the stream on (the driver's log included) for clients created from now on. The driver's
+ * module is imported here, not at the top: every start that is not `--debug` (help, a usage
+ * error) must not pay for loading the driver.
+ */
+export async function enableDebug(): Promise<void> {
   enabled = true
+  const {setDriverLogSink} = await import('../mongo/client.js')
   setDriverLogSink(write)
 }
 

@@ -62,7 +62,20 @@ export function durationFlag(options: DurationFlagOptions & {default?: number}):
   if (options.default === undefined) return durationFlagDefinition({summary, description, helpGroup, ...(options.hidden ? {hidden: true} : {})})
   // oclif types a plain defaultHelp as the flag's value type (a number here): the function form takes the text.
   const help = formatDuration(options.default)
-  return durationFlagDefinition({summary, description, helpGroup, default: options.default, defaultHelp: async () => help})
+  return durationFlagDefinition({summary, description, helpGroup, default: options.default, defaultHelp: constantHelp(help)})
+}
+
+/** The property bin/manifest.js looks for (a string, not a symbol: it reads the built command classes). */
+export const CONSTANT_HELP = 'pooltoolConstantHelp'
+
+/**
+ * A defaultHelp function that always says the same text. oclif marks a command whose flag has a
+ * defaultHelp function `hasDynamicHelp` and then loads the command's code for its `--help`; this
+ * text is already in the manifest, so bin/manifest.js clears the mark for flags whose function
+ * carries CONSTANT_HELP, and help is rendered from the manifest alone.
+ */
+function constantHelp(text: string): () => Promise<string> {
+  return Object.assign(async () => text, {[CONSTANT_HELP]: true})
 }
 
 /** --utc on the watches: times of day in UTC instead of local time (the text only; JSON is always UTC). */

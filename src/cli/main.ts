@@ -72,7 +72,7 @@ export async function runPooltool(dir: string, options: {development?: boolean} 
 export async function executePooltool(argv: string[], dir: string | Config): Promise<number | undefined> {
   const flagArgs = argv.includes('--') ? argv.slice(0, argv.indexOf('--')) : argv
   if (flagArgs.includes('--debug')) {
-    enableDebug()
+    await enableDebug()
     debugLine(`node ${process.version} on ${process.platform}-${process.arch}; argv ${JSON.stringify(argv)}`)
   }
   const ignored = ignoredDriverLogVariables()

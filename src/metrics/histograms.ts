@@ -3,15 +3,27 @@
  * recorded in whole microseconds into one of these; lanes and runs are
  * combined with `mergeHistograms`, never by averaging percentiles.
  */
+import {createRequire} from 'node:module'
 import {inflateSync} from 'node:zlib'
 
-import * as hdr from 'hdr-histogram-js'
+import type * as HdrModule from 'hdr-histogram-js'
 
-export type Histogram = hdr.Histogram
+export type Histogram = HdrModule.Histogram
+
+let hdrModule: typeof HdrModule | undefined
+/**
+ * hdr-histogram-js, loaded on first use (synchronously: it is CommonJS). Modules that only parse
+ * flags import this one (bench's --stages parser sits beside the stage histograms), and its ~30
+ * files cost a start that ends in a usage error or help as much as Node's own start-up.
+ */
+function hdr(): typeof HdrModule {
+  hdrModule ??= createRequire(import.meta.url)('hdr-histogram-js') as typeof HdrModule
+  return hdrModule
+}
 
 /** 3 significant digits: 0.1% error on every recorded value; grows as needed. */
 export function createHistogram(): Histogram {
-  return hdr.build({
+  return hdr().build({
     bitBucketSize: 32,
     autoResize: true,
     lowestDiscernibleValue: 1,
@@ -74,7 +86,7 @@ export function summarize(histogram: Histogram): LatencySummaryUs {
 
 /** Compressed base64 (HdrHistogram's own format), so JSON results can be merged later. */
 export function encodeHistogram(histogram: Histogram): string {
-  return hdr.encodeIntoCompressedBase64(histogram)
+  return hdr().encodeIntoCompressedBase64(histogram)
 }
 
 /**
@@ -141,7 +153,7 @@ function countsLength(highestTrackableValue: number): number {
  */
 export function decodeHistogram(encoded: string): Histogram {
   const merged = createHistogram()
-  merged.add((hdr.JsHistogram as unknown as {decode(data: Uint8Array, bitBucketSize: 32): Histogram}).decode(inflateHistogram(encoded), 32))
+  merged.add((hdr().JsHistogram as unknown as {decode(data: Uint8Array, bitBucketSize: 32): Histogram}).decode(inflateHistogram(encoded), 32))
   return merged
 }
 

@@ -13,12 +13,21 @@
  * through, escapes what it is given whatever the width. The codes pooltool writes on purpose (a
  * live view's redraw, the spinner's colour) are added after, by the code that writes them.
  */
-import Table from 'cli-table3'
+import {createRequire} from 'node:module'
+
+import type TableClass from 'cli-table3'
 import stringWidth from 'string-width'
 import wrapAnsi from 'wrap-ansi'
 
 import {terminalSafe} from './escape.js'
 import {TABLE_STYLE} from './format.js'
+
+let tableClass: typeof TableClass | undefined
+/** cli-table3, loaded with the first table (CommonJS, so synchronously): help and usage errors draw none. */
+function tableConstructor(): typeof TableClass {
+  tableClass ??= createRequire(import.meta.url)('cli-table3') as typeof TableClass
+  return tableClass
+}
 
 /** How wide the text may be. */
 export interface Layout {
@@ -113,7 +122,7 @@ function tableWidth(heads: readonly string[], rows: readonly Placed[][], boxed: 
 function draw(heads: readonly string[], rows: readonly Placed[][], boxed: boolean): string {
   if (rows.every((row) => row.every((cell) => cell.span === 1))) return drawGrid(heads, rows, boxed)
   // A spanning cell: cli-table3 draws its joints (only small tables have one: a host that did not answer).
-  const table = new Table(boxed ? {head: [...heads], style: TABLE_STYLE} : {head: [...heads], chars: PLAIN_CHARS, style: {...TABLE_STYLE, 'padding-left': 0, 'padding-right': 0}})
+  const table = new (tableConstructor())(boxed ? {head: [...heads], style: TABLE_STYLE} : {head: [...heads], chars: PLAIN_CHARS, style: {...TABLE_STYLE, 'padding-left': 0, 'padding-right': 0}})
   for (const row of rows) table.push(row.map((cell) => (cell.span === 1 ? cell.content : {content: cell.content, colSpan: cell.span})))
   // Without a right border, the padding of the last column is only trailing blanks.
   return boxed ? table.toString() : table.toString().split('\n').map((line) => line.trimEnd()).join('\n')

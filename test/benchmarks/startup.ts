@@ -1,0 +1,198 @@
+/**
+ * npm run bench:startup — a benchmark, not a test.
+ *
+ * What a start costs before any work: the CPU (user + system) and the wall time of
+ * `pooltool --version`, `--help`, `bench --help`, `conns list --help` and a usage error
+ * (`bench --concurrency abc`), each as a ratio to `node -e 0` on the same machine at the same
+ * moment (issue 27 goals: at most 2.0x for --version and a usage error, 2.5x for any --help).
+ *
+ * Method: one round runs, for every case, one pair — the case and `node -e 0` — back to back,
+ * the order alternating from round to round, so that a load that comes and goes falls on both
+ * sides of a pair. The first --warmup rounds are discarded (a cold page cache). A case's figure
+ * is the median of its paired ratios, with a 95 % confidence interval from a bootstrap over the
+ * pairs (resampled with replacement, the median taken each time).
+ *
+ * Node gives a parent no child's resource usage (no wait4), so each child reports its own:
+ * `--require` loads a few lines (the same for both sides) that write process.resourceUsage() to
+ * a file named by an environment variable from an 'exit' listener, which runs on process.exit()
+ * too. Wall time is measured here, from spawn to the child's exit. The CLI is the built one
+ * (bin/run.js, as installed): run `npm run build` first.
+ *
+ * Flags: --rounds N (25) --warmup N (3) --out FILE (test-output/bench-startup.json)
+ *        --bin PATH (bin/run.js: another build's entry, to measure a before and an after)
+ */
+import {spawn} from 'node:child_process'
+import {mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import path from 'node:path'
+import {fileURLToPath} from 'node:url'
+import {parseArgs} from 'node:util'
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
+const {values} = parseArgs({
+  options: {
+    rounds: {type: 'string', default: '25'},
+    warmup: {type: 'string', default: '3'},
+    out: {type: 'string', default: path.join(root, 'test-output', 'bench-startup.json')},
+    bin: {type: 'string', default: path.join(root, 'bin', 'run.js')},
+  },
+})
+const rounds = Number(values.rounds)
+const warmup = Number(values.warmup)
+if (!(Number.isInteger(rounds) && rounds >= 20) || !(Number.isInteger(warmup) && warmup >= 0)) {
+  throw new Error('--rounds must be an integer of at least 20 (measured rounds, after --warmup), --warmup an integer ≥ 0')
+}
+const bin = path.resolve(values.bin!)
+
+interface Case {
+  name: string
+  args: string[]
+  goal: number
+  /** The exit code the case must end with: a benchmark of a start that failed otherwise measures nothing. */
+  exitCode: number
+}
+
+const CASES: Case[] = [
+  {name: '--version', args: ['--version'], goal: 2.0, exitCode: 0},
+  {name: '--help', args: ['--help'], goal: 2.5, exitCode: 0},
+  {name: 'bench --help', args: ['bench', '--help'], goal: 2.5, exitCode: 0},
+  {name: 'conns list --help', args: ['conns', 'list', '--help'], goal: 2.5, exitCode: 0},
+  {name: 'bench --concurrency abc', args: ['bench', '--concurrency', 'abc'], goal: 2.0, exitCode: 2},
+]
+
+const scratch = mkdtempSync(path.join(tmpdir(), 'pooltool-startup-'))
+const reporter = path.join(scratch, 'report-usage.cjs')
+// CommonJS, no imports beyond what Node has loaded already: the same few microseconds on both sides.
+writeFileSync(
+  reporter,
+  "process.on('exit', () => { const u = process.resourceUsage(); require('node:fs').writeFileSync(process.env.POOLTOOL_STARTUP_USAGE, `${u.userCPUTime} ${u.systemCPUTime}`) })\n",
+)
+
+interface Sample {
+  cpuMs: number
+  wallMs: number
+}
+
+let serial = 0
+/** One start of `node [args]`: its CPU from its own report, its wall from here. */
+function measure(args: string[], expectedExit: number): Promise<Sample> {
+  const usageFile = path.join(scratch, `usage-${serial++}`)
+  return new Promise((resolve, reject) => {
+    const started = process.hrtime.bigint()
+    const child = spawn(process.execPath, ['--require', reporter, ...args], {
+      cwd: scratch,
+      env: {...process.env, POOLTOOL_STARTUP_USAGE: usageFile, NO_COLOR: '1'},
+      stdio: ['ignore', 'ignore', 'pipe'],
+    })
+    let stderr = ''
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
+    child.on('error', reject)
+    child.on('close', (code) => {
+      const wallMs = Number(process.hrtime.bigint() - started) / 1e6
+      if (code !== expectedExit) {
+        reject(new Error(`node ${args.join(' ')}: exit ${code}, expected ${expectedExit}\n${stderr}`))
+        return
+      }
+      const [user, system] = readFileSync(usageFile, 'utf8').split(' ').map(Number)
+      rmSync(usageFile)
+      resolve({cpuMs: (user! + system!) / 1000, wallMs})
+    })
+  })
+}
+
+function median(xs: readonly number[]): number {
+  const sorted = [...xs].sort((a, b) => a - b)
+  const mid = sorted.length >> 1
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
+}
+
+/** 95 % bootstrap interval of the median (percentile method), from a fixed seed so a rerun over the same pairs agrees. */
+function bootstrapMedianCi(xs: readonly number[], resamples = 4000): [number, number] {
+  let state = 0x9e3779b9
+  const random = () => {
+    // mulberry32: a small, seeded generator; the interval need not be cryptographic, only repeatable.
+    state = (state + 0x6d2b79f5) | 0
+    let t = Math.imul(state ^ (state >>> 15), 1 | state)
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+  const medians: number[] = []
+  for (let r = 0; r < resamples; r++) {
+    const resample = Array.from({length: xs.length}, () => xs[Math.floor(random() * xs.length)]!)
+    medians.push(median(resample))
+  }
+  medians.sort((a, b) => a - b)
+  return [medians[Math.floor(0.025 * resamples)]!, medians[Math.ceil(0.975 * resamples) - 1]!]
+}
+
+const baseline = ['-e', '0']
+const pairs = new Map<string, {node: Sample; pooltool: Sample}[]>(CASES.map((c) => [c.name, []]))
+const total = warmup + rounds
+for (let round = 0; round < total; round++) {
+  for (const [index, testCase] of CASES.entries()) {
+    // Alternate which side goes first, by round and by case, so neither side always follows the other.
+    const nodeFirst = (round + index) % 2 === 0
+    const first = nodeFirst ? await measure(baseline, 0) : await measure([bin, ...testCase.args], testCase.exitCode)
+    const second = nodeFirst ? await measure([bin, ...testCase.args], testCase.exitCode) : await measure(baseline, 0)
+    if (round >= warmup) pairs.get(testCase.name)!.push(nodeFirst ? {node: first, pooltool: second} : {node: second, pooltool: first})
+  }
+  process.stderr.write(`\rround ${round + 1}/${total}${round < warmup ? ' (warm-up)' : ''}   `)
+}
+process.stderr.write('\n')
+rmSync(scratch, {recursive: true, force: true})
+
+interface Figure {
+  ratio: number
+  ci95: [number, number]
+  goal: number
+  withinGoal: boolean
+  medianMs: number
+  nodeMedianMs: number
+}
+
+const round3 = (x: number) => Math.round(x * 1000) / 1000
+function figureOf(samples: {node: Sample; pooltool: Sample}[], key: keyof Sample, goal: number): Figure {
+  const ratios = samples.map((pair) => pair.pooltool[key] / pair.node[key])
+  const ratio = median(ratios)
+  const [lo, hi] = bootstrapMedianCi(ratios)
+  return {
+    ratio: round3(ratio),
+    ci95: [round3(lo), round3(hi)],
+    goal,
+    withinGoal: ratio <= goal,
+    medianMs: round3(median(samples.map((pair) => pair.pooltool[key]))),
+    nodeMedianMs: round3(median(samples.map((pair) => pair.node[key]))),
+  }
+}
+
+const results = CASES.map((testCase) => {
+  const samples = pairs.get(testCase.name)!
+  return {case: `pooltool ${testCase.name}`, pairs: samples.length, cpu: figureOf(samples, 'cpuMs', testCase.goal), wall: figureOf(samples, 'wallMs', testCase.goal)}
+})
+
+for (const result of results) {
+  for (const kind of ['cpu', 'wall'] as const) {
+    const f = result[kind]
+    console.log(
+      `${result.case} ${kind}: ratio ${f.ratio.toFixed(2)} [${f.ci95[0].toFixed(2)}, ${f.ci95[1].toFixed(2)}] (goal ≤ ${f.goal.toFixed(1)})` +
+        `${f.withinGoal ? '' : ' OVER'} — ${f.medianMs.toFixed(1)} ms vs node -e 0 ${f.nodeMedianMs.toFixed(1)} ms, ${result.pairs} pairs`,
+    )
+  }
+}
+
+const document = {
+  benchmark: 'startup',
+  bin: path.relative(root, bin) || bin,
+  node: process.version,
+  platform: `${process.platform}-${process.arch}`,
+  rounds,
+  warmup,
+  method: 'paired ratio to node -e 0 per round, order alternating; median of ratios, bootstrap 95% CI (4000 resamples)',
+  results,
+}
+const out = path.resolve(values.out!)
+mkdirSync(path.dirname(out), {recursive: true})
+const temporary = `${out}.${process.pid}.tmp`
+writeFileSync(temporary, `${JSON.stringify(document, null, 2)}\n`)
+renameSync(temporary, out)
+console.log(`wrote ${path.relative(process.cwd(), out) || out}`)
