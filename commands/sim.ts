@@ -108,7 +108,7 @@ export default class Sim extends BaseCommand<typeof Sim> {
       faultSchedule: flags.fault.map((spec) => parseFaultSpec(spec)),
     }
     const durationMs = flags.duration
-    const mode = flags.ndjson ? 'ndjson' : this.jsonEnabled() ? 'json' : 'text'
+    const mode = this.outputMode({ndjson: flags.ndjson})
     await runSimUntilStopped(options, {
       signal: this.interruptSignal,
       durationMs,

@@ -124,9 +124,8 @@ export default class ConnsWatch extends TargetCommand<typeof ConnsWatch> {
     const target = await this.openTarget({topology: flags['sim-topology'] as SimTopology})
     /** Every round, for the HTML report (hosts × rounds of small samples). */
     const rounds: RoundSample[] = []
-    const output = flags.ndjson ? 'ndjson' : this.jsonEnabled() ? 'json' : flags.once ? 'once' : process.stdout.isTTY ? 'live' : 'plain'
-    // --no-view: nothing per round on stdout (a container's log keeps the summary at the end).
-    const mode = !flags.view && (output === 'live' || output === 'plain') ? 'headless' : output
+    // --no-view (headless): nothing per round on stdout (a container's log keeps the summary at the end).
+    const mode = this.outputMode(flags)
     let metrics: ConnsMetrics | undefined
     let view: ConnsLiveView | undefined
     const display = timeDisplayOf(flags.utc)

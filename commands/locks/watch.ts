@@ -112,9 +112,8 @@ export default class LocksWatch extends TargetCommand<typeof LocksWatch> {
     await checkOutputFiles([{flag: '--html', file: flags.html}])
     const target = await this.openTarget(embeddedLocksCluster(flags))
     // live: a terminal (the held locks redrawn each poll, events under them); plain: event lines; ndjson: a stream.
-    const output = flags.ndjson ? 'ndjson' : this.jsonEnabled() ? 'json' : flags.once ? 'once' : process.stdout.isTTY ? 'live' : 'plain'
-    // --no-view: nothing per poll on stdout (a container's log keeps the summary at the end).
-    const mode = !flags.view && (output === 'live' || output === 'plain') ? 'headless' : output
+    // --no-view (headless): nothing per poll on stdout (a container's log keeps the summary at the end).
+    const mode = this.outputMode(flags)
     let metrics: LocksMetrics | undefined
     const startMetrics = (setName: string | undefined) => {
       if (!metricsExport || metrics) return

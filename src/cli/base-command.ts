@@ -25,6 +25,9 @@ export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<T['ba
 export type BaseArgs<T extends typeof Command> = Interfaces.InferredArgs<T['args']>
 
 /** After a command has finished and reported, how long a lingering handle may keep the process alive. */
+/** See BaseCommand.outputMode. */
+export type OutputMode = 'json' | 'ndjson' | 'once' | 'headless' | 'live' | 'plain'
+
 const EXIT_WATCHDOG_MS = 500
 
 /** JSON output, one-line errors with exit codes, Ctrl-C handling: every command. */
@@ -111,6 +114,19 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   override logJson(json: unknown): void {
     // Not this.log: oclif silences it under --json.
     ux.stdout(JSON.stringify(json, null, 2))
+  }
+
+  /**
+   * Where a command's output goes, decided once for every command the same way: --ndjson streams
+   * lines, --json prints one document at the end, --once one exposition; otherwise text, redrawn
+   * in place on a terminal (live) or line by line (plain), or nothing per round with --no-view (headless).
+   */
+  protected outputMode(flags: {ndjson?: boolean; once?: boolean; view?: boolean} = {}): OutputMode {
+    if (flags.ndjson) return 'ndjson'
+    if (this.jsonEnabled()) return 'json'
+    if (flags.once) return 'once'
+    if (flags.view === false) return 'headless'
+    return process.stdout.isTTY ? 'live' : 'plain'
   }
 
   /** Text already rendered (an event line, a plain round), fitted to stdout's width. Never JSON: that is printed whole. */
