@@ -39,6 +39,8 @@
  *   (closed) or was scheduled (open): every identity above holds per stage.
  */
 import {createHistogram, type Histogram, recordMs} from '../metrics/histograms.js'
+import {drainInFlight} from './drain.js'
+import {MissedSlots} from './missed-slots.js'
 import {type SeriesInterval, SeriesRecorder} from './series.js'
 import {type EngineStage, type LoadStage, SlotSchedule, StageLedger} from './stages.js'
 
@@ -465,22 +467,10 @@ export async function runEngine<Sample extends object = object>(plan: EnginePlan
 
   void allDone.then(stop)
   await stopped
-  // Wait for measured operations still in flight, within the drain.
-  let drainTimer: NodeJS.Timeout | undefined
-  let drainDeadline = performance.now() + (state.interrupted ? stopDrainMs : plan.drainTimeoutMs)
-  const drained = await new Promise<boolean>((resolve) => {
-    const arm = (): void => {
-      clearTimeout(drainTimer)
-      drainTimer = setTimeout(() => resolve(false), Math.max(0, drainDeadline - performance.now()))
-    }
-    shortenDrain = () => {
-      drainDeadline = Math.min(drainDeadline, performance.now() + stopDrainMs)
-      arm()
-    }
-    arm()
-    void allDone.then(() => resolve(true))
-  })
-  clearTimeout(drainTimer)
+  // Wait for measured operations still in flight, within the drain (a stop request shortens it).
+  const drain = drainInFlight(allDone, state.interrupted ? stopDrainMs : plan.drainTimeoutMs, stopDrainMs)
+  shortenDrain = drain.shorten
+  const drained = await drain.drained
   shortenDrain = undefined
   if (!drained) {
     const givenUpClass = hooks.signal.aborted ? ABORTED_CLASS : UNFINISHED_CLASS
@@ -489,46 +479,11 @@ export async function runEngine<Sample extends object = object>(plan: EnginePlan
     if (givenUpClass === ABORTED_CLASS) state.aborted += state.inFlight
   }
   state.sealed = true
-  const givenUpAt = performance.now()
-  // A missed slot's user has waited from its scheduled start until now, when
-  // the engine stopped waiting, and was still not served: record that wait, a
-  // lower bound of what they would have waited, in the corrected latency.
-  const recordMissed = (scheduledAt: number): void => {
-    recordMs(state.latencyCorrectedUs!, givenUpAt - scheduledAt)
-    ledger?.recordMissed(ledger.indexAt(scheduledAt), givenUpAt - scheduledAt)
+  if (openLoop) {
+    const missed = new MissedSlots(state.latencyCorrectedUs!, schedule!, ledger, performance.now())
+    for (const scheduledAt of interruptedAt) missed.record(scheduledAt)
+    if (untaken.end > untaken.first) missed.recordRange(untaken.first, untaken.end)
   }
-  /**
-   * Slots [first, end), in schedule order, each waited givenUpAt − its time (less for each later one). The
-   * histogram keeps a count per bucket (3 significant digits), so every run of slots whose waits (in whole µs,
-   * as recordMs rounds) fall in one bucket is recorded as one value with its count: the same histogram as one
-   * record per slot (counts, min, max, percentiles), in a number of steps bounded by the buckets. A run never
-   * crosses a stage boundary (each stage has its own histogram).
-   */
-  const recordMissedSlots = (first: number, end: number): void => {
-    const histogram = state.latencyCorrectedUs! as Histogram & {lowestEquivalentValue(value: number): number}
-    const waitUs = (slot: number): number => Math.max(1, Math.round((givenUpAt - slotTime(slot)) * 1000))
-    let slot = first
-    while (slot < end) {
-      const stage = ledger ? ledger.indexAt(slotTime(slot)) : 0
-      const stageEnd = ledger && stage + 1 < ledger.stages.length ? firstSlotAtOrAfter(ledger.boundary(stage + 1)) : end
-      const value = waitUs(slot)
-      const bucketLow = histogram.lowestEquivalentValue(value)
-      // The first later slot whose wait rounds below the bucket: scheduled after givenUpAt − (bucketLow − 0.5) µs.
-      const after = givenUpAt - (bucketLow - 0.5) / 1000
-      let next = firstSlotAtOrAfter(after)
-      while (next < end && waitUs(next) >= bucketLow && next < stageEnd) next += 1
-      while (next > slot + 1 && waitUs(next - 1) < bucketLow) next -= 1
-      next = Math.min(Math.max(next, slot + 1), end, Math.max(stageEnd, slot + 1))
-      const count = next - slot
-      histogram.recordValueWithCount(value, count)
-      ledger?.recordMissedUs(stage, value, count)
-      slot = next
-    }
-  }
-  for (const scheduledAt of interruptedAt) recordMissed(scheduledAt)
-  // The untaken slots can be millions (a stalled server at a high rate): one record per histogram bucket, not per
-  // slot, so the end of the run costs no more than the buckets (a per-slot loop took a minute of CPU at 10^8/s).
-  if (untaken.end > untaken.first) recordMissedSlots(untaken.first, untaken.end)
 
   clearTimeout(warmupTimer)
   clearTimeout(stopTimer)
