@@ -11,8 +11,8 @@ import {DEFAULT_SIM_OPTIONS, SCENARIOS, SIM_VERSION_PROFILES, type SimOptions, t
 import {durationFlag} from './flags.js'
 
 export const lockFilterFlags = {
-  db: Flags.string({summary: 'Only locks on this database and its namespaces.', helpGroup: 'FILTER'}),
-  ns: Flags.string({summary: 'Only the lock on this namespace (db.collection).', helpGroup: 'FILTER'}),
+  db: Flags.string({summary: 'Only locks on this database and its namespaces: distributed locks, and node-lock chains that touch it (kept whole, root blocker included).', helpGroup: 'FILTER'}),
+  ns: Flags.string({summary: 'Only the locks on this namespace (db.collection): its distributed lock, and node-lock chains that touch it.', helpGroup: 'FILTER'}),
 }
 
 export const lockExpiryFlag = {

@@ -18,6 +18,7 @@ import type {NodeToRead} from './nodes.js'
 import {filterLocks, toLockRows, toPingRows, type JoinInput, type LockFilter} from './parse.js'
 import {embeddedInMemoryHint, openLocksSession, readConfigSnapshot, readInMemoryView, sessionNotes, withinTimeout, type LocksSession} from './read.js'
 import type {DistributedLocksState, LocksListResult, LocksPingsResult, LocksTopology, NodeLocksEntry} from './types.js'
+import type {NamespaceFilter} from './node/namespace-filter.js'
 
 export interface LocksListConfig {
   filter?: LockFilter
@@ -91,8 +92,8 @@ function notApplicable(topology: ClusterTopology): DistributedLocksState {
  */
 const SHARD_WITHOUT_CONFIG = /part of a sharded cluster whose config server could not be read from here/
 
-async function listNodes(target: Target, readers: NodeReaders, topology: ClusterTopology, toRead: ReadonlyArray<NodeToRead | NodeLocksEntry>): Promise<NodeLocksEntry[]> {
-  return Promise.all(toRead.map(async (node) => ('view' in node ? node : (await readNode(target, readers, node)).entry)))
+async function listNodes(target: Target, readers: NodeReaders, topology: ClusterTopology, toRead: ReadonlyArray<NodeToRead | NodeLocksEntry>, filter: NamespaceFilter): Promise<NodeLocksEntry[]> {
+  return Promise.all(toRead.map(async (node) => ('view' in node ? node : (await readNode(target, readers, node, {filter})).entry)))
 }
 
 async function listLocks(target: Target, config: LocksListConfig): Promise<LocksListResult> {
@@ -103,7 +104,7 @@ async function listLocks(target: Target, config: LocksListConfig): Promise<Locks
     const discoveryNotes = topology.warnings.map((warning) => `discovery: ${warning}`)
     const kind: LocksTopology = topology.kind
     if (kind !== 'sharded') {
-      const nodes = await listNodes(target, readers, topology, toRead)
+      const nodes = await listNodes(target, readers, topology, toRead, config.filter ?? {})
       const entry = nodes[0]
       const shardWithoutConfig = topology.warnings.some((w) => SHARD_WITHOUT_CONFIG.test(w))
       const distributedLocks: DistributedLocksState = shardWithoutConfig ? 'unknown: this shard member\'s config server could not be read from here (see the notes)' : notApplicable(topology)
@@ -121,7 +122,7 @@ async function listLocks(target: Target, config: LocksListConfig): Promise<Locks
         now: nodes.find((n) => n.readAt !== null)?.readAt ?? new Date().toISOString(),
         nodes,
         rootBlockers: rootBlockers(nodes),
-        notes: [...nodesNotes(nodes), ...discoveryNotes],
+        notes: [...nodesNotes(nodes, config.filter ?? {}), ...discoveryNotes],
         interrupted: false,
       }
     }
@@ -130,8 +131,8 @@ async function listLocks(target: Target, config: LocksListConfig): Promise<Locks
     const viaShard = topology.entry?.role === 'shard'
     const configPrimary = toRead.find((n): n is NodeToRead => !('view' in n) && n.role === 'config primary')
     if (viaShard && !configPrimary) {
-      const nodes = await listNodes(target, readers, topology, toRead)
-      return shardedWithoutDistributed(target, topology, nodes, 'unknown: no primary of the config server could be read from this shard member (see nodes)', discoveryNotes)
+      const nodes = await listNodes(target, readers, topology, toRead, config.filter ?? {})
+      return shardedWithoutDistributed(target, topology, nodes, 'unknown: no primary of the config server could be read from this shard member (see nodes)', discoveryNotes, config.filter ?? {})
     }
     let session: LocksSession
     try {
@@ -139,12 +140,12 @@ async function listLocks(target: Target, config: LocksListConfig): Promise<Locks
     } catch (error) {
       // Entered through a mongos or config member, the session is the entry: its failure is the command's, as before.
       if (!viaShard) throw error
-      const nodes = await listNodes(target, readers, topology, toRead)
+      const nodes = await listNodes(target, readers, topology, toRead, config.filter ?? {})
       const failure = toPoolToolError(error, {target: configPrimary!.host, secrets: target.secrets})
-      return shardedWithoutDistributed(target, topology, nodes, `unknown: the config server's primary ${configPrimary!.host} could not be read: ${failure.message}`, discoveryNotes)
+      return shardedWithoutDistributed(target, topology, nodes, `unknown: the config server's primary ${configPrimary!.host} could not be read: ${failure.message}`, discoveryNotes, config.filter ?? {})
     }
     try {
-      const [distributed, nodes] = await Promise.all([listDistributed(session, config, topology), listNodes(target, readers, topology, toRead)])
+      const [distributed, nodes] = await Promise.all([listDistributed(session, config, topology), listNodes(target, readers, topology, toRead, config.filter ?? {})])
       const via = viaShard ? [`the URI reached shard member ${topology.entry!.host}: the distributed locks were read on its config server's primary ${configPrimary!.host}`] : []
       // The in-memory view's notes already carry discovery's warnings (it reads the same topology).
       const discovery = distributed.inMemory ? [] : discoveryNotes
@@ -154,7 +155,7 @@ async function listLocks(target: Target, config: LocksListConfig): Promise<Locks
         distributedLocks: 'read',
         nodes,
         rootBlockers: rootBlockers(nodes),
-        notes: [...via, ...distributed.notes, ...nodesNotes(nodes), ...discovery],
+        notes: [...via, ...distributed.notes, ...nodesNotes(nodes, config.filter ?? {}), ...discovery],
         interrupted: false,
       }
     } finally {
@@ -165,7 +166,7 @@ async function listLocks(target: Target, config: LocksListConfig): Promise<Locks
   }
 }
 
-function shardedWithoutDistributed(target: Target, topology: ClusterTopology, nodes: NodeLocksEntry[], distributedLocks: DistributedLocksState, notes: string[]): LocksListResult {
+function shardedWithoutDistributed(target: Target, topology: ClusterTopology, nodes: NodeLocksEntry[], distributedLocks: DistributedLocksState, notes: string[], filter: NamespaceFilter): LocksListResult {
   return {
     target: targetSummary(target),
     topology: 'sharded',
@@ -175,7 +176,7 @@ function shardedWithoutDistributed(target: Target, topology: ClusterTopology, no
     now: nodes.find((n) => n.readAt !== null)?.readAt ?? new Date().toISOString(),
     nodes,
     rootBlockers: rootBlockers(nodes),
-    notes: [...nodesNotes(nodes), ...notes],
+    notes: [...nodesNotes(nodes, filter), ...notes],
     interrupted: false,
   }
 }

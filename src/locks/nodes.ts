@@ -24,6 +24,7 @@ import {type ClusterHost, type ClusterTopology, connectAddress} from '../probes/
 import type {Target} from '../target.js'
 import {nodeLocksView} from './node/index.js'
 import type {NodeLocksEntry, NodeLocksRole, NodeReadError, RootBlocker} from './types.js'
+import {filterBlocking, type NamespaceFilter, namespaceFilterNote} from './node/namespace-filter.js'
 
 /** serverStatus sections the node view parses: lock waits, the global lock queue, tickets (queues.execution is never switched off), the member state. */
 const NODE_SECTIONS = ['locks', 'globalLock', 'wiredTiger', 'repl'] as const
@@ -200,7 +201,7 @@ export async function readNode(
   target: Target,
   readers: NodeReaders,
   node: NodeToRead,
-  options: {signal?: AbortSignal; previous?: NodeSample} = {},
+  options: {signal?: AbortSignal; previous?: NodeSample; filter?: NamespaceFilter} = {},
 ): Promise<{entry: NodeLocksEntry; sample?: NodeSample}> {
   const base = {host: node.host, role: node.role, ...(node.shard === undefined ? {} : {shard: node.shard}), ...(node.setName === undefined ? {} : {setName: node.setName})}
   try {
@@ -220,7 +221,7 @@ export async function readNode(
     const at = status.serverTime ?? status.receivedAt
     const previous = options.previous
     const intervalMS = previous ? at.getTime() - previous.atMS : 0
-    const view = nodeLocksView({
+    const fullView = nodeLocksView({
       node: node.host,
       currentOp: ops.value,
       ...('value' in lockInfo ? {lockInfo: lockInfo.value} : {}),
@@ -228,6 +229,8 @@ export async function readNode(
       // Rates need time between the two reads: a clock that did not move (or went back) gives none.
       ...(previous && intervalMS > 0 ? {previous: {serverStatus: previous.serverStatus, intervalMS}} : {}),
     })
+    // --db/--ns: the blocking that touches the namespace (chains whole); waits and tickets stay per process.
+    const view = options.filter ? {...fullView, blocking: filterBlocking(fullView.blocking, options.filter)} : fullView
     const version = typeof status.value.version === 'string' ? {version: status.value.version} : {}
     const entry: NodeLocksEntry = {...base, role: roleAtRead(node.role, status.value), readAt: at.toISOString(), ...version, view, lockInfo: 'value' in lockInfo ? 'read' : `refused: ${lockInfo.refused}`}
     return {entry, sample: {serverStatus: status.value, atMS: at.getTime()}}
@@ -243,11 +246,11 @@ export async function readNodes(
   target: Target,
   readers: NodeReaders,
   topology: ClusterTopology,
-  options: {signal?: AbortSignal; previous?: ReadonlyMap<string, NodeSample>} = {},
+  options: {signal?: AbortSignal; previous?: ReadonlyMap<string, NodeSample>; filter?: NamespaceFilter} = {},
 ): Promise<{nodes: NodeLocksEntry[]; samples: Map<string, NodeSample>}> {
   const toRead = await nodesToRead(target, readers, topology, options.signal)
   const read = await Promise.all(
-    toRead.map((node) => ('view' in node ? {entry: node} : readNode(target, readers, node, {...(options.signal ? {signal: options.signal} : {}), ...(options.previous?.get(node.host) ? {previous: options.previous.get(node.host)!} : {})}))),
+    toRead.map((node) => ('view' in node ? {entry: node} : readNode(target, readers, node, {...(options.signal ? {signal: options.signal} : {}), ...(options.previous?.get(node.host) ? {previous: options.previous.get(node.host)!} : {}), ...(options.filter ? {filter: options.filter} : {})}))),
   )
   const samples = new Map<string, NodeSample>()
   for (const r of read) if ('sample' in r && r.sample) samples.set(r.entry.host, r.sample)
@@ -271,10 +274,13 @@ export function rootBlockers(nodes: readonly NodeLocksEntry[]): RootBlocker[] {
 }
 
 /** A note when some node could not be read (its locks are unknown): how many were; nothing when all were. */
-export function nodesNotes(nodes: readonly NodeLocksEntry[]): string[] {
+export function nodesNotes(nodes: readonly NodeLocksEntry[], filter: NamespaceFilter = {}): string[] {
   const read = nodes.filter((n) => n.view !== null).length
-  if (read === nodes.length) return []
-  return [`node locks: ${read} of ${nodes.length} node(s) read, ${nodes.length - read} unknown (each listed with its error)`]
+  const filtered = namespaceFilterNote(filter)
+  return [
+    ...(read === nodes.length ? [] : [`node locks: ${read} of ${nodes.length} node(s) read, ${nodes.length - read} unknown (each listed with its error)`]),
+    ...(filtered === undefined || nodes.length === 0 ? [] : [filtered]),
+  ]
 }
 
 /** One node's state at a poll in a few fields (a watch's --ndjson `nodes` line): the full views stay in `locks list`. */

@@ -16,6 +16,7 @@ import {targetSummary} from '../result.js'
 import type {Target} from '../target.js'
 import {LOCKS_PURPOSE} from './list.js'
 import {NodeLockEpisodeTracker} from './node/episodes.js'
+import {namespaceFilterNote} from './node/namespace-filter.js'
 import type {NodeLockEpisodeEvent, NodeLockWaitRatesRecord} from './node/types.js'
 import {type NodeSample, type NodeToRead, NodeReaders, nodesToRead, readNodes} from './nodes.js'
 import {filterLocks, toLockRows, type LockFilter} from './parse.js'
@@ -117,6 +118,12 @@ export const DDL_HOLD_TIMES_NOTE =
   "a hold starts at its DDL operation's start ($currentOp microsecs_running, server clock) and ends between the last poll that saw " +
   'the operation and the first that no longer did: both bounds are reported (holdMinMS, holdMaxMS); an operation that starts and ends between two polls is not seen; ' +
   FOLLOW_UPS_NOTE
+/** --db/--ns narrowed the node locks: said once, with what stays whole. */
+function filterNote(filter: LockFilter): string[] {
+  const note = namespaceFilterNote(filter)
+  return note === undefined ? [] : [note]
+}
+
 /** Said in every watch's notes: what an episode's duration is. */
 export const EPISODES_NOTE =
   'a blocking episode runs from the first poll that saw operations wait on a node to the first that saw none: within one interval ' +
@@ -305,7 +312,7 @@ export async function runLocksWatch(target: Target, config: LocksWatchConfig, ho
       polls++
       const timeout = AbortSignal.timeout(pollTimeoutMS)
       // The nodes are read while the distributed locks are read and followed up (their reads are slower: every node).
-      const nodesRead = plan.topology ? readNodes(target, readers, plan.topology, {signal: hooks.signal, previous}).catch(() => undefined) : Promise.resolve(undefined)
+      const nodesRead = plan.topology ? readNodes(target, readers, plan.topology, {signal: hooks.signal, previous, filter: config.filter}).catch(() => undefined) : Promise.resolve(undefined)
       const distributed = session
         ? await pollDistributed(session, config.filter, {signal: AbortSignal.any([hooks.signal, timeout])}, {locks, ddl}, planner.youngWindowMS).then((r) => ({ok: r}), (error: unknown) => ({error, timedOut: timeout.aborted}))
         : undefined
@@ -401,7 +408,7 @@ export async function runLocksWatch(target: Target, config: LocksWatchConfig, ho
       ...(session ? {events: byTime(events), locks: session.model === 'in-memory' ? ddl.summary() : locks.summary(), followUps} : {}),
       nodeEpisodes: episodes.summary(),
       nodePolls,
-      notes: [...plan.notes, ...distributedNotes, ...(plan.topology ? [EPISODES_NOTE] : []), ...(pollFailures.length > 0 ? [FAILED_POLLS_NOTE] : [])],
+      notes: [...plan.notes, ...distributedNotes, ...(plan.topology ? [EPISODES_NOTE, ...filterNote(config.filter)] : []), ...(pollFailures.length > 0 ? [FAILED_POLLS_NOTE] : [])],
       interrupted: hooks.signal.aborted,
     }
   } finally {
