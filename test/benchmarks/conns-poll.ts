@@ -23,13 +23,13 @@
  */
 import {parseArgs} from 'node:util'
 
-import {runConnsWatch} from '../../src/conns/watch.js'
-import {MongoClient} from '../../src/mongo/driver.js'
+import {runConnsWatch} from '../../dist/src/conns/watch.js'
+import {MongoClient} from '../../dist/src/mongo/driver.js'
 import {startSimCluster} from '../../src/sim/host.js'
-import {resolveTarget} from '../../src/target.js'
+import {resolveTarget} from '../../dist/src/target.js'
 import {waitForState} from '../helpers/sim.js'
-import {serverStatusCommand} from '../../src/probes/server-status.js'
-import {holdersCurrentOp} from '../../src/conns/holders.js'
+import {serverStatusCommand} from '../../dist/src/probes/server-status.js'
+import {holdersCurrentOp} from '../../dist/src/conns/holders.js'
 import {benchRecord, PAIRED_OPTIONS, pairedFigure, pairsOf, type PairedRun, valueFigure} from './paired.js'
 import {cpuPercentOver} from './proc.js'
 

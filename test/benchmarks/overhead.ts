@@ -31,12 +31,12 @@
  */
 import {parseArgs} from 'node:util'
 
-import {toBenchConfig} from '../../src/bench/config.js'
-import {runBench} from '../../src/bench/run-bench.js'
-import {createRandom} from '../../src/bench/workloads.js'
-import {MongoClient} from '../../src/mongo/driver.js'
+import {toBenchConfig} from '../../dist/src/bench/config.js'
+import {runBench} from '../../dist/src/bench/run-bench.js'
+import {createRandom} from '../../dist/src/bench/workloads.js'
+import {MongoClient} from '../../dist/src/mongo/driver.js'
 import {startSimCluster} from '../../src/sim/host.js'
-import {resolveTarget, type Target} from '../../src/target.js'
+import {resolveTarget, type Target} from '../../dist/src/target.js'
 import {benchRecord, cpuMicros, type Figure, PAIRED_OPTIONS, pairedFigure, pairsOf, runPaired, type SliceValues} from './paired.js'
 import {pinClientAndServer} from './pin.js'
 

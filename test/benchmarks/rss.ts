@@ -28,12 +28,12 @@ import {fork} from 'node:child_process'
 import {fileURLToPath} from 'node:url'
 import {parseArgs} from 'node:util'
 
-import {toBenchConfig} from '../../src/bench/config.js'
-import {runBench} from '../../src/bench/run-bench.js'
-import {createRandom} from '../../src/bench/workloads.js'
-import {MongoClient} from '../../src/mongo/driver.js'
+import {toBenchConfig} from '../../dist/src/bench/config.js'
+import {runBench} from '../../dist/src/bench/run-bench.js'
+import {createRandom} from '../../dist/src/bench/workloads.js'
+import {MongoClient} from '../../dist/src/mongo/driver.js'
 import {startSimCluster} from '../../src/sim/host.js'
-import {resolveTarget} from '../../src/target.js'
+import {resolveTarget} from '../../dist/src/target.js'
 import {benchRecord, PAIRED_OPTIONS, pairedFigure, pairsOf, runPaired, type SliceValues} from './paired.js'
 
 const {values} = parseArgs({
