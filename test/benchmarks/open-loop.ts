@@ -53,7 +53,10 @@ type Side = 'bare' | 'pooltool' | 'workers'
 /**
  * The bare driver keeping an open-loop schedule: slot i due at start + i / rate, a 1 ms ticker
  * starting every due slot while fewer than `cap` are in flight (a slot over the cap waits for the
- * next completion). Lag: start minus due time, of the slots due after the warm-up.
+ * next completion). Lag: start minus due time, of the slots due after the warm-up. As in pooltool,
+ * the window ends on time: a slot not started by then is not started (pooltool counts it missed),
+ * and the slice waits only for the operations in flight. A slice that started no measured slot has
+ * no lag (NaN: the pair is left out of the ratio).
  */
 async function bareSlice(uri: string, rate: number): Promise<SliceValues> {
   const client = new MongoClient(uri, {maxPoolSize: cap, appName: 'pooltool-open-loop-bare'})
@@ -61,15 +64,17 @@ async function bareSlice(uri: string, rate: number): Promise<SliceValues> {
   const admin = client.db('admin')
   const lag = createHistogram()
   const start = performance.now()
+  const endAt = start + warmupMs + sliceMs
   const dueAt = (slot: number) => start + (slot * 1000) / rate
   const slots = Math.floor(((warmupMs + sliceMs) * rate) / 1000)
   let next = 0
   let inFlight = 0
   let measuredDone = 0
   await new Promise<void>((resolve) => {
+    const over = (): boolean => next >= slots || performance.now() >= endAt
     const startDue = (): void => {
       const now = performance.now()
-      while (next < slots && inFlight < cap && dueAt(next) <= now) {
+      while (next < slots && inFlight < cap && dueAt(next) <= now && now < endAt) {
         const due = dueAt(next)
         const measured = due - start >= warmupMs
         if (measured) recordMs(lag, now - due)
@@ -78,20 +83,26 @@ async function bareSlice(uri: string, rate: number): Promise<SliceValues> {
         void admin.command({ping: 1}).finally(() => {
           inFlight -= 1
           if (measured) measuredDone += 1
-          if (next >= slots && inFlight === 0) resolve()
+          if (over() && inFlight === 0) resolve()
           else startDue()
         })
       }
     }
     const tick = (): void => {
       startDue()
-      if (next < slots) setTimeout(tick, 1)
+      if (!over()) setTimeout(tick, 1)
+      else if (inFlight === 0) resolve()
     }
     tick()
   })
-  const elapsedMs = performance.now() - start - warmupMs
   await client.close()
-  return {lagP50Us: percentileUs(lag, 50), lagP99Us: percentileUs(lag, 99), lagMaxUs: lag.maxValue, achievedPerSec: (measuredDone * 1000) / elapsedMs}
+  const measured = lag.totalCount > 0
+  return {
+    lagP50Us: measured ? percentileUs(lag, 50) : Number.NaN,
+    lagP99Us: measured ? percentileUs(lag, 99) : Number.NaN,
+    lagMaxUs: measured ? lag.maxValue : Number.NaN,
+    achievedPerSec: (measuredDone * 1000) / sliceMs,
+  }
 }
 
 async function pooltoolSlice(target: Target, rate: number, threads: number): Promise<SliceValues> {
@@ -101,6 +112,8 @@ async function pooltoolSlice(target: Target, rate: number, threads: number): Pro
   })
   const result = await runBench(target, config, {signal: new AbortController().signal})
   const run = result.runs[0]!
+  // No operation started in the window (every slot missed): no lag to compare.
+  if (run.ops + run.errors === 0) return {lagP50Us: Number.NaN, lagP99Us: Number.NaN, lagMaxUs: Number.NaN, achievedPerSec: 0, missed: run.missed}
   return {lagP50Us: run.scheduleLagUs?.p50 ?? Number.NaN, lagP99Us: run.scheduleLagUs?.p99 ?? Number.NaN, lagMaxUs: run.scheduleLagUs?.max ?? Number.NaN, achievedPerSec: run.achievedRatePerSec ?? Number.NaN, missed: run.missed}
 }
 

@@ -166,6 +166,9 @@ export function pairedFigure<S extends string>(run: PairedRun<S>, options: {labe
   const ratios = run.pairs.map((pair) => pair[options.b][options.metric]! / pair[options.a][options.metric]!).filter((r) => Number.isFinite(r))
   const value = median(ratios)
   const interval = bootstrapMedianInterval(ratios)
+  const left = run.pairs.length - ratios.length
+  const sideMedian = (side: S) => median(run.pairs.map((p) => p[side][options.metric]!).filter((v) => Number.isFinite(v)))
+  const note = [options.note, left > 0 ? `${left} of ${run.pairs.length} pairs left out: a side measured nothing (e.g. every slot missed)` : undefined].filter(Boolean).join('; ')
   return {
     label: options.label,
     kind: 'ratio',
@@ -177,9 +180,9 @@ export function pairedFigure<S extends string>(run: PairedRun<S>, options: {labe
     met: goalMet(value, interval, options.goal, options.upperGoal),
     pairs: ratios.length,
     spread: spreadOf(ratios),
-    sides: {[options.a]: median(run.pairs.map((p) => p[options.a][options.metric]!)), [options.b]: median(run.pairs.map((p) => p[options.b][options.metric]!))},
+    sides: {[options.a]: sideMedian(options.a), [options.b]: sideMedian(options.b)},
     samples: ratios,
-    ...(options.note ? {note: options.note} : {}),
+    ...(note ? {note} : {}),
   }
 }
 
