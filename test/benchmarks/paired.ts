@@ -157,7 +157,8 @@ function spreadOf(values: readonly number[]): Figure['spread'] {
 }
 
 function goalMet(value: number, interval: [number, number], goal: number | null, upperGoal?: number): boolean | null {
-  if (goal === null) return null
+  // No value (every pair left out): whether the goal is met is unknown, not "not met".
+  if (goal === null || !Number.isFinite(value)) return null
   return value <= goal && (upperGoal === undefined || interval[1] <= upperGoal)
 }
 
@@ -216,7 +217,7 @@ export function formatFigure(figure: Figure): string {
   const goal =
     figure.goal === null
       ? ' (no goal set)'
-      : ` (goal ≤ ${figure.goal}${u}${figure.upperGoal === undefined ? '' : `, interval's upper end ≤ ${figure.upperGoal}`}) · ${figure.met ? 'met' : 'NOT met'}`
+      : ` (goal ≤ ${figure.goal}${u}${figure.upperGoal === undefined ? '' : `, interval's upper end ≤ ${figure.upperGoal}`}) · ${figure.met === null ? 'unknown' : figure.met ? 'met' : 'NOT met'}`
   const s = figure.spread
   const sides = figure.sides ? ` · medians ${Object.entries(figure.sides).map(([side, v]) => `${side} ${v.toFixed(1)}`).join(', ')}` : ''
   return `${head}${goal}\n  ${figure.pairs} ${figure.kind === 'ratio' ? 'pairs' : 'samples'}, spread min ${fmt(s.min, figure.unit)} · IQR [${fmt(s.q1, figure.unit)}, ${fmt(s.q3, figure.unit)}] · max ${fmt(s.max, figure.unit)}${sides}${figure.note ? `\n  ${figure.note}` : ''}`

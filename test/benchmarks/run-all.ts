@@ -8,7 +8,7 @@
  * The list tolerates absence: a benchmark whose file is not there is skipped (startup.ts is
  * written separately), and one that wrote no JSON shows as a row saying so.
  *
- * Flags: --quick (fewer pairs: about 2 minutes) --only name,name
+ * Flags: --quick (fewer pairs: about 2 minutes) --only name,name --table-only (run nothing: the table of the JSON files there)
  */
 import {spawn} from 'node:child_process'
 import {createWriteStream, existsSync, readFileSync, rmSync} from 'node:fs'
@@ -19,7 +19,7 @@ import {parseArgs} from 'node:util'
 import {writeJsonAtomically, writeTextAtomically} from '../../src/output.js'
 import {BENCH_OUTPUT_DIR, type BenchJson, type Figure, loadText, machine, ROOT} from './paired.js'
 
-const {values} = parseArgs({options: {quick: {type: 'boolean', default: false}, only: {type: 'string'}}})
+const {values} = parseArgs({options: {quick: {type: 'boolean', default: false}, only: {type: 'string'}, 'table-only': {type: 'boolean', default: false}}})
 /** In the order they run; the cheap ones whose figures are absolute come last. */
 const BENCHMARKS = ['overhead', 'open-loop', 'rss', 'locks-list', 'conns-poll', 'startup']
 const only = values.only?.split(',')
@@ -54,9 +54,11 @@ function runOne(name: string): Promise<{code: number | null; seconds: number}> {
   })
 }
 
-const cell = (n: number, unit: string) => (unit === '×' ? n.toFixed(3) : n >= 100 ? n.toFixed(0) : n.toFixed(2))
+/** JSON has no NaN: a figure with no value (every pair left out) reads null there. */
+const cell = (n: number | null, unit: string) => (n === null || !Number.isFinite(n) ? '—' : unit === '×' ? n.toFixed(3) : n >= 100 ? n.toFixed(0) : n.toFixed(2))
 const goalText = (f: Figure) => (f.goal === null ? '—' : `≤ ${f.goal}${f.unit === '×' ? '' : ` ${f.unit}`}${f.upperGoal === undefined ? '' : ` (hi ≤ ${f.upperGoal})`}`)
-const metText = (f: Figure) => (f.met === null ? 'n/a' : f.met ? 'met' : 'NOT met')
+const hasValue = (f: Figure) => f.value !== null && Number.isFinite(f.value)
+const metText = (f: Figure) => (f.goal === null ? 'n/a' : f.met === null || !hasValue(f) ? 'unknown' : f.met ? 'met' : 'NOT met')
 
 await mkdir(BENCH_OUTPUT_DIR, {recursive: true})
 const start = machine()
@@ -65,13 +67,16 @@ const started = performance.now()
 console.log(`npm run bench${values.quick ? ' --quick' : ''} · ${date} · ${start.cores} × ${start.cpu} · node ${start.node} · ${loadText()}`)
 const rows: {benchmark: string; figure?: Figure; missing?: string}[] = []
 const runs: Record<string, {code: number | null; seconds: number; loadavg?: BenchJson['loadavg']}> = {}
+const written: BenchJson[] = []
 for (const name of BENCHMARKS) {
   if (only && !only.includes(name)) continue
   if (!existsSync(path.join(HERE, `${name}.ts`))) continue
   const jsonFile = path.join(BENCH_OUTPUT_DIR, `${name}.json`)
-  rmSync(jsonFile, {force: true}) // a stale file must not stand in for this run
-  console.log(`\n== ${name} (${loadText()})`)
-  const outcome = await runOne(name)
+  if (!values['table-only']) {
+    rmSync(jsonFile, {force: true}) // a stale file must not stand in for this run
+    console.log(`\n== ${name} (${loadText()})`)
+  }
+  const outcome = values['table-only'] ? {code: existsSync(jsonFile) ? 0 : null, seconds: 0} : await runOne(name)
   runs[name] = outcome
   if (!existsSync(jsonFile)) {
     rows.push({benchmark: name, missing: outcome.code === 0 ? 'wrote no figures (not on the paired method)' : `failed (exit ${outcome.code}; see ${path.relative(ROOT, path.join(BENCH_OUTPUT_DIR, `${name}.log`))})`})
@@ -79,6 +84,7 @@ for (const name of BENCHMARKS) {
   }
   const json = JSON.parse(readFileSync(jsonFile, 'utf8')) as BenchJson
   runs[name]!.loadavg = json.loadavg
+  written.push(json)
   for (const figure of json.figures) rows.push({benchmark: name, figure})
 }
 
@@ -91,9 +97,13 @@ const lines = rows.map((r) =>
 const table = [header, header.map(() => '---'), ...lines].map((cols) => `| ${cols.join(' | ')} |`).join('\n')
 const minutes = (performance.now() - started) / 60_000
 const end = machine()
-const summary =
-  `npm run bench${values.quick ? ' --quick' : ''}, ${date.slice(0, 16).replace('T', ' ')} UTC, ${start.cores} × ${start.cpu}, node ${start.node}, ` +
-  `${minutes.toFixed(1)} min, load average ${start.loadavg.join(' ')} at the start, ${end.loadavg.join(' ')} at the end`
+const utc = (iso: string) => `${iso.slice(0, 16).replace('T', ' ')} UTC`
+const summary = values['table-only']
+  ? // The files' own dates and load, not this moment's.
+    `the benchmarks' JSON files of ${utc(written[0]?.date ?? date)} to ${utc(written.at(-1)?.date ?? date)}, ${start.cores} × ${start.cpu}, node ${start.node}, ` +
+    `load average ${written[0]?.loadavg.start.join(' ') ?? '?'} at the first start, ${written.at(-1)?.loadavg.end.join(' ') ?? '?'} at the last end`
+  : `npm run bench${values.quick ? ' --quick' : ''}, ${utc(date)}, ${start.cores} × ${start.cpu}, node ${start.node}, ` +
+    `${minutes.toFixed(1)} min, load average ${start.loadavg.join(' ')} at the start, ${end.loadavg.join(' ')} at the end`
 console.log(`\n${summary}\n\n${table}\n`)
 await writeTextAtomically(path.join(BENCH_OUTPUT_DIR, 'summary.md'), `${summary}\n\n${table}\n`)
 await writeJsonAtomically(path.join(BENCH_OUTPUT_DIR, 'summary.json'), {date, quick: values.quick, minutes, machine: start, loadavgEnd: end.loadavg, runs, rows})
