@@ -18,7 +18,7 @@
  * the bare loop alike.
  *
  * Flags: --rates 1000,5000 --slice-ms MS (1000) --warmup-ms MS (500) --cap N in-flight cap (512)
- *        --pairs N (20; --quick 6) --warmup-pairs N (1) --workers N (1: > 1 adds pooltool on N worker threads as a third side)
+ *        --pairs N (20; --quick 4) --warmup-pairs N (1) --workers N (1: > 1 adds pooltool on N worker threads as a third side)
  */
 import {parseArgs} from 'node:util'
 
@@ -46,7 +46,7 @@ const sliceMs = Number(values['slice-ms'])
 const warmupMs = Number(values['warmup-ms'])
 const cap = Number(values.cap)
 const workers = Number(values.workers)
-const {pairs, warmupPairs} = pairsOf(values, {full: 20, quick: 6, warmup: 1})
+const {pairs, warmupPairs} = pairsOf(values, {full: 20, quick: 4, warmup: 1})
 
 type Side = 'bare' | 'pooltool' | 'workers'
 

@@ -22,7 +22,7 @@
  * with a bootstrap 95% interval (issue 13 goal ≤ 1.10); peak RSS and heap used beside it.
  *
  * Flags: --concurrency N (10000) --seconds S per trial (8) --settle-seconds S (4) --latency-ms M (20)
- *        --pairs N (20; --quick 6) --warmup-pairs N (1)
+ *        --pairs N (20; --quick 4) --warmup-pairs N (1)
  */
 import {fork} from 'node:child_process'
 import {fileURLToPath} from 'node:url'
@@ -50,7 +50,7 @@ const {values} = parseArgs({
 const concurrency = Number(values.concurrency)
 const seconds = Number(values.seconds)
 const settleSeconds = Number(values['settle-seconds'])
-const {pairs, warmupPairs} = pairsOf(values, {full: 20, quick: 6, warmup: 1})
+const {pairs, warmupPairs} = pairsOf(values, {full: 20, quick: 4, warmup: 1})
 const latencyMs = Number(values['latency-ms'])
 const BARE_DB = 'pooltool_rss_bare'
 const ENGINE_DB = 'pooltool_rss'
