@@ -68,11 +68,11 @@ type Side = 'bare' | 'engine' | 'workers'
 
 /**
  * A slice of the bare loop on an open client: the loops run `LEAD_MS` unmeasured, then `sliceMs` measured (CPU µs
- * per op, p50 µs of the operations started in it). The lead-in matches the engine's: its window opens a second after
- * its loop starts. Without it the CPU ratio came out 0.88 [0.83, 0.94] (the engine apparently cheaper than the same
- * driver calls bare): the bare window opened at once, so it paid whatever the engine's slice had just left (garbage
- * of its set-up, a fresh client, seeding; its client closing), while the engine paid the bare slice's leftovers in
- * its own set-up, outside its window.
+ * per op, p50 µs of the operations started in it). The lead-in gives both sides the same shape (the engine's window
+ * opens a second after its loop starts), so neither window opens on what the other side's slice just left. It did
+ * not move the CPU ratio (0.88 [0.83, 0.94] before, 0.86 [0.78, 1.01] after, 24 pairs each): below 1 because the
+ * embedded cluster limits throughput at concurrency 64 and a slice's CPU per operation falls as its throughput rises
+ * (more replies per turn of the event loop); see docs/performance.md.
  */
 async function bareSlice(collection: ReturnType<ReturnType<MongoClient['db']>['collection']>, random: () => number): Promise<SliceValues> {
   const latenciesMs: number[] = []

@@ -100,7 +100,7 @@ const end = machine()
 const utc = (iso: string) => `${iso.slice(0, 16).replace('T', ' ')} UTC`
 const summary = values['table-only']
   ? // The files' own dates and load, not this moment's.
-    `the benchmarks' JSON files of ${utc(written[0]?.date ?? date)} to ${utc(written.at(-1)?.date ?? date)}, ${start.cores} × ${start.cpu}, node ${start.node}, ` +
+    `the benchmarks' JSON files of ${utc(written.map((j) => j.date).sort()[0] ?? date)} to ${utc(written.map((j) => j.date).sort().at(-1) ?? date)}, ${start.cores} × ${start.cpu}, node ${start.node}, ` +
     `load average ${written[0]?.loadavg.start.join(' ') ?? '?'} at the first start, ${written.at(-1)?.loadavg.end.join(' ') ?? '?'} at the last end`
   : `npm run bench${values.quick ? ' --quick' : ''}, ${utc(date)}, ${start.cores} × ${start.cpu}, node ${start.node}, ` +
     `${minutes.toFixed(1)} min, load average ${start.loadavg.join(' ')} at the start, ${end.loadavg.join(' ')} at the end`
