@@ -4,7 +4,7 @@
  * interval alone, and each host's server connections at the sampler's latest
  * poll.
  */
-import {createHistogram, type Histogram, percentileUs} from '../metrics/histograms.js'
+import {type Histogram, percentileUs} from '../metrics/histograms.js'
 import type {PoolTelemetry} from '../mongo/pool-telemetry.js'
 
 export interface SeriesGauges {
@@ -19,22 +19,11 @@ export interface SeriesGauges {
 }
 
 /**
- * Each call: the checkouts that ended since the previous call. The telemetry's histogram is cumulative
- * (and replaced when measuring starts): an interval's checkouts are its growth.
+ * Each call: the checkouts that ended since the previous call (or since measuring began: resetCounters starts the
+ * telemetry's interval afresh). The telemetry records them apart, so an interval's close copies no histogram.
  */
 export function checkoutWaitIntervals(telemetry: PoolTelemetry): () => Histogram {
-  let seenOf: Histogram | undefined
-  let seen = createHistogram()
-  return () => {
-    const cumulative = telemetry.checkoutWaitUs
-    const interval = createHistogram()
-    interval.add(cumulative)
-    if (seenOf === cumulative) interval.subtract(seen)
-    seenOf = cumulative
-    seen = createHistogram()
-    seen.add(cumulative)
-    return interval
-  }
+  return () => telemetry.takeCheckoutWaitInterval()
 }
 
 /** A reader of the gauges, one per run; `serverConnections` gives each host's latest reading. */

@@ -4,13 +4,15 @@
  * `pooltool locks list` on a big cluster: 10,000 lock documents in config.locks and 500 pingers
  * in config.lockpings (4.4 shapes: host:port:epoch:random processes, most locks released, some
  * held by live pingers, some by dead ones), on the embedded sharded cluster, read through its
- * router. Each trial is a fresh process, as a user runs it: the CLI (text, then --json) beside a
- * bare driver script that reads the same two collections whole through the same router. Prints
- * the wall time of each (median of --rounds) and the CLI's ratio to the bare read. Goal:
- * at most 3 × the bare read, and under 1 s on this machine. `--all` (every row as text) is timed
- * beside them, without a goal.
+ * router. Each trial is a fresh process, as a user runs it: the CLI (text, and --json) beside a
+ * bare driver script that reads the same two collections whole through the same router.
  *
- * Flags: --locks N (10000) --pingers N (500) --rounds R (5)
+ * Paired by the method of paired.ts: each pair runs bare, text, json in that order when even and
+ * reversed when odd, warm-up pairs discarded; the figures are the medians of the per-pair ratios of
+ * wall time (CLI / bare read) with bootstrap 95% intervals, goal (issue 14) ≤ 3 ×, and the CLI's own
+ * wall time against 1 s on this machine. `--with-all` adds `--all` (every row as text), without a goal.
+ *
+ * Flags: --locks N (10000) --pingers N (500) --pairs N (20; --quick 6) --warmup-pairs N (1) --with-all
  */
 import {spawnSync} from 'node:child_process'
 import path from 'node:path'
@@ -21,11 +23,12 @@ import {ObjectId} from 'bson'
 
 import {MongoClient} from '../../src/mongo/driver.js'
 import {startSimCluster} from '../../src/sim/index.js'
+import {benchRecord, type Figure, PAIRED_OPTIONS, pairedFigure, pairsOf, runPaired, type SliceValues, valueFigure} from './paired.js'
 
-const {values} = parseArgs({options: {locks: {type: 'string', default: '10000'}, pingers: {type: 'string', default: '500'}, rounds: {type: 'string', default: '5'}}})
+const {values} = parseArgs({options: {...PAIRED_OPTIONS, locks: {type: 'string', default: '10000'}, pingers: {type: 'string', default: '500'}, 'with-all': {type: 'boolean', default: false}}})
 const lockCount = Number(values.locks)
 const pingerCount = Number(values.pingers)
-const rounds = Number(values.rounds)
+const {pairs, warmupPairs} = pairsOf(values, {full: 20, quick: 6, warmup: 1})
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 const BIN = path.join(ROOT, 'bin', 'run.js')
 
@@ -46,8 +49,6 @@ function timed(args: string[]): {ms: number; stdout: string} {
   if (run.status !== 0) throw new Error(`${args.slice(0, 3).join(' ')} exited ${run.status}: ${run.stderr}`)
   return {ms, stdout: run.stdout}
 }
-
-const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
 
 const sim = await startSimCluster({topology: 'sharded', versionProfile: '4.4'})
 try {
@@ -74,35 +75,40 @@ try {
   )
   await client.close()
   const uri = sim.info.uri
-  console.log(`bench:locks-list · ${lockCount} locks, ${pingerCount} pingers · MongoDB 4.4 shapes through the router · ${rounds} rounds, each trial a fresh process`)
-  const trials = {bare: [] as number[], text: [] as number[], json: [] as number[], all: [] as number[]}
-  let textLines = 0
-  for (let round = 1; round <= rounds; round++) {
-    const bare = timed(['--input-type=module', '-e', BARE_READ, uri])
-    // The cluster's own locks and pings come on top of the inserted ones.
-    if (Number(bare.stdout.trim()) < lockCount + pingerCount) throw new Error(`the bare read saw ${bare.stdout.trim()} documents`)
-    const text = timed([BIN, 'locks', 'list', '--uri', uri])
-    const json = timed([BIN, 'locks', 'list', '--uri', uri, '--json'])
-    const all = timed([BIN, 'locks', 'list', '--uri', uri, '--all'])
-    const locks = (JSON.parse(json.stdout) as {locks: unknown[]}).locks.length
-    if (locks < lockCount) throw new Error(`--json listed ${locks} locks`)
-    textLines = text.stdout.split('\n').length
-    trials.bare.push(bare.ms)
-    trials.text.push(text.ms)
-    trials.json.push(json.ms)
-    trials.all.push(all.ms)
-    console.log(
-      `round ${round}: bare read ${bare.ms.toFixed(0)} ms · locks list ${text.ms.toFixed(0)} ms (${textLines} lines) · --json ${json.ms.toFixed(0)} ms · ` +
-        `--all ${all.ms.toFixed(0)} ms (${all.stdout.split('\n').length} lines)`,
-    )
-  }
-  const bare = median(trials.bare)
+  const record = benchRecord('locks-list', {pairs, warmupPairs, order: 'bare, text, json forward in even pairs, reversed in odd ones', slice: 'one fresh process per side'})
+  console.log(`bench:locks-list · ${lockCount} locks, ${pingerCount} pingers · MongoDB 4.4 shapes through the router · each trial a fresh process, wall time\n${record.header}`)
+  type Side = 'bare' | 'text' | 'json' | 'all'
+  const sides: [Side, Side, ...Side[]] = values['with-all'] ? ['bare', 'text', 'json', 'all'] : ['bare', 'text', 'json']
+  const run = await runPaired<Side>({
+    sides,
+    pairs,
+    warmupPairs,
+    slice: async (side): Promise<SliceValues> => {
+      if (side === 'bare') {
+        const bare = timed(['--input-type=module', '-e', BARE_READ, uri])
+        // The cluster's own locks and pings come on top of the inserted ones.
+        if (Number(bare.stdout.trim()) < lockCount + pingerCount) throw new Error(`the bare read saw ${bare.stdout.trim()} documents`)
+        return {ms: bare.ms}
+      }
+      const cli = timed([BIN, 'locks', 'list', '--uri', uri, ...(side === 'text' ? [] : [`--${side}`])])
+      if (side === 'json') {
+        const locks = (JSON.parse(cli.stdout) as {locks: unknown[]}).locks.length
+        if (locks < lockCount) throw new Error(`--json listed ${locks} locks`)
+      }
+      return {ms: cli.ms, lines: cli.stdout.split('\n').length}
+    },
+    onPair: (index, v, measured) =>
+      console.log(`${measured ? `pair ${index - warmupPairs + 1}` : `warm-up ${index + 1}`}: ` + sides.map((s) => `${s} ${v[s].ms!.toFixed(0)} ms`).join(' · ')),
+  })
   console.log('')
-  for (const kind of ['text', 'json', 'all'] as const) {
-    const ms = median(trials[kind])
-    const label = {text: '(text, summarised)', json: '--json', all: '--all (every row as text)'}[kind]
-    console.log(`locks list ${label}: ${ms.toFixed(0)} ms, ${(ms / bare).toFixed(2)} × the bare read's ${bare.toFixed(0)} ms${kind === 'all' ? '' : ' (goal ≤ 3 × and < 1000 ms)'}`)
+  const figures: Figure[] = []
+  for (const kind of ['text', 'json'] as const) {
+    const label = kind === 'text' ? 'locks list' : 'locks list --json'
+    figures.push(pairedFigure(run, {label: `${label} wall time (${lockCount} locks), CLI / bare read`, metric: 'ms', a: 'bare', b: kind, goal: 3}))
+    figures.push(valueFigure({label: `${label} wall time (${lockCount} locks)`, unit: 'ms', samples: run.pairs.map((p) => p[kind].ms!), goal: 1000}))
   }
+  if (values['with-all']) figures.push(pairedFigure(run, {label: `locks list --all wall time, CLI / bare read`, metric: 'ms', a: 'bare', b: 'all', goal: null}))
+  await record.finish(figures)
 } finally {
   await sim.stop()
 }

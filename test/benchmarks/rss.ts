@@ -11,36 +11,46 @@
  * 9,900 wait in the driver's queue; the embedded cluster (its own process) serves each find in
  * --latency-ms, so every loop always has one operation outstanding. A child samples its own RSS
  * every 100 ms after --settle-seconds; it reports the peak and the median of those samples.
- * Rounds alternate bare / engine; the figures are medians over rounds.
  *
- * Flags: --concurrency N (10000) --seconds S per trial (15) --settle-seconds S (5) --rounds R (3) --latency-ms M (20)
+ * Pairing (the method of paired.ts, adapted): a trial must be a fresh process, and a process needs
+ * seconds to reach its steady heap, so the short alternating slices of the CPU benchmarks do not
+ * fit. RSS is a level, not a rate: what drifts between trials is the machine's memory pressure and
+ * when V8 happens to collect, not its speed. So the two children of a pair run at the same time
+ * (started in alternating order: bare first in even pairs, engine first in odd ones), against the
+ * same cluster, sampled over the same seconds of their lives: each pair's ratio compares two
+ * processes under one machine state. The figure is the median of the per-pair ratios of median RSS
+ * with a bootstrap 95% interval (issue 13 goal ≤ 1.10); peak RSS and heap used beside it.
+ *
+ * Flags: --concurrency N (10000) --seconds S per trial (8) --settle-seconds S (4) --latency-ms M (20)
+ *        --pairs N (20; --quick 4) --warmup-pairs N (1)
  */
 import {fork} from 'node:child_process'
 import {fileURLToPath} from 'node:url'
 import {parseArgs} from 'node:util'
 
-import {toBenchConfig} from '../../src/bench/config.js'
-import {runBench} from '../../src/bench/run-bench.js'
-import {createRandom} from '../../src/bench/workloads.js'
-import {MongoClient} from '../../src/mongo/driver.js'
+import {toBenchConfig} from '../../dist/src/bench/config.js'
+import {runBench} from '../../dist/src/bench/run-bench.js'
+import {createRandom} from '../../dist/src/bench/workloads.js'
+import {MongoClient} from '../../dist/src/mongo/driver.js'
 import {startSimCluster} from '../../src/sim/index.js'
-import {resolveTarget} from '../../src/target.js'
+import {resolveTarget} from '../../dist/src/target.js'
+import {benchRecord, PAIRED_OPTIONS, pairedFigure, pairsOf, runPaired, type SliceValues} from './paired.js'
 
 const {values} = parseArgs({
   options: {
+    ...PAIRED_OPTIONS,
     role: {type: 'string'},
     uri: {type: 'string'},
     concurrency: {type: 'string', default: '10000'},
-    seconds: {type: 'string', default: '15'},
-    'settle-seconds': {type: 'string', default: '5'},
-    rounds: {type: 'string', default: '3'},
+    seconds: {type: 'string', default: '8'},
+    'settle-seconds': {type: 'string', default: '4'},
     'latency-ms': {type: 'string', default: '20'},
   },
 })
 const concurrency = Number(values.concurrency)
 const seconds = Number(values.seconds)
 const settleSeconds = Number(values['settle-seconds'])
-const rounds = Number(values.rounds)
+const {pairs, warmupPairs} = pairsOf(values, {full: 20, quick: 4, warmup: 1})
 const latencyMs = Number(values['latency-ms'])
 const BARE_DB = 'pooltool_rss_bare'
 const ENGINE_DB = 'pooltool_rss'
@@ -139,7 +149,6 @@ function trialInChild(role: Role, uri: string): Promise<Trial> {
   })
 }
 
-const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`
 const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0
 
 if (values.role) {
@@ -154,30 +163,41 @@ try {
   await seeder.db(BARE_DB).collection<{_id: number; payload: string}>('bench').insertMany(Array.from({length: SEED_DOCS}, (_, i) => ({_id: i, payload: 'x'.repeat(256)})))
   await seeder.close()
   await sim.control({kind: 'latency', ms: latencyMs})
+  const record = benchRecord('rss', {pairs, warmupPairs, order: 'both children of a pair at once, started bare first in even pairs, engine first in odd ones', slice: `a fresh process per side, ${seconds} s each, RSS sampled every 100 ms after ${settleSeconds} s`})
   console.log(
     `bench:rss · ${concurrency} operations in flight (findOne by _id, maxPoolSize 100, ${latencyMs} ms per find) · ` +
-      `${rounds} rounds of ${seconds}s each side, RSS sampled every 100 ms after ${settleSeconds}s · each trial a fresh process`,
+      `each pair: bare and engine in two fresh processes at once, ${seconds}s each, RSS sampled every 100 ms after ${settleSeconds}s\n${record.header}`,
   )
-  const trials: Record<Role, Trial[]> = {bare: [], engine: []}
-  for (let round = 1; round <= rounds; round++) {
-    const b = await trialInChild('bare', sim.info.uri)
-    const e = await trialInChild('engine', sim.info.uri)
-    trials.bare.push(b)
-    trials.engine.push(e)
-    console.log(
-      `round ${round}: bare ${b.ops} ops, RSS median ${mb(b.medianRssBytes)}, peak ${mb(b.peakRssBytes)}, heap used ${mb(b.medianHeapUsedBytes)} | ` +
-        `engine ${e.ops} ops, RSS median ${mb(e.medianRssBytes)}, peak ${mb(e.peakRssBytes)}, heap used ${mb(e.medianHeapUsedBytes)} (${e.samples} samples)`,
-    )
-  }
-  const figure = (role: Role, key: 'peakRssBytes' | 'medianRssBytes') => median(trials[role].map((t) => t[key]))
+  const toValues = (t: Trial): SliceValues => ({ops: t.ops, medianRssMB: t.medianRssBytes / 2 ** 20, peakRssMB: t.peakRssBytes / 2 ** 20, heapUsedMB: t.medianHeapUsedBytes / 2 ** 20, samples: t.samples})
+  // runPaired runs the sides one after the other; here a pair's two children run together, so the pair is one
+  // call whose results are handed out per side (the order only decides which child is spawned first).
+  let current: Promise<Record<Role, Trial>> | undefined
+  const run = await runPaired<Role>({
+    sides: ['bare', 'engine'],
+    pairs,
+    warmupPairs,
+    slice: async (side, index) => {
+      if (side === (index % 2 === 0 ? 'bare' : 'engine')) {
+        const [first, second]: Role[] = index % 2 === 0 ? ['bare', 'engine'] : ['engine', 'bare']
+        const a = trialInChild(first, sim.info.uri)
+        const b = trialInChild(second, sim.info.uri)
+        current = Promise.all([a, b]).then(([x, y]) => ({[first]: x, [second]: y}) as Record<Role, Trial>)
+      }
+      return toValues((await current!)[side])
+    },
+    onPair: (index, v, measured) =>
+      console.log(
+        `${measured ? `pair ${index - warmupPairs + 1}` : `warm-up ${index + 1}`}: ` +
+          (['bare', 'engine'] as const).map((s) => `${s} ${v[s].ops} ops, RSS median ${v[s].medianRssMB!.toFixed(1)} MB, peak ${v[s].peakRssMB!.toFixed(1)} MB, heap used ${v[s].heapUsedMB!.toFixed(1)} MB`).join(' | ') +
+          ` · ratio ${(v.engine.medianRssMB! / v.bare.medianRssMB!).toFixed(3)}`,
+      ),
+  })
   console.log('')
-  for (const key of ['medianRssBytes', 'peakRssBytes'] as const) {
-    const label = key === 'peakRssBytes' ? 'peak' : 'median'
-    console.log(
-      `RSS ${label} (median of rounds): bare ${mb(figure('bare', key))}, engine ${mb(figure('engine', key))}, ` +
-        `ratio ${(figure('engine', key) / figure('bare', key)).toFixed(3)} (goal ≤ 1.10)`,
-    )
-  }
+  await record.finish([
+    pairedFigure(run, {label: `RSS with ${concurrency} operations in flight (median of samples), engine / bare`, metric: 'medianRssMB', a: 'bare', b: 'engine', goal: 1.1}),
+    pairedFigure(run, {label: `peak RSS with ${concurrency} operations in flight, engine / bare`, metric: 'peakRssMB', a: 'bare', b: 'engine', goal: null}),
+    pairedFigure(run, {label: `V8 heap used with ${concurrency} operations in flight, engine / bare`, metric: 'heapUsedMB', a: 'bare', b: 'engine', goal: null}),
+  ])
 } finally {
   const cleaner = new MongoClient(sim.info.uri)
   for (const db of [BARE_DB, ENGINE_DB]) await cleaner.db(db).dropDatabase().catch(() => undefined)

@@ -149,4 +149,25 @@ describe('PoolTelemetry', () => {
     assert.equal(client.listenerCount('connectionCheckedOut'), 0, 'detach removes every listener')
     assert.equal(telemetry.unmatchedCheckouts, 0)
   })
+
+  it("gives each series interval its own checkouts: those since the previous take, warm-up's dropped at resetCounters", async () => {
+    const {checkoutWaitIntervals} = await import('../../src/bench/series-gauges.js')
+    const telemetry = new PoolTelemetry()
+    const client = fakeClient()
+    telemetry.attach(client)
+    const checkout = (id: number) => {
+      client.emit('connectionCheckOutStarted', {address: A})
+      client.emit('connectionCheckedOut', {address: A, connectionId: id, durationMS: 0})
+    }
+    const interval = checkoutWaitIntervals(telemetry)
+    checkout(1) // warm-up
+    telemetry.resetCounters()
+    checkout(2)
+    checkout(3)
+    assert.equal(interval().totalCount, 2)
+    checkout(4)
+    assert.equal(interval().totalCount, 1)
+    assert.equal(interval().totalCount, 0)
+    assert.equal(telemetry.checkoutWaitUs.totalCount, 3, 'the cumulative histogram keeps every measured checkout')
+  })
 })
