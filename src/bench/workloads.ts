@@ -6,6 +6,7 @@
 import type {Collection, Db} from '../mongo/driver.js'
 import {createKeyPicker} from './key-dist.js'
 import type {BenchConfig, MixableOp, WorkloadKind} from './types.js'
+import {seededRandom} from '../metrics/seeded-random.js'
 
 /**
  * What an operation runs against, built once per client: creating Collection
@@ -44,14 +45,7 @@ export interface Workload {
 
 /** Cheap non-cryptographic PRNG (mulberry32): reproducible runs, no Math.random contention. */
 export function createRandom(seed = 0x5eed): () => number {
-  let state = seed >>> 0
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0
-    let t = state
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296
-  }
+  return seededRandom(seed)
 }
 
 function payloadOf(sizeBytes: number): string {

@@ -27,23 +27,13 @@
  * files always give the same intervals.
  */
 import type {RunResult, SeriesPoint} from '../bench/types.js'
+import {seededRandom} from '../metrics/seeded-random.js'
 
 /** Replicates per figure: enough for the 2.5th/97.5th percentiles to settle to about 1% (the ratios are shown to 0.01). */
 export const BOOTSTRAP_REPLICATES = 4000
 /** Fewer intervals than this tell nothing about the spread between them. */
 export const MIN_INTERVALS = 2
 
-/** mulberry32: a small, fast, seedable generator; statistical quality is ample for resampling indices. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0
-    let t = state
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296
-  }
-}
 
 /** What a series figure is made of, per interval: a weight and a value (ops/s: operations and time), and its stage. */
 interface Part {

@@ -23,6 +23,7 @@ import {fileURLToPath} from 'node:url'
 import {mkdir} from 'node:fs/promises'
 
 import {writeJsonAtomically} from '../../src/output.js'
+import {seededRandom} from '../../src/metrics/seeded-random.js'
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 export const BENCH_OUTPUT_DIR = path.join(ROOT, 'test-output', 'bench')
@@ -83,17 +84,6 @@ export async function runPaired<S extends string>(options: {
 
 // ---- statistics ----
 
-/** Cheap seeded PRNG (mulberry32): the bootstrap gives the same interval for the same pairs. */
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0
-    let t = state
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296
-  }
-}
 
 /** Linear-interpolated quantile (q in [0, 1]) of values already sorted ascending. */
 export function quantileSorted(sorted: readonly number[], q: number): number {
