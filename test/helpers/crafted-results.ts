@@ -7,7 +7,7 @@
 import type {BenchResult, RunResult, SeriesPoint} from '../../src/bench/types.js'
 import {createHistogram, encodeHistogram, percentileUs, summarize} from '../../src/metrics/histograms.js'
 import {checkBenchResult, type LoadedResult} from '../../src/report/load.js'
-import {seededRandom} from '../../src/report/noise.js'
+import {seededRandom} from '../../src/metrics/seeded-random.js'
 
 /** Deterministic values around `center` (µs), spread ±`spread` (fraction), from a seed. */
 function values(count: number, seed: number, center: number, spread = 0.3): number[] {
