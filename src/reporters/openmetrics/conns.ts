@@ -51,18 +51,8 @@ export class ConnsMetrics {
     return out.build()
   }
 
-  private hostLabels(host: HostSample): Labels {
-    return {
-      cluster: this.options.cluster,
-      host: this.options.privacy.host(host.host),
-      role: host.role,
-      set: host.setName === undefined ? '' : this.options.privacy.text(host.setName),
-      shard: host.shard === undefined ? '' : this.options.privacy.text(host.shard),
-    }
-  }
-
   private host(out: FamilyBuilder, host: HostSample): void {
-    const labels = this.hostLabels(host)
+    const labels = this.options.privacy.hostLabels(this.options.cluster, host)
     out.gauge('pooltool_host_up', '1 when the host answered serverStatus in the last round, else 0.', labels, host.state === 'ok' ? 1 : 0)
     out.gauge('pooltool_host_last_answer_timestamp_seconds', "When the host last answered (Unix time, end of that round).", labels, this.lastAnswer.get(host.host))
     if (host.state !== 'ok') return

@@ -33,6 +33,17 @@ export class LabelPrivacy {
     return `${alias(this.hostAliases, name, 'host')}${port}`
   }
 
+  /** The labels of every per-host series: cluster, host, role, and the replica set and shard where they apply. */
+  hostLabels(cluster: string, host: {host: string; role: string; setName?: string; shard?: string}): Record<string, string> {
+    return {
+      cluster,
+      host: this.host(host.host),
+      role: host.role,
+      set: host.setName === undefined ? '' : this.text(host.setName),
+      shard: host.shard === undefined ? '' : this.text(host.shard),
+    }
+  }
+
   /** A client address (no port): aliased with --redact-hosts. */
   client(value: string): string {
     if (!this.options.redactHosts) return this.text(value)

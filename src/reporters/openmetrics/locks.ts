@@ -74,18 +74,8 @@ export class LocksMetrics {
     return out.build()
   }
 
-  private nodeLabels(node: NodeLocksEntry): Labels {
-    return {
-      cluster: this.options.cluster,
-      host: this.options.privacy.host(node.host),
-      role: node.role,
-      set: node.setName === undefined ? '' : this.options.privacy.text(node.setName),
-      shard: node.shard === undefined ? '' : this.options.privacy.text(node.shard),
-    }
-  }
-
   private node(out: FamilyBuilder, node: NodeLocksEntry): void {
-    const labels = this.nodeLabels(node)
+    const labels = this.options.privacy.hostLabels(this.options.cluster, node)
     out.gauge('pooltool_locks_node_up', '1 when the node was read in the last poll, else 0 (its locks unknown).', labels, node.view ? 1 : 0)
     out.counter('pooltool_lock_episodes_started_total', 'Blocking episodes (operations waiting for a lock, with or without a visible blocker) that started during this watch.', labels, this.episodesStarted.get(node.host) ?? 0)
     out.gauge('pooltool_lock_episodes_open', 'Blocking episodes going on now.', labels, this.openEpisodes.get(node.host)?.size ?? 0)
