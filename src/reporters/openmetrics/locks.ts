@@ -12,7 +12,7 @@
 import type {NodeLockEpisodeEvent} from '../../locks/node/types.js'
 import type {LockVerdict, LocksPoll, NodeLocksEntry, NodesPoll} from '../../locks/types.js'
 import type {PollEnd} from '../../locks/watch.js'
-import {FamilyBuilder, type Labels, type MetricFamily} from './families.js'
+import {FamilyBuilder, type MetricFamily} from './families.js'
 import type {LabelPrivacy} from './label-privacy.js'
 
 export interface LocksMetricsOptions {
