@@ -89,7 +89,8 @@ window.pooltoolCharts = [];
 const width = () => Math.min(1100, document.body.clientWidth - 40);
 function chart(id, title, opts, chartData) {
   const holder = document.getElementById(id);
-  const u = new uPlot(Object.assign({title, width: width(), height: 320}, opts), chartData, holder);
+  // Static legends unless a chart says otherwise: uPlot's live legend shows the value under the cursor, "--" without one.
+  const u = new uPlot(Object.assign({title, width: width(), height: 320, legend: {live: false}}, opts), chartData, holder);
   const ys = u.data.slice(1);
   const points = ys.reduce((sum, ys1) => sum + ys1.filter((v) => v !== null && v !== undefined && Number.isFinite(v)).length, 0);
   window.pooltoolCharts.push({id, title, series: ys.length, points});
