@@ -33,6 +33,7 @@ import {compareFileSettings, matchKey, RUN_SETTINGS, runDifferences, SETTING_NAM
 import type {LoadedResult} from './load.js'
 import {notBenchResult} from './load.js'
 import {ratioInterval, type SeriesFigure, seriesSpread} from './noise.js'
+import {unsettled} from './settling.js'
 import {
   COMPARED_METRICS,
   type ComparedMetric,
@@ -197,6 +198,7 @@ export function compareBenchResults(base: LoadedResult, next: LoadedResult, opti
   // Runs: matched on every run setting not paired; a match must be one run, or the pairing is ambiguous.
   const runs: RunComparison[] = []
   const unmatchedNew: string[] = []
+  const unsettledNotes: string[] = []
   const usedBase = new Set<RunResult>()
   for (const run of next.result.runs) {
     const key = matchKey(run, paired)
@@ -213,6 +215,10 @@ export function compareBenchResults(base: LoadedResult, next: LoadedResult, opti
     }
     const counterpart = candidates[0]!
     usedBase.add(counterpart)
+    for (const [file, side] of [[base.file, counterpart], [next.file, run]] as const) {
+      const drift = unsettled(side)
+      if (drift) unsettledNotes.push(`${file} ${runLabel(side)}: ops/s went ${Math.round(drift.firstOpsPerSec)} → ${Math.round(drift.lastOpsPerSec)} from its first to its last half of intervals: it had not settled (the pool, the JIT, a machine waking from idle), and its interval noise cannot show that; a longer --warmup, or a rerun, tells`)
+    }
     runs.push(compareRun(base.file, counterpart, next.file, run, [...pairedFile, ...runDifferences(counterpart, run)]))
   }
   const unmatchedBase = base.result.runs.filter((run) => !usedBase.has(run)).map(runLabel)
@@ -243,6 +249,7 @@ export function compareBenchResults(base: LoadedResult, next: LoadedResult, opti
   if (next.result.runs.some((run) => run.latencyCorrectedUs) && runs.some((run) => run.metrics.p99.noise === 'series')) {
     notes.push('open loop: the series keeps uncorrected per-interval latency; its spread stands for the corrected figures compared')
   }
+  notes.push(...unsettledNotes)
   if (unmatchedNew.length > 0) notes.push(`runs of ${next.file} without a counterpart: ${unmatchedNew.join('; ')}`)
   if (unmatchedBase.length > 0) notes.push(`runs of ${base.file} without a counterpart: ${unmatchedBase.join('; ')}`)
   return {
