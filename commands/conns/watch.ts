@@ -179,16 +179,13 @@ export default class ConnsWatch extends TargetCommand<typeof ConnsWatch> {
     // A report that cannot be written (a full disk) must not take the watch's summary with it: said after it.
     const htmlFailure = flags.html === undefined ? undefined : await writeTextAtomically(flags.html, renderConnsHtml(connsReportData(result, rounds, display), await loadChartLibrary()), '--html').then(() => undefined, (error: PoolToolError) => error)
     if (mode === 'ndjson') this.log(JSON.stringify({type: 'summary', ...result}))
-    else if (mode === 'once') await this.writeOnce(metricsExport)
+    else if (mode === 'once') {
+      if (metricsExport) this.log(await metricsExport.onceText())
+    }
     else if (mode !== 'json') this.logFitted(renderWatchSummary(result, stdoutLayout()))
     // Ctrl-C is how an open-ended watch ends; it only counts as an interruption when a bound was asked for.
     if (result.interrupted && (options.durationMS !== undefined || options.count !== undefined)) process.exitCode = this.interruptedExitCode
     if (htmlFailure) this.sayFailureAfterResult(htmlFailure)
     return result
-  }
-
-  /** --once: the round's exposition is all stdout gets. */
-  private async writeOnce(metricsExport: MetricsExport | undefined): Promise<void> {
-    if (metricsExport) this.log((await metricsExport.onceText()).trimEnd())
   }
 }

@@ -200,7 +200,7 @@ export default class LocksWatch extends TargetCommand<typeof LocksWatch> {
     const htmlFailure = flags.html === undefined ? undefined : await writeTextAtomically(flags.html, renderLocksHtml(locksReportData(result), await loadChartLibrary()), '--html').then(() => undefined, (error: PoolToolError) => error)
     if (mode === 'ndjson') this.log(JSON.stringify({type: 'summary', ...result}))
     else if (mode === 'once') {
-      if (metricsExport) this.log((await metricsExport.onceText()).trimEnd())
+      if (metricsExport) this.log(await metricsExport.onceText())
     } else if (mode !== 'json') this.logFitted(renderLocksWatch(result, stdoutLayout()))
     process.exitCode = watchExitCode(result, durationMs !== undefined, this.interruptedExitCode)
     if (htmlFailure) this.sayFailureAfterResult(htmlFailure)

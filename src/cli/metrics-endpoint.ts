@@ -19,9 +19,6 @@ interface Published {
 
 export class MetricsEndpoint {
   private published: Published | undefined
-  /** Renders finish out of order only if one is slow; the newest round wins. */
-  private publishedSeq = 0
-  private nextSeq = 0
 
   private constructor(
     private readonly server: Server,
@@ -45,12 +42,9 @@ export class MetricsEndpoint {
     return endpoint
   }
 
-  /** Render `families` in both formats, then make them what scrapes get. */
+  /** Render `families` in both formats, then make them what scrapes get. Callers publish one round at a time, in order (MetricsExport chains them). */
   async publish(families: readonly MetricFamily[]): Promise<void> {
-    const seq = ++this.nextSeq
     const [prometheus, openmetrics] = await Promise.all([renderExposition(families, 'prometheus'), renderExposition(families, 'openmetrics')])
-    if (seq < this.publishedSeq) return
-    this.publishedSeq = seq
     this.published = {prometheus, openmetrics}
   }
 

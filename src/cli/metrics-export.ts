@@ -66,9 +66,9 @@ export class MetricsExport {
     })
   }
 
-  /** --once: the last round's exposition, in the Prometheus text format. */
+  /** --once: the last round's exposition, in the Prometheus text format, without its final newline (the caller's log adds one). */
   async onceText(): Promise<string> {
-    return (await renderExposition(this.latest, 'prometheus')).text
+    return (await renderExposition(this.latest, 'prometheus')).text.trimEnd()
   }
 
   /** Waits for the last publish, then frees the port (open scrapes included). */

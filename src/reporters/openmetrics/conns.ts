@@ -67,9 +67,9 @@ export class ConnsMetrics {
       // A shard's name, "config", or the host:port of a remote no shard claims (a replica set's members).
       const remote = /:\d+$/.test(pool.shard) ? this.options.privacy.host(pool.shard) : this.options.privacy.text(pool.shard)
       const poolLabels = {...labels, remote}
-      out.gauge('pooltool_pool_connections', 'Outgoing pool connections (connPoolStats) to a remote: a shard or the config server (summed over its hosts), else a host, by state.', {...poolLabels, state: 'in_use'}, pool.inUse)
-      out.gauge('pooltool_pool_connections', 'Outgoing pool connections (connPoolStats) to a remote: a shard or the config server (summed over its hosts), else a host, by state.', {...poolLabels, state: 'available'}, pool.available)
-      out.gauge('pooltool_pool_connections', 'Outgoing pool connections (connPoolStats) to a remote: a shard or the config server (summed over its hosts), else a host, by state.', {...poolLabels, state: 'refreshing'}, pool.refreshing)
+      for (const [state, value] of [['in_use', pool.inUse], ['available', pool.available], ['refreshing', pool.refreshing]] as const) {
+        out.gauge('pooltool_pool_connections', 'Outgoing pool connections (connPoolStats) to a remote: a shard or the config server (summed over its hosts), else a host, by state.', {...poolLabels, state}, value)
+      }
       out.counter('pooltool_pool_connections_created_total', 'Outgoing pool connections created to a remote (connPoolStats created): a shard, the config server, or a host.', poolLabels, pool.created)
     }
   }
