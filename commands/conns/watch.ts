@@ -136,7 +136,7 @@ export default class ConnsWatch extends TargetCommand<typeof ConnsWatch> {
         signal: this.interruptSignal,
         onTopology: (topology) => {
           if (metricsExport) {
-            const cluster = metricsExport.clusterLabel(target, {setName: topology.setName, entryHost: topology.entry?.host ?? topology.hosts[0]?.host})
+            const cluster = metricsExport.clusterLabel(target, topology.setName)
             metrics = new ConnsMetrics({cluster, topHolders: flags['top-holders'] ?? CONNS_DEFAULTS.metricsTopHolders, privacy: metricsExport.privacy(target)})
             metricsExport.publish(metrics.families())
           }

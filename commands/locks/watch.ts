@@ -117,7 +117,7 @@ export default class LocksWatch extends TargetCommand<typeof LocksWatch> {
     let metrics: LocksMetrics | undefined
     const startMetrics = (setName: string | undefined) => {
       if (!metricsExport || metrics) return
-      const cluster = metricsExport.clusterLabel(target, {setName, entryHost: target.seedHosts[0]})
+      const cluster = metricsExport.clusterLabel(target, setName)
       metrics = new LocksMetrics({cluster, topLocks: flags['top-locks'] ?? LOCKS_DEFAULTS.metricsTopLocks, privacy: metricsExport.privacy(target)})
     }
     let serverVersion = ''

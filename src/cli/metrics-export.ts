@@ -47,13 +47,17 @@ export class MetricsExport {
     return this.privacyOf
   }
 
-  /** The `cluster` label: --metrics-cluster, else the replica set's name, else the entry host (aliased with --redact-hosts). */
-  clusterLabel(target: Target, found: {setName?: string; entryHost?: string}): string {
+  /**
+   * The `cluster` label: --metrics-cluster, else the replica set's name, else the first host of the URI (aliased
+   * with --redact-hosts). Both watches take it from the URI as the user wrote it, so conns watch and locks watch
+   * of one cluster carry one label (the dashboard's cluster variable joins them).
+   */
+  clusterLabel(target: Target, setName: string | undefined): string {
     const privacy = this.privacy(target)
     if (this.flags['metrics-cluster'] !== undefined) return this.flags['metrics-cluster']
-    if (found.setName !== undefined) return privacy.text(found.setName)
-    if (found.entryHost !== undefined) return privacy.host(found.entryHost)
-    return 'unknown'
+    if (setName !== undefined) return privacy.text(setName)
+    const entry = target.seedHosts[0]
+    return entry === undefined ? 'unknown' : privacy.host(entry)
   }
 
   /** A completed round: what scrapes get from now on. Rendering runs off the watch's path; rounds publish in order. */

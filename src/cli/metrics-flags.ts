@@ -29,7 +29,7 @@ export const metricsFlags = {
     helpGroup: 'METRICS',
   }),
   'metrics-cluster': Flags.string({
-    summary: 'The cluster label of every series (default: the replica set name, else the entry host).',
+    summary: 'The cluster label of every series (default: the replica set name, else the first host of the URI).',
     helpGroup: 'METRICS',
   }),
   'redact-hosts': Flags.boolean({

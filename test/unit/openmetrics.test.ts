@@ -10,12 +10,14 @@ import path from 'node:path'
 import {describe, it} from 'node:test'
 import {fileURLToPath} from 'node:url'
 
+import {MetricsExport, type MetricsExportFlags} from '../../src/cli/metrics-export.js'
 import type {ClusterHolder, HostSample, RoundSample} from '../../src/conns/types.js'
 import type {LockRow, LocksPoll, NodeLocksEntry} from '../../src/locks/types.js'
 import {ConnsMetrics} from '../../src/reporters/openmetrics/conns.js'
 import {type MetricFamily, renderExposition, formatForAccept} from '../../src/reporters/openmetrics/families.js'
 import {LabelPrivacy} from '../../src/reporters/openmetrics/label-privacy.js'
 import {LocksMetrics} from '../../src/reporters/openmetrics/locks.js'
+import type {Target} from '../../src/target.js'
 
 const noPrivacy = () => new LabelPrivacy({redactHosts: false, secrets: []})
 
@@ -188,5 +190,21 @@ describe('the metrics documentation and dashboard', () => {
     const used = dashboard.panels.flatMap((panel) => panel.targets ?? []).flatMap((target) => [...target.expr.matchAll(/pooltool_[a-z_]+/g)].map((m) => m[0]))
     assert.ok(used.length > 15)
     for (const name of used) assert.ok(codeNames.has(name), `${name} is not exported`)
+  })
+})
+
+describe('the cluster label', () => {
+  const target = {seedHosts: ['mongos-a.example.net:27017', 'mongos-b.example.net:27017'], secrets: []} as unknown as Target
+  const exportOf = (flags: Partial<MetricsExportFlags> = {}) => MetricsExport.open({once: true, 'redact-hosts': false, ...flags}, () => {})
+
+  it('a replica set is named by its set; otherwise the URI\'s first host, as both watches see it', async () => {
+    const metrics = (await exportOf())!
+    assert.equal(metrics.clusterLabel(target, 'rs0'), 'rs0')
+    assert.equal(metrics.clusterLabel(target, undefined), 'mongos-a.example.net:27017')
+  })
+
+  it('--metrics-cluster wins; --redact-hosts aliases the host', async () => {
+    assert.equal((await exportOf({'metrics-cluster': 'prod-eu'}))!.clusterLabel(target, 'rs0'), 'prod-eu')
+    assert.equal((await exportOf({'redact-hosts': true}))!.clusterLabel(target, undefined), 'host-1.redacted:27017')
   })
 })
