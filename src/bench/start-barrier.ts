@@ -18,6 +18,8 @@
  * gives up READY_TIMEOUT_MS after its own stamp, naming the missing segments, and fails (exit 9), so a
  * Job with no retries fails instead of hanging.
  */
+import {setTimeout as sleep} from 'node:timers/promises'
+
 import type {Db} from '../mongo/driver.js'
 
 import {PoolToolError} from '../errors.js'
@@ -47,19 +49,6 @@ export interface BarrierStart {
   clockOffsetMs: number
   /** The last segment's readiness (server clock). */
   lastReadyAt: Date
-}
-
-/** Resolves after `ms`, or at once on a stop request. */
-function pause(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer)
-      signal.removeEventListener('abort', done)
-      resolve()
-    }
-    const timer = setTimeout(done, ms)
-    signal.addEventListener('abort', done, {once: true})
-  })
 }
 
 /**
@@ -101,6 +90,7 @@ export async function waitForAllReady(
         'see why those segments did not start (kubectl get pods, kubectl describe pod: unschedulable, image pull, no route to the cluster), then run the Job again',
       )
     }
-    await pause(o.pollMs ?? pollIntervalMs(run.count), signal)
+    // A stop request ends the wait at once (no error: the loop checks the signal).
+    await sleep(o.pollMs ?? pollIntervalMs(run.count), undefined, {signal}).catch(() => {})
   }
 }
