@@ -6,7 +6,12 @@ import assert from 'node:assert/strict'
 import {describe, it} from 'node:test'
 
 import {BaseCommand} from '../../src/cli/base-command.js'
+import {runCommandsInProcess} from '../../src/cli/process-owner.js'
 import {REPO_ROOT} from '../helpers/cli.js'
+
+// The commands run here return; they must not arm BaseCommand's exit watchdog, which would end this
+// process (and every test still running in it) shortly after.
+runCommandsInProcess()
 
 let renders = 0
 
