@@ -37,3 +37,6 @@ if (process.argv.includes('--readme')) {
   const reference = path.join(root, 'docs', 'commands.md')
   write(reference, withReference(readFileSync(reference, 'utf8'), renderCommandReference(plugin.manifest.commands)))
 }
+// Help pages for the fast path (src/cli/fast-help.ts), rendered by oclif from the manifest just written.
+const {writeHelpPages} = await import('../dist/src/cli/help-prerender.js')
+await writeHelpPages(root, path.join(root, 'dist', 'help'))

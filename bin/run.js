@@ -5,7 +5,10 @@ import {installSecretGuard} from '../dist/src/cli/secret-guard.js'
 installSecretGuard()
 // --version is one line that needs neither oclif nor any command: answered without loading them.
 const {answerVersion} = await import('../dist/src/cli/version.js')
-if (!(await answerVersion(process.argv.slice(2), process.env, new URL('../package.json', import.meta.url)))) {
+// So is help for pooltool, a topic or one of its commands, from pages oclif rendered at build (src/cli/fast-help.ts); anything else goes to oclif.
+const {answerHelp} = await import('../dist/src/cli/fast-help.js')
+const argv = process.argv.slice(2)
+if (!(await answerVersion(argv, process.env, new URL('../package.json', import.meta.url))) && !(await answerHelp(argv, process.env))) {
   const main = await import('../dist/src/cli/main.js')
   await main.runPooltool(import.meta.url)
 }

@@ -1,5 +1,6 @@
 /** How wide text on stdout may be. */
-import {type Layout, UNLIMITED} from '../reporters/fit.js'
+// The type only: help's fast path (fast-help.ts) asks this for the width without loading the text fitter.
+import type {Layout} from '../reporters/fit.js'
 
 /**
  * The terminal's columns when stdout is one; else COLUMNS when set (`COLUMNS=80 pooltool … | less`,
@@ -8,5 +9,5 @@ import {type Layout, UNLIMITED} from '../reporters/fit.js'
 export function stdoutLayout(stream: {isTTY?: boolean; columns?: number; rows?: number} = process.stdout, env: NodeJS.ProcessEnv = process.env): Layout {
   if (stream.isTTY && stream.columns) return {width: stream.columns, ...(stream.rows ? {height: stream.rows} : {})}
   const columns = Number(env.COLUMNS)
-  return Number.isInteger(columns) && columns > 0 ? {width: columns} : UNLIMITED
+  return Number.isInteger(columns) && columns > 0 ? {width: columns} : {width: Number.POSITIVE_INFINITY}
 }

@@ -65,7 +65,7 @@ const reporter = path.join(scratch, 'report-usage.cjs')
 // CommonJS, no imports beyond what Node has loaded already: the same few microseconds on both sides.
 writeFileSync(
   reporter,
-  "process.on('exit', () => { const u = process.resourceUsage(); require('node:fs').writeFileSync(process.env.POOLTOOL_STARTUP_USAGE, `${u.userCPUTime} ${u.systemCPUTime}`) })\n",
+  "process.on('exit', () => { const u = process.resourceUsage(); require('node:fs').writeFileSync(process.env.STARTUP_USAGE_FILE, `${u.userCPUTime} ${u.systemCPUTime}`) })\n",
 )
 
 interface Sample {
@@ -81,7 +81,7 @@ function measure(args: string[], expectedExit: number): Promise<Sample> {
     const started = process.hrtime.bigint()
     const child = spawn(process.execPath, ['--require', reporter, ...args], {
       cwd: scratch,
-      env: {...process.env, POOLTOOL_STARTUP_USAGE: usageFile, NO_COLOR: '1'},
+      env: {...process.env, STARTUP_USAGE_FILE: usageFile, NO_COLOR: '1'},
       stdio: ['ignore', 'ignore', 'pipe'],
     })
     let stderr = ''

@@ -24,7 +24,7 @@ writeFileSync(
   hooks,
   "import {appendFileSync} from 'node:fs'\n" +
     'export async function load(url, context, next) {\n' +
-    "  appendFileSync(process.env.POOLTOOL_LOADED, url + '\\n')\n" +
+    "  appendFileSync(process.env.STARTUP_LOADS_LIST, url + '\\n')\n" +
     '  return next(url, context)\n' +
     '}\n',
 )
@@ -36,7 +36,7 @@ writeFileSync(
     `register(${JSON.stringify(pathToFileURL(hooks).href)})\n` +
     'const require = createRequire(import.meta.url)\n' +
     // require.cache: the CommonJS modules, which a CommonJS parent loads past the ESM hook.
-    "process.on('exit', () => appendFileSync(process.env.POOLTOOL_LOADED, Object.keys(require.cache).join('\\n') + '\\n'))\n",
+    "process.on('exit', () => appendFileSync(process.env.STARTUP_LOADS_LIST, Object.keys(require.cache).join('\\n') + '\\n'))\n",
 )
 
 let serial = 0
@@ -46,7 +46,7 @@ function loadedBy(args: string[]): Promise<{code: number | null; modules: string
   writeFileSync(list, '')
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', pathToFileURL(register).href, path.join(REPO_ROOT, 'bin', 'run.js'), ...args], {
-      env: {...process.env, POOLTOOL_LOADED: list, NO_COLOR: '1'},
+      env: {...process.env, STARTUP_LOADS_LIST: list, NO_COLOR: '1'},
       stdio: ['ignore', 'ignore', 'pipe'],
     })
     let stderr = ''
@@ -101,12 +101,22 @@ describe('what a start loads before a command runs', () => {
     }
   })
 
-  it('--version loads no oclif', async () => {
-    const run = await loadedBy(['--version'])
+  // The fast paths (src/cli/version.ts, src/cli/fast-help.ts): no oclif, no command, and for help at a
+  // pipe's default width not even the text fitter's width code (string-width, wrap-ansi).
+  for (const args of [['--version'], [], ['--help'], ['bench', '--help'], ['conns', 'list', '--help'], ['locks', '--help']]) {
+    it(`pooltool ${args.join(' ')} loads no oclif`, async () => {
+      const run = await loadedBy(args)
+      assert.equal(run.code, 0, run.stderr)
+      assert.deepEqual(
+        run.modules.filter((module) => ['/node_modules/@oclif/', '/dist/commands/', '/node_modules/string-width/', '/node_modules/wrap-ansi/'].some((fragment) => module.replaceAll('\\', '/').includes(fragment))),
+        [],
+      )
+    })
+  }
+
+  it('help in another form goes to oclif (the fast path serves only what it is sure of)', async () => {
+    const run = await loadedBy(['bench', '-h'])
     assert.equal(run.code, 0, run.stderr)
-    assert.deepEqual(
-      run.modules.filter((module) => module.includes('/node_modules/@oclif/')),
-      [],
-    )
+    assert.ok(run.modules.some((module) => module.includes('/node_modules/@oclif/core/')))
   })
 })
