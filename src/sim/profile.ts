@@ -55,12 +55,13 @@ export interface VersionProfile {
   /** 7.1+: sharded DDL locks go through the lock manager as DDLDatabase / DDLCollection (SERVER-77422; lock_manager_defs.h ResourceTypeNames). */
   ddlLockTypes: boolean
   /**
-   * Where execution tickets are reported: before 7.0 `wiredTiger.concurrentTransactions`
-   * (WiredTigerKVEngine::appendGlobalStats); 7.0 `queues.execution` with the queue figures beside
-   * out/available/totalTickets; 8.0 `queues.execution` with them under `normalPriority` (and `exempt`),
-   * SemaphoreTicketHolder::_appendImplStats / TicketHolder::_appendCommonQueueImplStats.
+   * Where execution tickets are reported: up to 7.x `wiredTiger.concurrentTransactions`
+   * (WiredTigerKVEngine::appendGlobalStats; the 7.0–7.3 manuals' serverStatus pages have no `queues`
+   * section), from 6.1 with the queue figures beside out/available/totalTickets (DOCS-16407);
+   * 8.0 `queues.execution` (the 8.x manual's `queues` section) with them under `normalPriority` and
+   * `exempt` (SemaphoreTicketHolder::_appendImplStats, TicketHolder::_appendCommonQueueImplStats).
    */
-  tickets: 'wiredTiger' | 'queues-7.0' | 'queues-8.0'
+  tickets: 'wiredTiger' | 'wiredTiger-queues' | 'queues-8.0'
   /**
    * serverStatus.connections.queuedForEstablishment and establishmentRateLimit.{rejected, exempted,
    * interruptedDueToClientDisconnect}: 8.2, 8.1.1, 8.0.12, 7.0.23 (SERVER-104811; the manual's serverStatus page).
@@ -180,7 +181,7 @@ export const VERSION_PROFILES: Record<SimVersionProfile, VersionProfile> = {
     fcvLock: true,
     txnBarrierLock: false,
     ddlLockTypes: false,
-    tickets: 'queues-7.0',
+    tickets: 'wiredTiger-queues',
     establishmentQueue: false,
   },
   // An 8.0 patch release with the connection-establishment rate limiter's counters (8.0.12+). The

@@ -103,6 +103,14 @@ function bump(s: OpLockState, type: string, mode: LockMode): ModeStats {
   return modeStatsOf(s.stats, type, mode)
 }
 
+/**
+ * The global lock mode an operation holds or waits for (undefined once it yielded, or when it never took one):
+ * the execution ticket it holds, read for IS/S, write for IX/X, taken before the global lock is granted.
+ */
+export function globalModeOf(op: object): LockMode | undefined {
+  return states.get(op)?.held.get('Global')
+}
+
 /** A write on a replica-set member first takes a flow-control ticket (flowControlStats.acquireCount). */
 export function takeFlowControlTicket(op: object): void {
   const s = stateOf(op)

@@ -4,7 +4,7 @@ import type {SimProcess} from '../process.js'
 import {topologyVersionDoc} from '../commands/hello.js'
 import {ddlLockStatsOf, shardingStatusOf} from '../sharding/state.js'
 import {exactDouble} from '../storage/numbers.js'
-import {hasFcvLock, hasReadMutex} from './op-locks.js'
+import {globalModeOf, hasFcvLock, hasReadMutex} from './op-locks.js'
 
 export function connectionsSection(proc: SimProcess): Document {
   const p = proc.profile
@@ -42,19 +42,21 @@ export function connectionsSection(proc: SimProcess): Document {
 
 /**
  * Execution tickets, named where the version reports them (profile.ts `tickets`). The sim never runs out:
- * an operation in progress holds one ticket of its kind (a write one for writes, a read one otherwise),
- * none waits for one, so the queue figures stay 0 and `out` is the operations running now.
- * Totals: 128 each before 7.0 (the manual's default); 7.0+ sizes them dynamically, starting from 128
- * here as well.
+ * an operation holding (or waiting for) a global lock holds one ticket, read for IS/S, write for IX/X
+ * (the ticket comes with the global lock; one that yielded its locks, like an awaitData getMore, gave
+ * it back); none waits for a ticket, so the queue figures stay 0. Totals: 128 each before 7.0 (the
+ * manual's default); 7.0+ sizes them dynamically, starting from 128 here as well.
  */
 function ticketCounts(proc: SimProcess): {read: number; write: number} {
   let read = 0
   let write = 0
-  for (const c of proc.connections.values()) {
-    if (!c.op || c.op.spec.monitoring) continue
-    if (c.op.spec.write) write++
-    else read++
+  const count = (op: object) => {
+    const mode = globalModeOf(op)
+    if (mode === 'r' || mode === 'R') read++
+    else if (mode === 'w' || mode === 'W') write++
   }
+  // Client operations only: whether a system thread (the fsyncLockWorker) is admitted through a ticket is not modelled.
+  for (const c of proc.connections.values()) if (c.op) count(c.op)
   return {read, write}
 }
 
@@ -80,15 +82,16 @@ function queueFigures(processing: number): Document {
   }
 }
 
-/** `wiredTiger` with its ticket part only (before 7.0), or `queues` (7.0+). */
+/** `wiredTiger` with its ticket part only (up to 7.x; 7.0 with the queue figures beside each pool), or `queues` (8.0: under exempt and normalPriority). */
 function ticketSections(proc: SimProcess): {wiredTiger?: Document; queues?: Document} {
   const n = ticketCounts(proc)
   const kind = proc.profile.tickets
-  if (kind === 'wiredTiger') return {wiredTiger: {concurrentTransactions: {write: ticketPool(n.write), read: ticketPool(n.read)}}}
-  // 7.0: the queue figures beside out/available/totalTickets; 8.0: under exempt and normalPriority.
-  const pool = (out: number): Document =>
-    kind === 'queues-7.0' ? {...ticketPool(out), ...queueFigures(out)} : {...ticketPool(out), exempt: queueFigures(0), normalPriority: queueFigures(out)}
-  return {queues: {execution: {write: pool(n.write), read: pool(n.read)}}}
+  if (kind === 'queues-8.0') {
+    const pool = (out: number): Document => ({...ticketPool(out), exempt: queueFigures(0), normalPriority: queueFigures(out)})
+    return {queues: {execution: {write: pool(n.write), read: pool(n.read)}}}
+  }
+  const pool = (out: number): Document => (kind === 'wiredTiger-queues' ? {...ticketPool(out), ...queueFigures(out)} : ticketPool(out))
+  return {wiredTiger: {concurrentTransactions: {write: pool(n.write), read: pool(n.read)}}}
 }
 
 function long(n: number): Long {
@@ -284,7 +287,7 @@ export function buildServerStatus(proc: SimProcess, exclude: Set<string>): Docum
     ['repl', () => replSection(proc)],
     ['security', () => security(proc)],
     ['sharding', () => shardingStatusOf(proc)],
-    // Tickets are mongod's (the storage engine's and the execution control's): none on a router.
+    // Tickets are mongod's (the storage engine's, then execution control's from 8.0): none on a router.
     ['queues', () => (proc.role === 'mongos' ? undefined : ticketSections(proc).queues)],
     ['wiredTiger', () => (proc.role === 'mongos' ? undefined : ticketSections(proc).wiredTiger)],
     ['metrics', () => metrics(proc)],
