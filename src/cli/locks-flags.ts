@@ -39,7 +39,7 @@ export const embeddedLocksFlags = {
   'sim-profile': Flags.string({
     options: [...SIM_VERSION_PROFILES],
     default: DEFAULT_SIM_OPTIONS.versionProfile,
-    summary: 'Embedded cluster only (no --uri): the MongoDB version it behaves like; 4.4 and 6.0 keep locks in config.locks, 7.0 in memory.',
+    summary: 'Embedded cluster only (no --uri): the MongoDB version it behaves like; 4.4, 5.0 and 6.0 keep locks in config.locks, 7.0 and 8.0 in memory.',
     helpGroup: 'CONNECTION',
   }),
   'sim-scenario': Flags.string({

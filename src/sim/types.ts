@@ -8,9 +8,9 @@
 export type SimTopology = 'standalone' | 'replset' | 'sharded'
 
 /** Which server release the simulated processes pretend to be. */
-export type SimVersionProfile = '4.4' | '6.0' | '7.0'
+export type SimVersionProfile = '4.4' | '5.0' | '6.0' | '7.0' | '8.0'
 
-export const SIM_VERSION_PROFILES: readonly SimVersionProfile[] = ['4.4', '6.0', '7.0']
+export const SIM_VERSION_PROFILES: readonly SimVersionProfile[] = ['4.4', '5.0', '6.0', '7.0', '8.0']
 export const SIM_TOPOLOGIES: readonly SimTopology[] = ['standalone', 'replset', 'sharded']
 
 /**

@@ -1,8 +1,10 @@
 /**
  * Lock and flow-control fields as real servers report them, read through the real driver:
  * currentOp `locks` / `lockStats` of an operation that waits for a lock (held by fsyncLock) and of one
- * that holds its locks, `waitingForFlowControl` / `flowControlStats`; serverStatus.locks with 7.0's
- * FeatureCompatibilityVersion and Mutex, the primary's `oplog`; a router with neither `globalLock` nor
+ * that holds its locks, `waitingForFlowControl` / `flowControlStats`; serverStatus.locks per version
+ * (4.4: PBWM; 5.0 and 7.0: PBWM and the FeatureCompatibilityVersion lock in the global lock's intent mode;
+ * 7.0+: Mutex; 8.0: neither PBWM nor FCV, the MultiDocumentTransactionsBarrier for S/X global locks only),
+ * the primary's `oplog`; a router with neither `globalLock` nor
  * `locks`, and shard operations through it carrying `client_s`.
  */
 import assert from 'node:assert/strict'
@@ -22,11 +24,19 @@ function longType(v: unknown): string | undefined {
   return (v as {_bsontype?: string} | undefined)?._bsontype
 }
 
-for (const versionProfile of ['4.4', '7.0'] as SimVersionProfile[]) {
+/** The locks taken with an intent global lock of `mode`, as currentOp lists them, per profile. */
+function globalLocksOf(versionProfile: SimVersionProfile, mode: 'r' | 'w'): Document {
+  if (versionProfile === '8.0') return {ReplicationStateTransition: 'w', Global: mode}
+  if (versionProfile === '5.0' || versionProfile === '7.0') return {ParallelBatchWriterMode: 'r', FeatureCompatibilityVersion: mode, ReplicationStateTransition: 'w', Global: mode}
+  return {ParallelBatchWriterMode: 'r', ReplicationStateTransition: 'w', Global: mode}
+}
+
+for (const versionProfile of ['4.4', '5.0', '7.0', '8.0'] as SimVersionProfile[]) {
   describe(`a ${versionProfile} replica set reports the locks of its operations`, () => {
     let sim: SimCluster
     let client: MongoClient
-    const fcv = versionProfile === '7.0'
+    const fcv = versionProfile === '5.0' || versionProfile === '7.0'
+    const mutex = versionProfile === '7.0' || versionProfile === '8.0'
 
     before(async () => {
       sim = await startSimCluster({topology: 'replset', versionProfile, members: 2})
@@ -46,10 +56,7 @@ for (const versionProfile of ['4.4', '7.0'] as SimVersionProfile[]) {
         write = client.db('app').collection('c').insertOne({a: 1})
         const ops = await waitForState('the insert waits for its lock', () => inprog(client), (d) => d.some((o) => o.waitingForLock === true && o.ns === 'app.c'))
         const op = ops.find((o) => o.waitingForLock === true && o.ns === 'app.c')!
-        const expected: Document = fcv
-          ? {ParallelBatchWriterMode: 'r', FeatureCompatibilityVersion: 'w', ReplicationStateTransition: 'w', Global: 'w'}
-          : {ParallelBatchWriterMode: 'r', ReplicationStateTransition: 'w', Global: 'w'}
-        assert.deepEqual(op.locks, expected)
+        assert.deepEqual(op.locks, globalLocksOf(versionProfile, 'w'))
         assert.equal(longType(op.lockStats.Global.acquireCount.w), 'Long')
         assert.equal(Number(op.lockStats.Global.acquireCount.w), 1)
         assert.equal(Number(op.lockStats.Global.acquireWaitCount.w), 1)
@@ -73,9 +80,7 @@ for (const versionProfile of ['4.4', '7.0'] as SimVersionProfile[]) {
         writes = Promise.all(Array.from({length: 6}, (_, i) => coll.insertOne({i})))
         const holding = (d: Document[]) => d.find((o) => o.ns === 'app.held' && o.waitingForLock === false && o.locks?.Collection === 'w')
         const op = holding(await waitForState('an insert holds its collection lock', () => inprog(client), (d) => holding(d) !== undefined))!
-        const expected: Document = fcv
-          ? {ParallelBatchWriterMode: 'r', FeatureCompatibilityVersion: 'w', ReplicationStateTransition: 'w', Global: 'w', Database: 'w', Collection: 'w'}
-          : {ParallelBatchWriterMode: 'r', ReplicationStateTransition: 'w', Global: 'w', Database: 'w', Collection: 'w'}
+        const expected: Document = {...globalLocksOf(versionProfile, 'w'), Database: 'w', Collection: 'w'}
         assert.deepEqual(op.locks, expected)
         assert.deepEqual(Object.keys(op.lockStats), Object.keys(expected))
         assert.equal(Number(op.lockStats.Collection.acquireCount.w), 1)
@@ -87,7 +92,7 @@ for (const versionProfile of ['4.4', '7.0'] as SimVersionProfile[]) {
       }
     })
 
-    it(`reports ${fcv ? 'FeatureCompatibilityVersion and Mutex, and ' : ''}the oplog lock on the primary only`, async () => {
+    it('reports the version\'s global resources, and the oplog lock on the primary only', async () => {
       await client.db('app').collection('c').insertOne({c: 1})
       await client.db('app').collection('c').findOne({c: 1})
       const primary = sim.info.processes.find((p) => p.memberState === 'primary')!
@@ -103,13 +108,29 @@ for (const versionProfile of ['4.4', '7.0'] as SimVersionProfile[]) {
       const locks = (await statusOf(primary.host)).locks
       assert.ok(Number(locks.oplog?.acquireCount?.w) >= 1, `oplog w on the primary: ${JSON.stringify(locks.oplog)}`)
       assert.equal(longType(locks.oplog.acquireCount.w), 'Long')
+      // The fsyncLockWorker of the first test took Global S: the FCV lock counts it under IS (its intent mode).
+      assert.ok(Number(locks.Global.acquireCount.R) >= 1, 'the fsync lock worker took Global S')
       if (fcv) {
-        assert.deepEqual(Object.keys(locks.FeatureCompatibilityVersion.acquireCount).sort(), Object.keys(locks.Global.acquireCount).sort())
-        assert.ok(Number(locks.Mutex?.acquireCount?.r) >= 1)
+        assert.deepEqual(Object.keys(locks.FeatureCompatibilityVersion.acquireCount).sort(), ['r', 'w'])
+        assert.equal(
+          Number(locks.FeatureCompatibilityVersion.acquireCount.r),
+          Number(locks.Global.acquireCount.r ?? 0) + Number(locks.Global.acquireCount.R ?? 0),
+          'every IS and S global lock took the FCV lock in IS',
+        )
         assert.deepEqual(Object.keys(locks).slice(0, 3), ['ParallelBatchWriterMode', 'FeatureCompatibilityVersion', 'ReplicationStateTransition'])
       } else {
         assert.equal(locks.FeatureCompatibilityVersion, undefined)
-        assert.equal(locks.Mutex, undefined)
+      }
+      if (mutex) assert.ok(Number(locks.Mutex?.acquireCount?.r) >= 1)
+      else assert.equal(locks.Mutex, undefined)
+      if (versionProfile === '8.0') {
+        // 7.1 removed PBWM; 7.3's transactions barrier is taken only with S/X global locks, in that mode.
+        assert.equal(locks.ParallelBatchWriterMode, undefined)
+        assert.deepEqual(Object.keys(locks.MultiDocumentTransactionsBarrier.acquireCount), ['R'])
+        assert.deepEqual(Object.keys(locks).slice(0, 2), ['MultiDocumentTransactionsBarrier', 'ReplicationStateTransition'])
+      } else {
+        assert.ok(Number(locks.ParallelBatchWriterMode.acquireCount.r) >= 1)
+        assert.equal(locks.MultiDocumentTransactionsBarrier, undefined)
       }
       assert.equal((await statusOf(secondary.host)).locks.oplog, undefined, 'a secondary writes no oplog entries of its own')
     })

@@ -8,10 +8,11 @@
  *   prior: a ticket availability of 0 for a prolonged period of time likely indicates an overload".
  * - 7.0+: the server sizes tickets dynamically; the same manual page: "availability of 0 for a
  *   prolonged period of time does not indicate an overload", only "a large number of queued
- *   operations that persists" does. Figures in `queues.execution.{read,write}` (TicketHolder::
- *   appendTicketStats: out, available, totalTickets; queue figures at that level in 7.0 and under
- *   `normalPriority` in 8.0, TicketHolder::_appendQueueStats: addedToQueue, removedFromQueue,
- *   queueLength …). An operation waiting for a ticket is not `waitingForLock`.
+ *   operations that persists" does. 7.x still reports them in `wiredTiger.concurrentTransactions`
+ *   (the 7.0–7.3 manuals' serverStatus pages have no `queues` section), with the queue figures beside
+ *   out/available/totalTickets; 8.0 in `queues.execution.{read,write}` with them under `normalPriority`
+ *   (TicketHolder::_appendCommonQueueImplStats: addedToQueue, removedFromQueue, queueLength …). Either
+ *   source is read; the version decides the semantics. An operation waiting for a ticket is not `waitingForLock`.
  * - `globalLock.currentQueue` / `activeClients` {total, readers, writers}: all versions.
  *
  * One sample cannot tell "prolonged": a verdict is about this sample, and the text says so.

@@ -27,6 +27,8 @@ import type {CommandContext, CommandSpec} from './registry.js'
 import {clusterMonitor} from './util.js'
 
 const GLOBAL_IDS: Record<string, bigint> = {ParallelBatchWriterMode: 0n, FeatureCompatibilityVersion: 1n, ReplicationStateTransition: 2n, Global: 3n}
+/** 7.3+ (8.0) ResourceGlobalId: kMultiDocumentTransactionsBarrier, kReplicationStateTransitionLock, kGlobal (lock_manager_defs.h). */
+const GLOBAL_IDS_80: Record<string, bigint> = {MultiDocumentTransactionsBarrier: 0n, ReplicationStateTransition: 1n, Global: 2n}
 const HASH_MASK = (1n << 61n) - 1n
 
 function fnv1a61(text: string): bigint {
@@ -46,9 +48,10 @@ export function resourceIdString(resource: string, proc: SimProcess): string {
   let type: bigint
   let hashId: bigint
   let name: string
-  if (kind in GLOBAL_IDS) {
+  const globalIds = proc.profile.txnBarrierLock ? GLOBAL_IDS_80 : GLOBAL_IDS
+  if (kind in globalIds) {
     type = 1n
-    hashId = GLOBAL_IDS[kind]
+    hashId = globalIds[kind]
     name = 'Global'
   } else {
     type = (kind === 'Database' ? 2n : 3n) + tenant

@@ -6,10 +6,12 @@
  * Lock model by version profile (config.locks up to 6.0, the in-memory DDLLockManager from 6.1):
  * - 4.4 `dist-4.4`: every process runs a dist lock pinger (`host:port:epoch:random`, the
  *   config server `ConfigServer`); DDL is coordinated and locked by the config server.
- * - 6.0 `dist-6.0`: shards (process = shard name) and the config server (`config`) ping;
- *   DDL is coordinated and locked by the database's primary shard; mongos takes no locks.
- * - 7.0 `ddl-memory`: no config.locks / config.lockpings at all; in-memory DDL locks on the
- *   coordinator (primary shard; the config server for createDatabase).
+ * - 5.0 and 6.0 `dist-6.0`: shards (process = shard name) and the config server (`config`) ping;
+ *   DDL is coordinated and locked by the database's primary shard; mongos takes no locks
+ *   (SERVER-53227 moved the dist lock off mongos in 5.0; facts file §1.2).
+ * - 7.0 and 8.0 `ddl-memory`: no config.locks / config.lockpings at all; in-memory DDL locks on the
+ *   coordinator (primary shard; the config server for createDatabase). 8.0 (7.1+) also counts them in
+ *   serverStatus.locks as DDLDatabase / DDLCollection (ddlLockStatsOf).
  */
 import {Long, ObjectId, Timestamp, UUID, type Document} from 'bson'
 import {CommandError} from '../errors.js'
@@ -71,6 +73,17 @@ export function shardingStatusOf(proc: SimProcess): Document | undefined {
   }
 }
 
+/**
+ * The DDL lock counters of a process that coordinates DDL (a shard or config member), for
+ * serverStatus.locks on profiles whose DDL locks go through the lock manager (7.1+: DDLDatabase /
+ * DDLCollection); undefined elsewhere.
+ */
+export function ddlLockStatsOf(proc: SimProcess): DdlLockManager['stats'] | undefined {
+  const found = byProcess.get(proc)
+  if (!found || !found.cluster.profile.ddlLockTypes) return undefined
+  return found.rt.ddl?.stats
+}
+
 /** The shard a member belongs to (undefined outside a shard). */
 export function shardNameOf(proc: SimProcess): string | undefined {
   const found = byProcess.get(proc)
@@ -83,7 +96,8 @@ function visibleHosts(members: SimProcess[]): string[] {
 
 export function lockModelFor(profile: VersionProfile): LockModel {
   if (profile.name === '4.4') return 'dist-4.4'
-  if (profile.name === '6.0') return 'dist-6.0'
+  // 5.0 and 6.0 write config.locks from the shards; 6.1 made every DDL lock local (SERVER-65891).
+  if (profile.name === '5.0' || profile.name === '6.0') return 'dist-6.0'
   return 'ddl-memory'
 }
 

@@ -38,8 +38,13 @@ export interface LockStep {
 
 const states = new WeakMap<object, OpLockState>()
 
-/** 7.0's FeatureCompatibilityVersion lock (taken with every global lock from 7.0, maxWireVersion 21). */
+/** The FeatureCompatibilityVersion lock taken with every global lock (the profiles that model it: 5.0, 7.0). */
 export function hasFcvLock(profile: VersionProfile): boolean {
+  return profile.fcvLock
+}
+
+/** The `Mutex` r a read shows from 7.0 (wire 21) on, as 7.0 profiler and currentOp output show it; kept for 8.0. */
+export function hasReadMutex(profile: VersionProfile): boolean {
   return profile.maxWireVersion >= 21
 }
 
@@ -58,11 +63,17 @@ function stateOf(op: object): OpLockState {
 }
 
 /**
- * The locks taken with a global lock of `global` mode, outermost first: PBWM IS, on 7.0 the FCV lock in
- * the intent mode of the global one (IS for S/IS, IX for X/IX: Lock::GlobalLock, d_concurrency.cpp), RSTL IX, Global.
+ * The locks taken with a global lock of `global` mode, outermost first: PBWM IS (before 7.1), the FCV
+ * lock in the intent mode of the global one where the profile has it (IS for S/IS, IX for X/IX:
+ * Lock::GlobalLock, d_concurrency.cpp), on 8.0 the MultiDocumentTransactionsBarrier for S/X only, RSTL IX, Global.
  */
 export function globalSteps(global: LockMode, profile: VersionProfile): LockStep[] {
-  const out: LockStep[] = [{type: 'ParallelBatchWriterMode', mode: 'r', resource: 'ParallelBatchWriterMode'}]
+  const out: LockStep[] = []
+  if (profile.pbwmLock) out.push({type: 'ParallelBatchWriterMode', mode: 'r', resource: 'ParallelBatchWriterMode'})
+  // 7.3+ (8.0): the transactions barrier, only for a global lock in S or X, in that mode (lock_manager_defs.h).
+  if (profile.txnBarrierLock && (global === 'R' || global === 'W')) {
+    out.push({type: 'MultiDocumentTransactionsBarrier', mode: global, resource: 'MultiDocumentTransactionsBarrier'})
+  }
   if (hasFcvLock(profile)) {
     const fcv: LockMode = global === 'r' || global === 'R' ? 'r' : 'w'
     out.push({type: 'FeatureCompatibilityVersion', mode: fcv, resource: 'FeatureCompatibilityVersion'})
@@ -84,12 +95,20 @@ export function lockPlan(kind: Kind, profile: VersionProfile, ns: string): LockS
   if (kind === 'read') out.push(dbStep('r'), collStep('r'))
   else if (kind === 'write') out.push(dbStep('w'), collStep('w'))
   else if (kind === 'dbExclusive') out.push(dbStep('W'))
-  if (kind === 'read' && hasFcvLock(profile)) out.push({type: 'Mutex', mode: 'r'})
+  if (kind === 'read' && hasReadMutex(profile)) out.push({type: 'Mutex', mode: 'r'})
   return out
 }
 
 function bump(s: OpLockState, type: string, mode: LockMode): ModeStats {
   return modeStatsOf(s.stats, type, mode)
+}
+
+/**
+ * The global lock mode an operation holds or waits for (undefined once it yielded, or when it never took one):
+ * the execution ticket it holds, read for IS/S, write for IX/X, taken before the global lock is granted.
+ */
+export function globalModeOf(op: object): LockMode | undefined {
+  return states.get(op)?.held.get('Global')
 }
 
 /** A write on a replica-set member first takes a flow-control ticket (flowControlStats.acquireCount). */
@@ -98,12 +117,12 @@ export function takeFlowControlTicket(op: object): void {
   if (s.flowControlAcquired === 0) s.flowControlAcquired = 1
 }
 
-const SERVER_STATUS_TYPES = new Set<string>(['ParallelBatchWriterMode', 'ReplicationStateTransition', 'Global', 'Database', 'Collection', 'Mutex', 'Metadata', 'oplog'])
+const SERVER_STATUS_TYPES = new Set<string>(['ParallelBatchWriterMode', 'MultiDocumentTransactionsBarrier', 'ReplicationStateTransition', 'Global', 'Database', 'Collection', 'Mutex', 'Metadata', 'oplog'])
 /**
  * The types whose acquisitions the process counts itself; serverStatus derives the rest from them (7.0's
  * FeatureCompatibilityVersion from Global, Mutex from Collection r, oplog from Collection w: locksSection).
  */
-const PROCESS_COUNTED_TYPES = new Set<string>(['ParallelBatchWriterMode', 'ReplicationStateTransition', 'Global', 'Database', 'Collection'])
+const PROCESS_COUNTED_TYPES = new Set<string>(['ParallelBatchWriterMode', 'MultiDocumentTransactionsBarrier', 'ReplicationStateTransition', 'Global', 'Database', 'Collection'])
 
 /**
  * Takes the plan's locks in order. As in mongod, an acquisition counts when requested, in the op's lockStats

@@ -23,6 +23,7 @@ import type {SystemOp} from '../status/system-ops.js'
 export type LockMode = 'r' | 'w' | 'R' | 'W'
 export type ResourceType =
   | 'ParallelBatchWriterMode'
+  | 'MultiDocumentTransactionsBarrier'
   | 'ReplicationStateTransition'
   | 'Global'
   | 'Database'
