@@ -13,6 +13,7 @@ import {ddlOpsFrom} from '../../src/locks/in-memory.js'
 import {nodeLocksView, parseLockInfo} from '../../src/locks/node/index.js'
 import {dispatchReplay, type ReplayContext} from '../../src/replay/dispatch.js'
 import {rootBlockerText} from '../../src/reporters/locks.js'
+import {renderSnapshotSummary} from '../../src/reporters/snapshot.js'
 import {parseSnapshot, type SnapshotRead} from '../../src/snapshot/format.js'
 import {readWithoutUserData} from '../../src/snapshot/user-data.js'
 
@@ -151,5 +152,36 @@ describe('replay of a snapshot without node locks', () => {
     const served = dispatchReplay({listener: 'x', reads}, {...RAW, cursor: {}}, 'admin', false, context)
     assert.equal((served.cursor as {firstBatch: unknown[]}).firstBatch.length, operations.length)
     assert.equal(dispatchReplay({listener: 'x', reads}, {...STAGED, cursor: {}}, 'admin', false, context).code, 59)
+  })
+})
+
+describe('snapshot summary: how the node-lock reads went, per host', () => {
+  it('says captured, lockInfo not permitted, unknown where $currentOp was refused, "-" where none were made; fits 80 columns', () => {
+    const refused = 'not permitted: not authorized on admin to execute command { lockInfo: 1, $db: "admin" }' as const
+    const text = renderSnapshotSummary(
+      {
+        target: {uri: 'mongodb://db1:27017/', embedded: false} as never,
+        capturedAt: '2024-06-01T10:00:00.000Z',
+        redactedHosts: false,
+        hosts: [
+          {host: 'db1:27017', role: 'primary', reads: 12, errors: 0, nodeLocks: {currentOp: 'captured', serverStatus: 'captured', lockInfo: 'captured'}},
+          {host: 'db2:27017', role: 'secondary', reads: 12, errors: 1, nodeLocks: {currentOp: 'captured', serverStatus: 'captured', lockInfo: refused}},
+          {host: 'db3:27017', role: 'secondary', reads: 12, errors: 2, nodeLocks: {currentOp: refused, serverStatus: 'captured', lockInfo: refused}},
+          {host: 'router:27017', role: 'mongos', reads: 5, errors: 0},
+        ],
+        unreachable: [],
+        views: ['conns list', 'locks list'],
+        notes: [`db2:27017: lockInfo ${refused}: the blocking chain there is inferred from $currentOp`],
+        interrupted: false,
+      },
+      {width: 80},
+    )
+    const row = (host: string) => text.split('\n').find((line) => line.includes(host)) ?? ''
+    assert.match(row('db1:27017'), /│ captured\s+│$/)
+    assert.match(row('db2:27017'), /│ captured, lockInfo not permitted\s*│$/)
+    assert.match(row('db3:27017'), /│ unknown \(not permitted\)\s*│$/)
+    assert.match(row('router:27017'), /│ -\s+│$/)
+    assert.match(text, /node locks "-": not read there/)
+    for (const line of text.split('\n')) assert.ok(line.length <= 80, `fits 80 columns: ${line}`)
   })
 })
