@@ -11,10 +11,12 @@ export default class Snapshot extends TargetCommand<typeof Snapshot> {
   static override summary = 'Capture every document pooltool reads from every host into one file, to replay offline with `sim --replay`.'
 
   static override description =
-    'Read only. Discovers the cluster like every command, runs the reads of `conns list` (with holders) and, on a sharded ' +
-    'cluster, `locks list` and `locks pings`, and reads hello, buildInfo, hostInfo and serverStatus (every section) on each ' +
-    'host. The file is canonical Extended JSON (number types, dates and timestamps survive) with the capture time, each ' +
-    "host's clock, every read's request and reply (or error), and the commands' results as seen at capture time. " +
+    'Read only. Discovers the cluster like every command, runs the reads of `conns list` (with holders), `locks list` ' +
+    '(node locks on every topology: $currentOp, serverStatus and lockInfo on each node it reads, each said captured, not ' +
+    'permitted or failed) and, on a sharded cluster, `locks pings`, and reads hello, buildInfo, hostInfo and serverStatus ' +
+    '(every section) on each host. The file is canonical Extended JSON (number types, dates and timestamps survive) with ' +
+    "the capture time, each host's clock, every read's request and reply (or error), and the commands' results as seen at " +
+    'capture time. Operations keep their command NAME, never its values (filters and documents are user data). ' +
     'Credentials never appear in it; --redact-hosts replaces host names and IP addresses with stable aliases ' +
     '(host-1.redacted, ports kept) for a support bundle. Without --out the file goes to stdout and the summary to stderr.'
 

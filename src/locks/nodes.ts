@@ -207,7 +207,10 @@ export async function readNode(
   try {
     const {ops, status, lockInfo} = await bounded(target, options.signal, node.host, async (signal) => {
       const reader = await readers.reader(node.address)
-      const [ops, status, lockInfo] = await Promise.all([
+      // Every read settles before a failure ends the node's read: the failure drops the reader (below), which would
+      // cut the others short with the driver's "session that has ended" instead of the server's answer (a snapshot
+      // records each read as it ended: an Unauthorized lockInfo must stay one).
+      const [ops, status, lockInfo] = await Promise.allSettled([
         reader.currentOp({allUsers: true, idleConnections: false}, {signal}),
         reader.serverStatus(NODE_SECTIONS, {signal}),
         // Refused or unknown: the chain is inferred from $currentOp; why is said, the node is still read.
@@ -216,7 +219,10 @@ export async function readNode(
           (error: unknown) => ({refused: errorOf(error, node.host, target).message}),
         ),
       ])
-      return {ops, status, lockInfo}
+      if (ops.status === 'rejected') throw ops.reason
+      if (status.status === 'rejected') throw status.reason
+      if (lockInfo.status === 'rejected') throw lockInfo.reason
+      return {ops: ops.value, status: status.value, lockInfo: lockInfo.value}
     })
     const at = status.serverTime ?? status.receivedAt
     const previous = options.previous

@@ -6,7 +6,7 @@
 import {Long, type Document} from 'bson'
 
 import type {SnapshotRead} from '../snapshot/format.js'
-import {matchRead, readNameOf} from './match.js'
+import {currentOpKind, matchRead, readNameOf} from './match.js'
 
 /** What one listener serves: one captured host's reads (names already rewritten to listeners). */
 export interface ReplayHostState {
@@ -19,6 +19,8 @@ export interface ReplayContext {
   /** The snapshot file, named in "not captured" errors. */
   file: string
   capturedAt: Date
+  /** The file's formatVersion (1 kept node locks on a sharded cluster only): named when node locks were not captured. */
+  formatVersion?: number
   /**
    * Milliseconds since the replay started (plus a test's clock offset, see ReplayOptions): every captured
    * clock moves forward by this much, real time as it passes (the capture's own time scale shrinks its
@@ -119,6 +121,19 @@ function notCaptured(name: string, context: ReplayContext): Document {
   return errorReply(59, 'CommandNotFound', `${name} was not captured in ${context.file}: a replay answers only the reads its capture made`)
 }
 
+/**
+ * The operation documents behind node locks were not captured on this host: the message says what that means
+ * (unknown, not "no locks"), since `locks list` prints it as the node's reason.
+ */
+function operationsNotCaptured(context: ReplayContext): Document {
+  const older = context.formatVersion !== undefined && context.formatVersion < 2 ? ' (a format-1 snapshot holds them on a sharded cluster\'s shard and config primaries only)' : ''
+  return errorReply(
+    59,
+    'CommandNotFound',
+    `$currentOp operations were not captured in ${context.file}: this node's locks and operations are unknown, not none${older}; a replay answers only the reads its capture made`,
+  )
+}
+
 function cursorReply(ns: string, documents: Document[]): Document {
   return {cursor: {id: Long.fromNumber(0), ns, firstBatch: documents}, ok: 1}
 }
@@ -140,6 +155,7 @@ export function dispatchReplay(host: ReplayHostState, command: Document, db: str
   if (WRITE_COMMANDS.has(lower)) return errorReply(59, 'CommandNotFound', `${verb} was not run: a replay is read only (it serves the reads captured in ${context.file})`)
   const name = readNameOf(command, db)
   const read = matchRead(host.reads, command, db)
+  if (read === undefined && name === '$currentOp' && currentOpKind(command) === 'raw') return operationsNotCaptured(context)
   if (read === undefined) return notCaptured(name ?? verb, context)
   if (read.error !== undefined) return capturedError(read.error)
   const reply = read.reply

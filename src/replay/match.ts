@@ -6,7 +6,11 @@
  * equals the incoming one (fields the driver adds on its own — `$db`, `lsid`,
  * `$clusterTime`, `$readPreference`, `maxTimeMS`, `apiVersion` … — left out);
  * for serverStatus, one whose sections cover the ones asked for; else the
- * latest read of that name.
+ * latest read of that name. `$currentOp` is answered only by a read of the
+ * same kind: raw operation documents (nothing after `$currentOp`: the node-lock
+ * and DDL reads) or what a pipeline computed (the holders' `$group`), since one
+ * is no stand-in for the other; a snapshot holding neither kind says so (not
+ * captured), which the commands report as unknown.
  */
 import {EJSON, type Document} from 'bson'
 
@@ -43,6 +47,8 @@ export function readNameOf(command: Document, db: string): string | undefined {
       return 'listShards'
     case 'getshardmap':
       return 'getShardMap'
+    case 'lockinfo':
+      return 'lockInfo'
     case 'getparameter':
       return 'getParameter'
     case 'listcollections':
@@ -100,11 +106,24 @@ export function serverStatusCovers(captured: Document, incoming: Document): bool
   return true
 }
 
+/**
+ * A `$currentOp` request's kind: `raw` when the pipeline stops at `$currentOp` (operation documents), `staged` when
+ * stages follow; undefined for a fixture's read without a request (it answers either).
+ */
+export function currentOpKind(request: Document): 'raw' | 'staged' | undefined {
+  const pipeline = request.pipeline
+  if (!Array.isArray(pipeline)) return undefined
+  return pipeline.length <= 1 ? 'raw' : 'staged'
+}
+
 /** The captured read that answers `command` (on `db`), among one host's reads; undefined when none has that name. */
 export function matchRead(reads: readonly SnapshotRead[], command: Document, db: string): SnapshotRead | undefined {
   const name = readNameOf(command, db)
   if (name === undefined) return undefined
-  const named = reads.filter((r) => r.name === name || (name === 'hello' && r.name === 'isMaster'))
+  const kind = name === '$currentOp' ? currentOpKind(command) : undefined
+  const named = reads.filter(
+    (r) => (r.name === name || (name === 'hello' && r.name === 'isMaster')) && (kind === undefined || (currentOpKind(r.request) ?? kind) === kind),
+  )
   if (named.length === 0) return undefined
   const latest = (candidates: readonly SnapshotRead[]) => candidates[candidates.length - 1]
   const wanted = requestKey(command)

@@ -101,7 +101,7 @@ function listenerMap(snapshot: SnapshotFile, ports: readonly number[]): Map<stri
 export async function startReplayServer(snapshot: SnapshotFile, file: string, options: ReplayOptions = {}): Promise<ReplayServer> {
   const startedAt = performance.now()
   const offset = options.clockOffsetMS ?? 0
-  const context: ReplayContext = {file, capturedAt: snapshot.capturedAt, elapsedMS: () => Math.round(performance.now() - startedAt) + offset}
+  const context: ReplayContext = {file, capturedAt: snapshot.capturedAt, formatVersion: snapshot.formatVersion, elapsedMS: () => Math.round(performance.now() - startedAt) + offset}
   const states: ReplayHostState[] = []
   const sockets = new Set<Socket>()
   const listeners = snapshot.hosts.map(

@@ -159,6 +159,8 @@ export function rootBlockerText(r: Pick<LocksListResult, 'rootBlockers' | 'nodes
   const unknown = r.nodes.filter((n) => n.view === null).length
   const unread = unknown > 0 ? ` (${unknown} node(s) unknown: not read)` : ''
   const [first, ...rest] = r.rootBlockers
+  // Not one node read (unreachable, refused, or a replay of a snapshot without them): unknown, never "nothing waits".
+  if (!first && r.nodes.length > 0 && unknown === r.nodes.length) return fitText(`node locks unknown: none of the ${unknown} node(s) could be read (each listed with why)`, layout)
   if (!first) {
     const waiting = r.nodes.some((n) => (n.view?.blocking.unexplainedWaiters.length ?? 0) > 0)
     const said = waiting ? 'no root blocker found: operations wait with no visible blocker (see the nodes)' : 'no operation waits for a lock on the nodes read'

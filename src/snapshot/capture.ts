@@ -1,11 +1,13 @@
 /**
  * `pooltool snapshot`: a recording of every read pooltool's commands make.
  * The target is resolved with a recorder (every ServerReader opened through it
- * reports each read and failure); then discovery, `conns list` (with holders)
- * and, on a sharded cluster, `locks list` and `locks pings` run as they do for
- * a user, and every host gets hello, buildInfo, hostInfo and a serverStatus
- * with every section a command may ask for. The results of the commands are
- * kept as `views`: what they computed from these very reads. Read only.
+ * reports each read and failure); then discovery, `conns list` (with holders),
+ * `locks list` (node locks on every topology: `$currentOp`, serverStatus and
+ * lockInfo on each node it reads) and, on a sharded cluster, `locks pings` run
+ * as they do for a user, and every host gets hello, buildInfo, hostInfo and a
+ * serverStatus with every section a command may ask for. The results of the
+ * commands are kept as `views`: what they computed from these very reads.
+ * Operations keep their command's name, never its values (user-data.ts). Read only.
  */
 import type {Document} from 'bson'
 import {ConnectionString} from 'mongodb-connection-string-url'
@@ -19,10 +21,12 @@ import {SERVER_STATUS_SECTIONS} from '../probes/server-status.js'
 import {type ClusterTopology, connectAddress} from '../probes/topology.js'
 import {scrubSecrets} from '../redact.js'
 import type {Target} from '../target.js'
-import {SNAPSHOT_FORMAT, SNAPSHOT_FORMAT_VERSION, type SnapshotFile, toCanonicalJson} from './format.js'
+import type {LocksListResult} from '../locks/types.js'
+import {type CapturedReadState, type NodeLocksCapture, SNAPSHOT_FORMAT, SNAPSHOT_FORMAT_VERSION, type SnapshotFile, type SnapshotHost, type SnapshotRead, toCanonicalJson} from './format.js'
 import {groupReads} from './group.js'
 import {redactHosts} from './redact-hosts.js'
 import {rewriteTree} from './rewrite.js'
+import {readWithoutUserData} from './user-data.js'
 
 /** The appName suffix of the capture's own per-host connections (`pooltool-snapshot`). */
 export const SNAPSHOT_PURPOSE = 'snapshot'
@@ -92,6 +96,52 @@ async function readHost(target: Target, address: string, signal: AbortSignal | u
   }
 }
 
+function stateOf(read: SnapshotRead | undefined): CapturedReadState {
+  if (read === undefined) return 'not read'
+  if (read.error === undefined) return 'captured'
+  // Unauthorized: the role may not run it. What it would have shown is unknown, never "none".
+  return read.error.code === 13 ? `not permitted: ${read.error.message}` : `failed: ${read.error.message}`
+}
+
+/**
+ * Each node `locks list` read says how its three reads went (`nodeLocks`): from the reads themselves, so the
+ * file states what it holds. A node listed without reads (no primary found) carries the list's reason.
+ */
+function withNodeLocks(hosts: SnapshotHost[], locks: LocksListResult | undefined): SnapshotHost[] {
+  if (!locks) return hosts
+  const listed = new Map(locks.nodes.map((n) => [n.host, n]))
+  return hosts.map((host) => {
+    const node = listed.get(host.host)
+    if (!node) return host
+    const latest = (match: (r: SnapshotRead) => boolean) => [...host.reads].reverse().find(match)
+    const raw = (r: SnapshotRead) => r.name === '$currentOp' && Array.isArray(r.request.pipeline) && r.request.pipeline.length === 1
+    let nodeLocks: NodeLocksCapture = {
+      currentOp: stateOf(latest(raw)),
+      serverStatus: stateOf(latest((r) => r.name === 'serverStatus')),
+      lockInfo: stateOf(latest((r) => r.name === 'lockInfo')),
+    }
+    if (nodeLocks.currentOp === 'not read' && nodeLocks.lockInfo === 'not read' && node.error) {
+      const failed: CapturedReadState = `failed: ${node.error.message}`
+      nodeLocks = {currentOp: failed, serverStatus: failed, lockInfo: failed}
+    }
+    // Before the reads, as a reader of the file meets it.
+    const {reads, ...rest} = host
+    return {...rest, nodeLocks, reads}
+  })
+}
+
+/** What a reader of the summary must know: where node locks are unknown, and where the chain can only be inferred. */
+function nodeLocksNotes(hosts: readonly SnapshotHost[]): string[] {
+  const notes: string[] = []
+  for (const {host, nodeLocks} of hosts) {
+    if (!nodeLocks) continue
+    const missing = (['currentOp', 'serverStatus'] as const).filter((k) => nodeLocks[k] !== 'captured')
+    if (missing.length > 0) notes.push(`${host}: node locks unknown in the file (${missing.map((k) => `${k} ${nodeLocks[k]}`).join('; ')})`)
+    else if (nodeLocks.lockInfo !== 'captured') notes.push(`${host}: lockInfo ${nodeLocks.lockInfo}: the blocking chain there is inferred from $currentOp`)
+  }
+  return notes
+}
+
 /** Every host discovery named, plus the entry seeds (a tunnelled entry may not be among the names). */
 function addressesToRead(topology: ClusterTopology, seedHosts: readonly string[]): string[] {
   return [...new Set([...topology.hosts.map(connectAddress), ...(topology.entry ? [topology.entry.address] : []), ...(topology.kind === 'replset' ? [] : seedHosts)])]
@@ -119,15 +169,24 @@ export async function captureSnapshot(target: Target, log: ReadLog, options: Cap
     const conns = await view('conns list', notes, target, () => runConnsList(target, {holders: true}))
     if (conns) views['conns list'] = conns
   }
-  if (topology.kind === 'sharded' && !interrupted()) {
-    const locks = await view('locks list', notes, target, () => runLocksList(target))
+  let locks: LocksListResult | undefined
+  if (!interrupted()) {
+    // Every topology: the node locks of a standalone's or replica set's members, a sharded cluster's primaries.
+    locks = await view('locks list', notes, target, () => runLocksList(target))
     if (locks) views['locks list'] = locks
+  }
+  if (topology.kind === 'sharded' && !interrupted()) {
     const pings = await view('locks pings', notes, target, () => runLocksPings(target))
     if (pings) views['locks pings'] = pings
   }
   if (interrupted()) notes.push('interrupted: the file holds the reads made before the signal')
   for (const {host, error} of unreachable) notes.push(`${host} did not answer: ${error}`)
-  const hosts = groupReads({events: log.events, topology, seedHosts: target.seedHosts, unreachable: new Set(unreachable.map((u) => u.host))})
+  const grouped = groupReads({events: log.events, topology, seedHosts: target.seedHosts, unreachable: new Set(unreachable.map((u) => u.host))})
+  const hosts = withNodeLocks(
+    grouped.map((host) => ({...host, reads: host.reads.map(readWithoutUserData)})),
+    locks,
+  )
+  notes.push(...nodeLocksNotes(hosts))
   let snapshot: SnapshotFile = {
     format: SNAPSHOT_FORMAT,
     formatVersion: SNAPSHOT_FORMAT_VERSION,

@@ -12,7 +12,16 @@ import type {ReadEvent} from '../probes/reader.js'
 import type {HostRole} from '../probes/topology.js'
 
 export const SNAPSHOT_FORMAT = 'pooltool-snapshot'
-export const SNAPSHOT_FORMAT_VERSION = 1
+/**
+ * 2: node locks captured on every topology (a standalone's and replica set's data-bearing members, a
+ * sharded cluster's shard and config primaries: the `$currentOp`, serverStatus and lockInfo reads of
+ * `locks list`, stated per host in `nodeLocks`), and `$currentOp` documents and lockInfo requests kept
+ * without the commands' values (src/snapshot/user-data.ts). 1: node locks on a sharded cluster only,
+ * no `nodeLocks`. Both replay; a read a file does not hold is answered "not captured" (unknown).
+ */
+export const SNAPSHOT_FORMAT_VERSION = 2
+/** The oldest format this pooltool replays. */
+export const OLDEST_SNAPSHOT_FORMAT_VERSION = 1
 
 /** One read as the read layer made it (`ReadEvent`; the host is the group's), with the database it ran on. */
 export interface SnapshotRead extends Omit<ReadEvent, 'host' | 'receivedAt' | 'durationMS'> {
@@ -31,7 +40,24 @@ export interface SnapshotHost {
   role: HostRole
   /** From this host's first hello: the server's clock and this machine's when the reply arrived. */
   clock?: {serverTime?: Date; receivedAt: Date}
+  /**
+   * Format 2: the node-lock reads `locks list` made on this host (absent on a host it does not read: a
+   * router, a sharded cluster's secondaries, an arbiter; absent everywhere in format 1).
+   */
+  nodeLocks?: NodeLocksCapture
   reads: SnapshotRead[]
+}
+
+/** How one node-lock read went at capture: answered, refused for the user's role, or failed (with the server's words). */
+export type CapturedReadState = 'captured' | `not permitted: ${string}` | `failed: ${string}` | 'not read'
+
+export interface NodeLocksCapture {
+  /** `$currentOp` with allUsers, idle connections excluded. */
+  currentOp: CapturedReadState
+  /** serverStatus (locks, globalLock, queues, wiredTiger.concurrentTransactions, uptime, localTime). */
+  serverStatus: CapturedReadState
+  /** lockInfo: "not permitted" is the role's refusal (the chain is then inferred from $currentOp), never "no locks". */
+  lockInfo: CapturedReadState
 }
 
 export interface SnapshotFile {
@@ -90,7 +116,9 @@ export function parseSnapshot(text: string, file: string): SnapshotFile {
   }
   if (doc?.format !== SNAPSHOT_FORMAT) throw badFile(file, `"format" is ${JSON.stringify(doc?.format)}, expected "${SNAPSHOT_FORMAT}"`)
   const version = Number(doc.formatVersion)
-  if (version !== SNAPSHOT_FORMAT_VERSION) throw badFile(file, `formatVersion ${String(doc.formatVersion)} (this pooltool reads ${SNAPSHOT_FORMAT_VERSION})`)
+  if (!Number.isInteger(version) || version < OLDEST_SNAPSHOT_FORMAT_VERSION || version > SNAPSHOT_FORMAT_VERSION) {
+    throw badFile(file, `formatVersion ${String(doc.formatVersion)} (this pooltool reads ${OLDEST_SNAPSHOT_FORMAT_VERSION} to ${SNAPSHOT_FORMAT_VERSION})`)
+  }
   if (!Array.isArray(doc.hosts) || doc.hosts.length === 0) throw badFile(file, 'no "hosts"')
   for (const host of doc.hosts as Document[]) {
     if (typeof host?.host !== 'string' || !Array.isArray(host.reads)) throw badFile(file, 'a host without "host" or "reads"')

@@ -2,13 +2,15 @@
 import {type ResultEnvelope, targetSummary} from '../result.js'
 import type {Target} from '../target.js'
 import type {CaptureOutcome} from './capture.js'
+import type {NodeLocksCapture} from './format.js'
 
 export interface SnapshotSummary extends ResultEnvelope {
   /** The file written; absent when the snapshot went to stdout. */
   file?: string
   capturedAt: string
   redactedHosts: boolean
-  hosts: Array<{host: string; address?: string; role: string; reads: number; errors: number}>
+  /** `nodeLocks`: how the node-lock reads went on a node `locks list` reads (absent elsewhere: routers, a sharded cluster's secondaries). */
+  hosts: Array<{host: string; address?: string; role: string; reads: number; errors: number; nodeLocks?: NodeLocksCapture}>
   unreachable: Array<{host: string; error: string}>
   /** Command results kept beside the reads (`conns list`, `locks list`, `locks pings`). */
   views: string[]
@@ -27,6 +29,7 @@ export function summarizeCapture(target: Target, outcome: CaptureOutcome, file: 
       role: h.role,
       reads: h.reads.length,
       errors: h.reads.filter((r) => r.error !== undefined).length,
+      ...(h.nodeLocks === undefined ? {} : {nodeLocks: h.nodeLocks}),
     })),
     unreachable: snapshot.unreachable,
     views: Object.keys(snapshot.views ?? {}),

@@ -106,7 +106,7 @@ describe('snapshot and replay of a sharded 4.4 cluster with a dead lock holder',
     assert.match(text, /"\$date": \{\s*"\$numberLong"/, 'canonical dates')
     assert.match(text, /"\$timestamp"/, 'Timestamps kept as such')
     assert.equal(snapshot.format, 'pooltool-snapshot')
-    assert.equal(snapshot.formatVersion, 1)
+    assert.equal(snapshot.formatVersion, 2)
     const names = snapshot.hosts.map((h: any) => h.host)
     assert.deepEqual(Object.keys(replay.hosts), names, 'one listener per captured host')
     for (const host of snapshot.hosts) {
@@ -140,6 +140,19 @@ describe('snapshot and replay of a sharded 4.4 cluster with a dead lock holder',
     assert.deepEqual(rows(replayed), rows(captured))
     assert.deepEqual(replayed.locks.map((l: any) => l.verdict).sort(), ['balancer', 'stale'])
     assertFrozenAtCapture(replayed, captured, 0)
+  })
+
+  it('node locks: every shard and config primary locks list read is in the file, and the replay gives its views as captured', async () => {
+    const captured = asReplayed(snapshot.views['locks list'], replay)
+    const listed = snapshot.views['locks list'].nodes.map((n: any) => n.host).sort()
+    assert.ok(listed.length >= 3, `the shards' and the config server's primaries: ${listed}`)
+    assert.deepEqual(snapshot.hosts.filter((h: any) => h.nodeLocks).map((h: any) => h.host).sort(), listed)
+    for (const host of snapshot.hosts.filter((h: any) => h.nodeLocks)) assert.deepEqual(host.nodeLocks, {currentOp: 'captured', serverStatus: 'captured', lockInfo: 'captured'}, host.host)
+    assert.ok(snapshot.hosts.filter((h: any) => h.role === 'mongos').every((h: any) => h.nodeLocks === undefined), 'a router keeps no node locks')
+    const replayed = parseJson(await runCli(['locks', 'list', '--json', '--uri', replay.uri]))
+    const nodes = (r: any) => r.nodes.map((n: any) => ({host: n.host, role: n.role, lockInfo: n.lockInfo, blocking: n.view?.blocking, waits: n.view?.waits, tickets: n.view?.tickets}))
+    assert.deepEqual(nodes(replayed), nodes(captured))
+    assert.deepEqual(replayed.rootBlockers, captured.rootBlockers)
   })
 
   it('locks pings against the replay gives the captured processes, what they hold, and the dead ones dead', async () => {
@@ -239,6 +252,20 @@ describe('snapshot of a replica set read by a user without clusterMonitor', {tim
     const view = asReplayed(snapshot.views['conns list'], replay)
     assert.deepEqual(replayed.hosts.map((h: any) => [h.host, h.role, h.state]), view.hosts.map((h: any) => [h.host, h.role, h.state]))
     assert.ok(replayed.hosts.every((h: any) => h.state === 'unauthorized'), 'serverStatus was refused at capture: refused in the replay')
+  })
+
+  it('says the node-lock reads were not permitted, and locks list against the replay says the node locks are unknown as it did live', async () => {
+    const snapshot = readSnapshot(file)
+    const members = snapshot.hosts.filter((h: any) => h.nodeLocks)
+    assert.equal(members.length, 3, JSON.stringify(snapshot.hosts.map((h: any) => [h.host, h.nodeLocks])))
+    for (const {host, nodeLocks} of members) {
+      assert.match(nodeLocks.currentOp, /^not permitted: /, host)
+      assert.match(nodeLocks.lockInfo, /^not permitted: /, host)
+    }
+    const replayed = parseJson(await runCli(['locks', 'list', '--json', '--uri', replay.uri]))
+    const view = asReplayed(snapshot.views['locks list'], replay)
+    assert.deepEqual(replayed.nodes.map((n: any) => [n.host, n.view, n.error?.code]), view.nodes.map((n: any) => [n.host, null, n.error?.code]))
+    assert.ok(replayed.nodes.every((n: any) => n.error?.code === 'UNAUTHORIZED'), JSON.stringify(replayed.nodes.map((n: any) => n.error)))
   })
 
   it('refuses credentials: the driver is told to leave them out, pooltool exits as for failed authentication', async () => {
