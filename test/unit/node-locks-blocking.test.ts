@@ -165,6 +165,19 @@ describe('lockInfo', () => {
     ])
   })
 
+  it('an edge only lockInfo shows, on a hashed resource, is named by the waiter $currentOp lists (it began waiting between the reads)', () => {
+    const reply = constructedIndexBuildLockInfo()
+    reply.lockInfo[1]!.resourceId = '{12576221391967629173: Collection, 1047006345899159413}'
+    // $currentOp was read a moment before 303 queued: there it runs, not yet waiting, so no edge is inferred for it.
+    const operations = parseOperations(constructedIndexBuild.map((op) => (op.opid === 303 ? {...op, waitingForLock: false} : op)), NODE)
+    const analysis = analyseBlocking({operations, lockInfo: [parseLockInfo(reply, NODE)]})
+    assert.deepEqual(analysis.edges.map((e) => [e.waiter, e.resource.type, e.resource.name, e.evidence]), [
+      [202, 'Collection', 'test.orders', 'confirmed-by-lockInfo'],
+      [303, 'Collection', 'test.orders', 'lockInfo'],
+      [304, 'Collection', 'test.orders', 'confirmed-by-lockInfo'],
+    ])
+  })
+
   it('corrects it: a holder $currentOp did not list is added, an edge lockInfo does not show is left out', () => {
     const reply = constructedIndexBuildLockInfo({extraGranted: {mode: 'S', opid: 999, desc: 'conn999'}, withoutPending: 304})
     const analysis = analyseBlocking({operations: parseOperations(constructedIndexBuild, NODE), lockInfo: [parseLockInfo(reply, NODE)]})

@@ -131,6 +131,17 @@ export function lockInfoEdges(snapshot: LockInfoSnapshot): BlockingEdge[] {
   return edges
 }
 
+/** A lockInfo edge's resource with the name $currentOp gives it, when lockInfo's resourceId is a hash. */
+function nameFromOperations(edge: BlockingEdge, operations: readonly NodeOperation[]): LockResource {
+  if (edge.resource.name !== null || !(NAMED_BY_DATABASE.has(edge.resource.type) || NAMED_BY_NAMESPACE.has(edge.resource.type))) return edge.resource
+  for (const opid of [edge.waiter, edge.blocker]) {
+    const op = operations.find((o) => sameOpid(o.opid, opid) && o.node === edge.resource.node)
+    const name = op ? resourceOf(op, edge.resource.type).name : null
+    if (name !== null) return {...edge.resource, name}
+  }
+  return edge.resource
+}
+
 /** An op lockInfo names that $currentOp did not list (a race between the two reads): what lockInfo says of it. */
 function operationFromLockInfo(request: LockInfoRequest, node: string | null): NodeOperation {
   return {
@@ -170,11 +181,16 @@ export function analyseBlocking(input: BlockingInput): BlockingAnalysis {
     const confirmed = fromLockInfo
       .map((e): BlockingEdge => {
         const twin = inferredByKey.get(edgeKey(e))
-        if (!twin) return e
         // A release build's lockInfo resourceId names no database or collection ("{…: Collection, <hash>}"): the
         // $currentOp edge it confirms names it (its ns), so a DBA still reads which collection.
-        const named = e.resource.name === null && twin.resource.type === e.resource.type ? {...e.resource, name: twin.resource.name} : e.resource
-        return {...e, resource: named, evidence: 'confirmed-by-lockInfo'}
+        if (twin) {
+          const named = e.resource.name === null && twin.resource.type === e.resource.type ? {...e.resource, name: twin.resource.name} : e.resource
+          return {...e, resource: named, evidence: 'confirmed-by-lockInfo'}
+        }
+        // An edge only lockInfo shows (the waiter began waiting between the two reads): its hashed resource is named
+        // by the waiter's own ns (what its pending request is on), else the holder's; one resource, never a
+        // second, nameless copy of it beside the named one.
+        return {...e, resource: nameFromOperations(e, operations)}
       })
       .filter((e) => (seen.has(edgeKey(e)) ? false : (seen.add(edgeKey(e)), true)))
     edges = [...confirmed, ...uncovered]
