@@ -231,7 +231,9 @@ describe('a blocker holding a collection lock with two waiters, on the embedded 
     const primary = cluster.sim.info.processes[0]!.host
     const client = new MongoClient(`mongodb://${primary}/?directConnection=true`)
     const intervalMS = 250
-    let truth: {startMS: number; endMS: number} | undefined
+    // How long the waiters waited, as the server counted it (serverStatus.locks), not as this busy test process
+    // timed its inserts: on a loaded machine the client's own clock adds its event-loop delays to the wait.
+    let truth: {waits: number; meanWaitMS: number} | undefined
     let failed: unknown
     try {
       const run = await runCli(['locks', 'watch', '--uri', cluster.uri, '--ndjson', '--interval', `${intervalMS}ms`, '--duration', '90s'], {
@@ -247,10 +249,14 @@ describe('a blocker holding a collection lock with two waiters, on the embedded 
             if (started || !/"type":"nodes"/.test(out)) return
             started = true
             void (async () => {
+              // Two pooled connections before the hold, so the two inserts reach the server together (no handshake
+              // between them): their mean wait is then the episode's length.
+              await Promise.all([client.db('admin').command({ping: 1}), client.db('admin').command({ping: 1})])
+              const before = await collectionIxWaits(client)
               await cluster.sim.control({kind: 'lock-hold', ns: NS, mode: 'W', ms: 5000, hosts: [primary]})
-              const startMS = Date.now()
               await Promise.all([client.db('app').collection('orders').insertOne({n: 3}), client.db('app').collection('orders').insertOne({n: 4})])
-              truth = {startMS, endMS: Date.now()}
+              const after = await collectionIxWaits(client)
+              truth = {waits: after.count - before.count, meanWaitMS: (after.micros - before.micros) / (after.count - before.count) / 1000}
             })().catch((error: unknown) => (failed = error))
           })
         },
@@ -277,17 +283,26 @@ describe('a blocker holding a collection lock with two waiters, on the embedded 
       const streamed = lines.filter((l) => l.type === 'episode')
       assert.deepEqual([streamed[0]!.kind, streamed.at(-1)!.kind], ['episode-start', 'episode-end'])
       assert.equal(streamed.at(-1)!.durationMS, episode.durationMS)
-      // Right within one poll interval: the waiters waited (as this client saw it: a little longer than the server did,
-      // by the round trip) between the episode's bounds, and its duration is off by at most the largest gap between two
-      // of the node's polls (a loaded machine stretches the interval; the bounds follow the polls as they were).
-      const waitedMS = truth!.endMS - truth!.startMS
+      // Right within one poll interval: the waiters waited (as the server counted it) between the episode's bounds, and
+      // its duration is off by at most the largest gap between two of the node's polls (a loaded machine stretches the
+      // interval; the bounds follow the polls as they were).
+      assert.equal(truth!.waits, 2, 'each insert waited once for its IX on the collection')
+      const waitedMS = truth!.meanWaitMS
       const readAts = lines.filter((l) => l.type === 'nodes').map((l) => Date.parse(l.nodes[0].readAt))
       const gaps = readAts.slice(1).map((t, i) => t - readAts[i]!)
       const widest = Math.max(intervalMS, ...gaps)
       assert.ok(episode.durationMinMS <= waitedMS, `at least ${episode.durationMinMS} ms ≤ ${waitedMS} ms waited`)
+      assert.ok(episode.durationMaxMS >= waitedMS, `at most ${episode.durationMaxMS} ms ≥ ${waitedMS} ms waited`)
       assert.ok(Math.abs(episode.durationMS - waitedMS) <= widest, `${episode.durationMS} ms within ${widest} ms of ${waitedMS} ms waited: ${JSON.stringify(episode)}`)
     } finally {
       await client.close()
     }
   })
 })
+
+/** serverStatus.locks.Collection: how many IX (w) acquisitions waited, and for how long in all, on this node. */
+async function collectionIxWaits(client: MongoClient): Promise<{count: number; micros: number}> {
+  const status = await client.db('admin').command({serverStatus: 1})
+  const collection = status.locks?.Collection ?? {}
+  return {count: Number(collection.acquireWaitCount?.w ?? 0), micros: Number(collection.timeAcquiringMicros?.w ?? 0)}
+}
