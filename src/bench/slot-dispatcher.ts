@@ -80,8 +80,10 @@ export class SlotDispatcher {
     }
     if (!this.stopped && this.timer === undefined && this.running < this.cap) {
       const scheduledAt = this.schedule.slotTime(this.next)
-      // Past the interval's end nothing more starts: the engine's own end timer stops the run.
-      if (scheduledAt < endAt) this.timer = setTimeout(this.onTimer, Math.max(1, Math.round(scheduledAt - now)))
+      // Past the interval's end nothing more starts: the engine's own end timer stops the run. Whole milliseconds (Node
+      // keeps one timer list per distinct delay), rounded down: the wake-up comes within the 1 ms before the slot's
+      // time, which starts it, rather than up to 1 ms after it.
+      if (scheduledAt < endAt) this.timer = setTimeout(this.onTimer, Math.max(1, Math.floor(scheduledAt - now)))
     }
   }
 
