@@ -41,6 +41,7 @@
 import {createHistogram, type Histogram, recordMs} from '../metrics/histograms.js'
 import {drainInFlight} from './drain.js'
 import {MissedSlots} from './missed-slots.js'
+import {SlotDispatcher, type UnstartedRange} from './slot-dispatcher.js'
 import {type SeriesInterval, SeriesRecorder} from './series.js'
 import {type EngineStage, type LoadStage, SlotSchedule, StageLedger} from './stages.js'
 
@@ -207,32 +208,27 @@ export async function runEngine<Sample extends object = object>(plan: EnginePlan
   const stopDrainMs = Math.min(plan.stopDrainMs ?? STOP_DRAIN_MS, plan.drainTimeoutMs)
 
   // Open loop: slot i is due at loopStart + i / rate (with stages: each stage's rate from its planned boundary,
-  // the first stage's also through the warm-up); workers take slots in order.
+  // the first stage's also through the warm-up); one dispatcher starts them in order (slot-dispatcher.ts).
   if (openLoop && ledger) ledger.anchor(loopStart + Math.max(0, plan.warmupMs))
   const schedule = !openLoop
     ? undefined
     : new SlotSchedule(ledger ? plan.stages!.map((stage, index) => ({at: index === 0 ? loopStart : ledger.boundary(index), ratePerSec: stage.rate!})) : [{at: loopStart + (plan.slotOffsetMs ?? 0), ratePerSec: plan.rate!}])
   const slotTime = (slot: number): number => schedule!.slotTime(slot)
   const firstSlotAtOrAfter = (time: number): number => schedule!.firstSlotAtOrAfter(time)
-  /** The first slot no worker has taken yet. */
-  let nextSlot = 0
-  /** The latest slot started (it may have started up to 1 ms early); -1: none yet. */
-  let latestStartedSlot = -1
+  /** Open loop: starts the slots (set once the hooks it calls exist, below). */
+  let dispatcher: SlotDispatcher | undefined
   /**
    * The interval's bounds must not cut between a slot that started early and
    * its scheduled time: a slot is measured exactly when its scheduled time is
    * inside the interval, whenever it started. Halfway from the latest started
-   * slot to the next one is before the next one.
+   * slot (it may have started up to 1 ms early) to the next one is before the next one.
    */
-  const afterStartedSlots = (time: number): number =>
-    openLoop && latestStartedSlot >= 0 ? Math.max(time, (slotTime(latestStartedSlot) + slotTime(latestStartedSlot + 1)) / 2) : time
-  const inMeasuredInterval = (scheduledAt: number): boolean => state.measuring && scheduledAt >= state.measureStart && scheduledAt < state.measureEnd
-  /** Measured slots a free worker was about to start when a stop request came (a few: at most one per worker). */
-  const interruptedAt: number[] = []
-  /** Measured slots no worker had taken when the run stopped (a range: it can be millions long). */
-  let untaken = {first: 0, end: 0, reason: 'inFlightCapFull' as MissedReason}
-  /** Workers waiting for their slot's time; a stop wakes them at once. */
-  const waiting = new Set<() => void>()
+  const afterStartedSlots = (time: number): number => {
+    const latest = dispatcher?.latestStartedSlot ?? -1
+    return latest >= 0 ? Math.max(time, (slotTime(latest) + slotTime(latest + 1)) / 2) : time
+  }
+  /** Measured slots that never started, by reason (ranges: they can be millions long). */
+  let unstarted: UnstartedRange[] = []
 
   const beginMeasuring = (): void => {
     if (state.stopped) return // stopped during warm-up (or before it began): nothing is measured
@@ -276,18 +272,19 @@ export async function runEngine<Sample extends object = object>(plan: EnginePlan
     if (openLoop) settleSchedule()
     resolveStopped()
   }
-  /** Open loop, at the stop: count the interval's slots and those no worker took; wake the waiting workers. */
+  /**
+   * Open loop, at the stop: no slot starts from now on, except, at the natural end, those of the interval already
+   * due that the cap has room for (the dispatcher's wake-up ran late); then count the interval's slots and those
+   * that never started.
+   */
   const settleSchedule = (): void => {
-    if (state.measuring) {
+    dispatcher?.stop(!state.interrupted)
+    if (state.measuring && dispatcher) {
       const firstMeasured = firstSlotAtOrAfter(state.measureStart)
       const endSlot = firstSlotAtOrAfter(state.measureEnd)
       state.scheduled = Math.max(0, endSlot - firstMeasured)
-      // Due slots no worker took: every worker was busy (the cap was full), or
-      // a free worker was still waiting on an earlier slot's late timer.
-      const capFull = state.executing >= plan.concurrency
-      untaken = {first: Math.max(nextSlot, firstMeasured), end: endSlot, reason: capFull ? 'inFlightCapFull' : 'runEnded'}
+      unstarted = dispatcher.unstarted(firstMeasured, endSlot, state.interrupted)
     }
-    for (const wake of [...waiting]) wake()
   }
   /** Set while waiting for operations in flight: a stop request shortens that wait. */
   let shortenDrain: (() => void) | undefined
@@ -392,43 +389,6 @@ export async function runEngine<Sample extends object = object>(plan: EnginePlan
     }
   }
 
-  /** Resolves at `scheduledAt` or when the run stops; undefined when there is nothing to wait for. */
-  const waitUntil = (scheduledAt: number): Promise<void> | undefined => {
-    const remaining = scheduledAt - performance.now()
-    // Timers have 1 ms granularity: a slot due within 1 ms starts now rather than late.
-    if (remaining < 1 || state.stopped) return undefined
-    return new Promise<void>((resolve) => {
-      const wake = (): void => {
-        clearTimeout(timer)
-        waiting.delete(wake)
-        resolve()
-      }
-      const timer = setTimeout(wake, remaining)
-      waiting.add(wake)
-    })
-  }
-
-  const openLoopWorker = async (): Promise<void> => {
-    while (!state.stopped) {
-      const slot = nextSlot
-      const scheduledAt = slotTime(slot)
-      nextSlot += 1
-      const wait = waitUntil(scheduledAt)
-      if (wait) await wait
-      if (scheduledAt >= state.measureEnd) return // past the interval: not scheduled in it
-      if (state.stopped && state.interrupted) {
-        // A stop request starts nothing new; this slot was due (the worker's timer ran a little late).
-        if (inMeasuredInterval(scheduledAt)) interruptedAt.push(scheduledAt)
-        return
-      }
-      // The latest slot started, not the last worker to start: a worker whose timer ran late can start
-      // an earlier slot after another worker started a later one (a slot due within 1 ms starts at once).
-      latestStartedSlot = Math.max(latestStartedSlot, slot)
-      // After the natural end a slot held by a free worker still starts: it is inside the interval, its timer ran late.
-      await runOperation(state.measuring && scheduledAt >= state.measureStart, scheduledAt)
-    }
-  }
-
   /** Workers running, by index (closed-loop stages start and stop them). */
   const running = new Set<number>()
   let resolveAllDone!: () => void
@@ -442,7 +402,7 @@ export async function runEngine<Sample extends object = object>(plan: EnginePlan
       // Worker 0 never stops for a stage (every stage has one), so none running means the run is over.
       if (running.size === 0) resolveAllDone()
     }
-    void (openLoop ? openLoopWorker() : closedLoopWorker(index)).then(done, done)
+    void closedLoopWorker(index).then(done, done)
   }
   /** Closed-loop stages: at boundary `index`, start the workers the stage adds; then wait for the next one. */
   function growAtBoundary(index: number): void {
@@ -461,9 +421,18 @@ export async function runEngine<Sample extends object = object>(plan: EnginePlan
     }
     stageTimer = setTimeout(fire, Math.max(0, at - performance.now()))
   }
-  const initialWorkers = openLoop ? plan.concurrency : concurrencyAt(loopStart)
-  for (let index = 0; index < initialWorkers; index++) startWorker(index)
-  if (initialWorkers === 0) resolveAllDone()
+  if (openLoop) {
+    // An operation is measured when its slot is scheduled inside the interval; after the natural end a slot of the
+    // interval still starts (the dispatcher's wake-up ran late), nothing scheduled after it does.
+    dispatcher = new SlotDispatcher(schedule!, plan.concurrency, () => state.measureEnd, (_slot, scheduledAt) => runOperation(state.measuring && scheduledAt >= state.measureStart, scheduledAt))
+    void dispatcher.idle.then(resolveAllDone)
+    if (state.stopped) dispatcher.stop(false) // stopped before the loop began
+    else dispatcher.release()
+  } else {
+    const initialWorkers = concurrencyAt(loopStart)
+    for (let index = 0; index < initialWorkers; index++) startWorker(index)
+    if (initialWorkers === 0) resolveAllDone()
+  }
 
   void allDone.then(stop)
   await stopped
@@ -481,8 +450,7 @@ export async function runEngine<Sample extends object = object>(plan: EnginePlan
   state.sealed = true
   if (openLoop) {
     const missed = new MissedSlots(state.latencyCorrectedUs!, schedule!, ledger, performance.now())
-    for (const scheduledAt of interruptedAt) missed.record(scheduledAt)
-    if (untaken.end > untaken.first) missed.recordRange(untaken.first, untaken.end)
+    for (const range of unstarted) missed.recordRange(range.first, range.end)
   }
 
   clearTimeout(warmupTimer)
@@ -497,8 +465,7 @@ export async function runEngine<Sample extends object = object>(plan: EnginePlan
   const missedByReason: Partial<Record<MissedReason, number>> = {}
   if (openLoop) {
     for (const reason of MISSED_REASONS) missedByReason[reason] = 0
-    missedByReason.interrupted = interruptedAt.length
-    missedByReason[untaken.reason]! += Math.max(0, untaken.end - untaken.first)
+    for (const range of unstarted) missedByReason[range.reason]! += range.end - range.first
   }
   return {
     ops: state.ops,

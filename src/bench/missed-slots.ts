@@ -7,7 +7,6 @@
  * not sent is still measured.
  */
 import type {Histogram} from '../metrics/histograms.js'
-import {recordMs} from '../metrics/histograms.js'
 import type {SlotSchedule, StageLedger} from './stages.js'
 
 export class MissedSlots {
@@ -18,12 +17,6 @@ export class MissedSlots {
     /** When the engine stopped waiting (performance.now()). */
     private readonly givenUpAt: number,
   ) {}
-
-  /** One slot due at `scheduledAt` (a free worker was about to start it when a stop request came). */
-  record(scheduledAt: number): void {
-    recordMs(this.correctedUs, this.givenUpAt - scheduledAt)
-    this.ledger?.recordMissed(this.ledger.indexAt(scheduledAt), this.givenUpAt - scheduledAt)
-  }
 
   /**
    * Slots [first, end), in schedule order, each waited givenUpAt − its time (less for each later one). They
