@@ -44,7 +44,7 @@ import type {MergedBenchResult, MergedRunResult} from './types.js'
 const MISMATCH_HINT = 'merge only the segments of one run: the same bench flags on every segment (only --segment differs)'
 
 /** The configuration fields every segment must share. */
-const CONFIG_FIELDS = ['workload', 'mix', 'docSizeBytes', 'warmupMS', 'durationMS', 'ops', 'stages'] as const
+const CONFIG_FIELDS = ['workload', 'mix', 'docSizeBytes', 'warmupMS', 'warmup', 'durationMS', 'ops', 'stages'] as const
 
 /** What makes two runs the same run of the matrix. */
 export function runKey(run: Pick<RunResult, 'model' | 'concurrency' | 'maxPoolSize' | 'rate'>): string {

@@ -41,8 +41,8 @@ describe('bench without a URI', () => {
     assert.equal(result.cluster.hosts.length, 1, JSON.stringify(result.cluster.hosts))
     assert.equal(result.cluster.hosts[0].role, 'standalone')
     assert.equal(result.config.durationMS, 1000)
-    // The default warm-up (issue 26): the pool fills and the JIT settles before measuring (src/defaults.ts).
-    assert.equal(result.config.warmupMS, BENCH_DEFAULTS.warmupMS)
+    // The default warm-up (issue 26): adaptive, until ops/s settles (src/bench/warmup.ts; test/cli/bench-warmup.test.ts).
+    assert.equal(result.config.warmup.mode, BENCH_DEFAULTS.warmup)
     assert.equal(result.config.sampleIntervalMS, 250)
     const wrongUnit = keysOf(result).filter((key) => /Ms$/.test(key))
     assert.deepEqual(wrongUnit, [], 'one unit convention: MS (as the driver writes it), never Ms')
