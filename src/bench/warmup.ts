@@ -374,7 +374,8 @@ export function describeWarmup(warmup: Pick<RunWarmup, 'durationMS' | 'endedBy' 
       const why = warmup.level === true && warmup.poolGrew === true
         ? `the pool still growing${pool}`
         : `the last ${span} not level${seen ? ` (${seen}${rule ? `; the rule: halves ${bounds}` : ''})` : ''}`
-      return `did not settle within the ${seconds} cap: ${why}; the figures may still include the ramp`
+      const cap = rule ? `${rule.capMS / 1000} s` : seconds
+      return `did not settle within the ${cap} cap: ${why}; the figures may still include the ramp`
     }
     case 'fixed':
       return `fixed ${seconds}`

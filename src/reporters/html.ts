@@ -219,7 +219,7 @@ h1 { font-size: 18px; } h2 { font-size: 16px; margin-top: 28px; } h3 { font-size
 table { border-collapse: collapse; margin: 8px 0; } th, td { border: 1px solid #ccc; padding: 4px 8px; text-align: right; }
 th:first-child, td:first-child { text-align: left; }
 td.bar { position: relative; min-width: 220px; } td.bar div { position: absolute; left: 0; top: 0; bottom: 0; background: rgba(31, 119, 180, 0.25); } td.bar span { position: relative; }
-td.warmup { font-size: 0.9em; max-width: 28em; } td.warmup.unsettled { color: #b00020; }
+td.warmup { font-size: 0.9em; max-width: 28em; text-align: left; } td.warmup.unsettled { color: #b00020; }
 td.over { text-decoration: line-through; } td.knee { outline: 2px solid #d62728; }
 .sources { color: #555; }
 .timeline { position: relative; border-left: 1px solid #999; border-bottom: 1px solid #999; margin: 8px 0 8px 260px; }
