@@ -25,7 +25,7 @@ export default class Bench extends TargetCommand<typeof Bench> {
     'throughput whose p99 stays within --slo. Closed loop by default; --rate R runs open loop with scheduled start ' +
     'times and reports latency corrected for coordinated omission beside the uncorrected one.\n\n' +
     'Each run first drives its load unmeasured (--warmup, default auto: until its ops/s has settled and the pool stopped ' +
-    'growing, 4–30 s; every cell of a sweep): nothing done then is in any figure, and the report says how long it was and ' +
+    'growing, 5–30 s; every cell of a sweep): nothing done then is in any figure, and the report says how long it was and ' +
     'why it ended (runs[].warmup: {mode, durationMS, endedBy: settled, cap, fixed, off or interrupted, windowsOpsPerSec, ' +
     'halvesOpsPerSec, poolTotal}; config.warmup: how it was chosen). The result ' +
     'names its target (target: {uri (redacted), source: --uri, POOLTOOL_URI, MONGODB_URI or embedded, simulated}; cluster: ' +
@@ -126,12 +126,12 @@ export default class Bench extends TargetCommand<typeof Bench> {
     stages: Flags.string({summary: 'Ramp the load in one run: DURATION:CONCURRENCY stages (10s:8,30s:64,10s:8), or DURATION:RATE/s in open loop (10s:500/s,30s:2000/s); instead of --duration.', helpGroup: 'LOAD'}),
     warmup: durationOrAutoFlag({
       default: 'auto',
-      summary: 'Unmeasured warm-up before each run (every cell of a sweep): auto (until ops/s settles, 4–30 s), or a fixed length, e.g. 10s; 0s measures the cold start.',
+      summary: 'Unmeasured warm-up before each run (every cell of a sweep): auto (until ops/s settles, 5–30 s), or a fixed length, e.g. 10s; 0s measures the cold start.',
       description:
         'The same load as the run, before measuring starts: the pool fills (connections are set up, up to maxConnecting at ' +
         'a time) and the JIT of the client and of the embedded cluster settles. Without it the first seconds measure that, ' +
         'not the steady state. auto (the default) warms up until the last 4 s of ops/s are level (their first and second ' +
-        'half within 5 %, each second within 10 %) and the pool has stopped growing: at least 4 s, at most 30 s; a run that did not settle by then is ' +
+        'half within 5 %, each second within 15 %) and the pool has stopped growing, at two successive seconds: at least 5 s, at most 30 s; a run that did not settle by then is ' +
         'measured anyway and says so (report compare names it). With --workers the parent decides for all workers at once; ' +
         'with --segment and open-loop --stages auto is a fixed 5 s (their intervals are planned in advance). Nothing done ' +
         'in the warm-up is in any figure; the report says how long it was and why it ended (runs[].warmup).',

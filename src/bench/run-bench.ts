@@ -440,7 +440,7 @@ function toRunResult(parts: {
 /** config.warmup: how each run's warm-up was chosen. */
 function warmupSetting(config: BenchConfig): NonNullable<BenchResult['config']['warmup']> {
   const rule = config.warmupRule
-  if (rule) return {mode: 'auto', windowMS: rule.windowMs, windows: rule.windows, tolerance: rule.tolerance, spread: rule.spread, floorMS: rule.floorMs, capMS: rule.capMs}
+  if (rule) return {mode: 'auto', windowMS: rule.windowMs, windows: rule.windows, tolerance: rule.tolerance, spread: rule.spread, confirmations: rule.confirmations, floorMS: rule.floorMs, capMS: rule.capMs}
   if (config.warmupMs <= 0) return {mode: 'off'}
   return {mode: 'fixed', ms: config.warmupMs, ...(config.warmupFallback ? {fallback: config.warmupFallback} : {})}
 }

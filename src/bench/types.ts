@@ -377,7 +377,7 @@ export interface BenchResult extends ResultEnvelope {
     /** A fixed warm-up (0: none); absent with `warmup.mode` auto. */
     warmupMS?: number
     /** How the warm-up was chosen: auto (its rule), fixed (--warmup 10s, or auto where it cannot apply: `fallback` says why) or off. */
-    warmup?: {mode: 'auto'; windowMS: number; windows: number; tolerance: number; spread: number; floorMS: number; capMS: number} | {mode: 'fixed'; ms: number; fallback?: string} | {mode: 'off'}
+    warmup?: {mode: 'auto'; windowMS: number; windows: number; tolerance: number; spread: number; confirmations: number; floorMS: number; capMS: number} | {mode: 'fixed'; ms: number; fallback?: string} | {mode: 'off'}
     durationMS?: number
     ops?: number
     sampleIntervalMS: number

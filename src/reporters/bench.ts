@@ -267,7 +267,7 @@ function warmupText(config: BenchResult['config']): string {
   const setting = config.warmup
   const notMeasured = 'not measured: its operations, and the connections it opened, are in no figure below'
   if (setting?.mode === 'auto') {
-    return `warm-up auto before each run, until ops/s settles (the last ${(setting.windowMS * setting.windows) / 1000} s: halves within ${Math.round(setting.tolerance * 100)} %, each second within ${Math.round(setting.spread * 100)} %, the pool no longer growing; ${formatMs(setting.floorMS)} to ${formatMs(setting.capMS)}), ${notMeasured}`
+    return `warm-up auto before each run, until ops/s settles (the last ${(setting.windowMS * setting.windows) / 1000} s: halves within ${Math.round(setting.tolerance * 100)} %, each second within ${Math.round(setting.spread * 100)} %, the pool no longer growing, twice running; ${formatMs(setting.floorMS)} to ${formatMs(setting.capMS)}), ${notMeasured}`
   }
   const warmupMS = setting?.mode === 'fixed' ? setting.ms : setting?.mode === 'off' ? 0 : config.warmupMS
   // Files written before the field existed: unknown, never "none".

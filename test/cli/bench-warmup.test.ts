@@ -17,7 +17,7 @@ describe('bench --warmup', () => {
     const run = await runCli(['bench', '--sim', '--duration', '1s', '--concurrency', '4', '--json'], SLOW)
     assert.equal(run.code, 0, run.stderr)
     const result = parseJson(run)
-    assert.deepEqual(result.config.warmup, {mode: 'auto', windowMS: 1000, windows: 4, tolerance: 0.05, spread: 0.1, floorMS: 4000, capMS: 30_000})
+    assert.deepEqual(result.config.warmup, {mode: 'auto', windowMS: 1000, windows: 4, tolerance: 0.05, spread: 0.15, confirmations: 2, floorMS: 5000, capMS: 30_000})
     assert.equal(result.config.warmupMS, undefined, 'no fixed length with auto')
     const {warmup} = result.runs[0]
     assert.equal(warmup.mode, 'auto')
@@ -28,7 +28,7 @@ describe('bench --warmup', () => {
     assert.equal(warmup.halvesOpsPerSec.length, 2)
     assert.equal(typeof warmup.level, 'boolean')
     assert.equal(warmup.poolTotal, 4, 'the pool filled to the concurrency')
-    assert.deepEqual(warmup.rule, {windowMS: 1000, windows: 4, tolerance: 0.05, spread: 0.1, floorMS: 4000, capMS: 30_000})
+    assert.deepEqual(warmup.rule, {windowMS: 1000, windows: 4, tolerance: 0.05, spread: 0.15, confirmations: 2, floorMS: 5000, capMS: 30_000})
     if (warmup.endedBy === 'settled') {
       assert.equal(warmup.level, true)
       assert.equal(warmup.poolGrew, false)
@@ -38,7 +38,7 @@ describe('bench --warmup', () => {
   it('the text report says the rule and how each run\'s warm-up ended', async () => {
     const run = await runCli(['bench', '--sim', '--duration', '500ms', '--concurrency', '2'], SLOW)
     assert.equal(run.code, 0, run.stderr)
-    assert.match(run.stdout, /^warm-up auto before each run, until ops\/s settles \(the last 4 s: halves within 5 %, each second within 10 %, the pool no longer growing; 4s to 30s\), not measured/m)
+    assert.match(run.stdout, /^warm-up auto before each run, until ops\/s settles \(the last 4 s: halves within 5 %, each second within 15 %, the pool no longer growing, twice running; 5s to 30s\), not measured/m)
     assert.match(run.stdout, /^Warm-up \(not measured\)\n {2}pool c=2: (settled after [\d.]+ s: the last 4 s level \(halves [\d,]+ → [\d,]+ ops\/s|did not settle within the [\d.]+ s cap: )/m)
   })
 

@@ -75,7 +75,8 @@ describe('bench without a URI', () => {
     assert.match(run.stdout, /namespace pooltool_bench dropped/)
     // What was measured, said in the text as in the JSON: the target's source and the warm-up left out.
     assert.match(run.stdout, /^target mongodb:\/\/127\.0\.0\.1:\d+\/\S*: the embedded simulated standalone \(--sim, or no URI given; MongoDB \d/m)
-    assert.match(run.stdout, /^warm-up 5s before each run, not measured: its operations, and the connections it opened, are in no figure below$/m)
+    assert.match(run.stdout, /^warm-up auto before each run, until ops\/s settles \(.*\), not measured: its operations, and the connections it opened, are in no figure below$/m)
+    assert.match(run.stdout, /^Warm-up \(not measured\)\n {2}pool c=10: (settled after|did not settle within the 30 s cap)/m)
   })
 })
 

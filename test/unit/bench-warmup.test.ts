@@ -43,7 +43,7 @@ describe('the settle rule on recorded series', () => {
     for (let end = SETTLE_RULE.windows; end <= STEADY.length; end++) assert.equal(verdictOf(windows(STEADY.slice(0, end)), SETTLE_RULE, 10)!.level, true)
     const {outcome, at} = judge(STEADY, undefined, 10)
     assert.equal(outcome?.endedBy, 'settled')
-    assert.equal(at, 4, 'at the floor: the first span that can be judged')
+    assert.equal(at, 5, 'at the floor: the first second at which the rule can hold twice running')
   })
 
   it('a run still rising 5 % a second is not level yet (it drifted 21 % over its 5 s)', () => {
@@ -54,13 +54,20 @@ describe('the settle rule on recorded series', () => {
   it('the ramp, then the level it reached: settles once the last 4 s are past the ramp', () => {
     const {outcome, at} = judge([...RAMP, ...STEADY])
     assert.equal(outcome?.endedBy, 'settled')
-    assert.ok(at! >= RAMP.length + SETTLE_RULE.windows - 1, `not before the span has left the ramp (at ${at} s)`)
+    // At 7 s the span 5,643 → 6,965 → 6,086 → 6,709 is level (halves 1.5 % apart), at 8 s again: the steep part is behind it.
+    assert.equal(at, 8)
     assert.deepEqual(outcome!.windowsOpsPerSec!.slice(0, RAMP.length), RAMP, 'every warm-up second is kept')
   })
 
   it('noise on a loaded machine does not pass for a level: the cap ends it, and says so', () => {
     // Halves that happen to match are not enough when single seconds wander 30 %.
     const noisy = [90, 150, 140, 100]
+    // Recorded at load 23: a rule of halves alone "settled" here (106 → 104 ops/s), and the run then went 96 → 275.
+    const recorded = [77, 129, 85, 136, 92, 72, 172, 100, 85, 125]
+    assert.equal(judge(recorded).outcome, undefined, 'no verdict from those seconds')
+    // The cold run at load 12–16: one level span at 13 s (377 → 448 → 401 → 455), not twice running; it went on to 701.
+    assert.equal(verdictOf(windows(LOADED_COLD.slice(0, 13)), SETTLE_RULE, 10)!.level, true)
+    assert.equal(judge(LOADED_COLD).outcome, undefined)
     const verdict = verdictOf(windows(noisy), SETTLE_RULE, 10)!
     assert.ok(Math.abs(verdict.halves[1] - verdict.halves[0]) / verdict.halves[0] <= 0.05, 'halves alike')
     assert.equal(verdict.level, false, 'but seconds far from their mean')
@@ -72,10 +79,10 @@ describe('the settle rule on recorded series', () => {
   })
 
   it('a pool still growing holds warm-up open even when ops/s is level', () => {
-    const pools = [2, 4, 6, 8, 10, 10, 10, 10, 10]
-    const {outcome, at} = judge([6000, 6000, 6000, 6000, 6000, 6000, 6000, 6000, 6000], pools)
+    const pools = [2, 4, 6, 8, 10, 10, 10, 10, 10, 10]
+    const {outcome, at} = judge(Array(10).fill(6000), pools)
     assert.equal(outcome?.endedBy, 'settled')
-    assert.equal(at, 9, 'four seconds after the pool last grew')
+    assert.equal(at, 10, 'once two spans in a row hold no new connection (the pool last grew at 5 s)')
     assert.equal(outcome!.poolTotal, 10)
     const growing = judge(Array(30).fill(6000), Array.from({length: 30}, (_, i) => i + 1))
     assert.equal(growing.outcome?.endedBy, 'cap')
@@ -99,13 +106,13 @@ describe('what the report says', () => {
   it('settled: how long, the halves, the bounds and the pool', () => {
     const {outcome} = judge([...RAMP, ...STEADY])
     const text = describeWarmup(toRunWarmup({...outcome!, ms: 7240}, SETTLE_RULE))
-    assert.match(text, /^settled after 7\.2 s: the last 4 s level \(halves [\d,]+ → [\d,]+ ops\/s, within 5 %; each second within 10 %\), pool 10 connections$/)
+    assert.match(text, /^settled after 7\.2 s: the last 4 s level \(halves [\d,]+ → [\d,]+ ops\/s, within 5 %; each second within 15 %\), and a second before, pool 10 connections$/)
   })
 
   it('the cap: not level, with what was seen and the rule', () => {
     const {outcome} = judge([...LOADED_COLD, ...LOADED_COLD.map((n) => n * 3)])
     const text = describeWarmup(toRunWarmup(outcome!, SETTLE_RULE))
-    assert.match(text, /^did not settle within the 30 s cap: the last 4 s not level \(halves [\d,]+ → [\d,]+ ops\/s, seconds up to \d+ % from their mean; the rule: halves within 5 %; each second within 10 %\); the figures may still include the ramp$/)
+    assert.match(text, /^did not settle within the 30 s cap: the last 4 s not level \(halves [\d,]+ → [\d,]+ ops\/s, seconds up to \d+ % from their mean; the rule: halves within 5 %; each second within 15 %\); the figures may still include the ramp$/)
   })
 
   it('fixed and off say so', () => {
@@ -125,14 +132,14 @@ describe('--workers: the parent judges the workers summed', () => {
     for (const [i, ops] of half.entries()) parent.window({ops, durationMs: 1001, poolTotal: 5}, i, i === 0 ? 5 : undefined)
     assert.equal(ended.length, 1, 'decided once')
     assert.equal(ended[0]!.endedBy, 'settled')
-    assert.deepEqual(ended[0]!.windowsOpsPerSec, STEADY.slice(0, 4).map((n) => Math.round((n * 1000) / 1001)), 'the workers summed')
+    assert.deepEqual(ended[0]!.windowsOpsPerSec, STEADY.map((n) => Math.round((n * 1000) / 1001)), 'the workers summed')
     assert.equal(ended[0]!.poolTotal, 10)
   })
 })
 
 describe('the engine with an adaptive warm-up', () => {
   // A short rule, so the test takes a second: the engine's side (gate, timers, measured interval) is what is tested.
-  const quick = {windowMs: 100, windows: 4, floorMs: 400, capMs: 1500}
+  const quick = {windowMs: 100, windows: 4, confirmations: 2, floorMs: 500, capMs: 1500}
 
   it('measuring begins when the rule says so, and the measurement says how warm-up ended', async () => {
     let started = 0

@@ -37,7 +37,7 @@ describe('a run that had not settled', () => {
 
 describe('a run whose adaptive warm-up reached its cap', () => {
   const cap = {mode: 'auto', durationMS: 30_000, endedBy: 'cap', halvesOpsPerSec: [300, 420], spread: 0.31, level: false, poolGrew: false, poolTotal: 10,
-    rule: {windowMS: 1000, windows: 4, tolerance: 0.05, spread: 0.1, floorMS: 4000, capMS: 30_000}} as const
+    rule: {windowMS: 1000, windows: 4, tolerance: 0.05, spread: 0.15, confirmations: 2, floorMS: 5000, capMS: 30_000}} as const
 
   it('counts as not settled, even when its measured intervals look steady', () => {
     const why = notSettledReason({series: series([6086, 6709, 6161, 6900, 6441]), warmup: cap} as never)
