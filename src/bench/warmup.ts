@@ -9,7 +9,7 @@
  *   wanders: the steady runs right after an idle pause on the idle 2-core machine (issue 26) went
  *   6,086 → 6,709 → 6,161 → 6,900 → 6,441 ops/s, each second within 7 % of their mean and their
  *   2 s halves within 4 %; the run before them, still ramping after a fixed 5 s warm-up, went
- *   3,501 → 4,138 → 4,052 → 5,643 → 6,965: its halves 15 % and more apart. The per-second bound
+ *   3,501 → 4,138 → 4,052 → 5,643 → 6,965: its halves 27 % and more apart. The per-second bound
  *   keeps noise from passing as a level: on a machine loaded by other work (load average 12–23)
  *   seconds wandered 20–30 % and more, and two halves of such noise can match by chance (one
  *   such run "settled" at halves 106 → 104 ops/s on seconds 72–172 before the bound existed, and

@@ -66,6 +66,17 @@ describe('bench --warmup', () => {
     assert.equal(result.runs[0].pool.created, 0, 'the warm-up opened the pool: no set-up in the measured figures')
   })
 
+  it('--workers 2: one warm-up for both workers, judged on their sum by the parent', async () => {
+    const run = await runCli(['bench', '--sim', '--workers', '2', '--duration', '1s', '--concurrency', '4', '--json'], SLOW)
+    assert.equal(run.code, 0, run.stderr)
+    const [r] = parseJson(run).runs
+    assert.equal(r.warmup.mode, 'auto')
+    assert.ok(['settled', 'cap'].includes(r.warmup.endedBy), JSON.stringify(r.warmup))
+    assert.equal(r.warmup.poolTotal, 4, 'both workers\' pools (2 connections each), summed')
+    assert.ok(r.warmup.windowsOpsPerSec.length >= SETTLE_RULE.floorMs / 1000, JSON.stringify(r.warmup))
+    assert.equal(r.workers.count, 2)
+  })
+
   it('--warmup auto with --segment: a fixed 5 s, and why', async () => {
     const run = await runCli(['bench', '--sim', '--segment', '0/1', '--run-id', 'a1b2c3d4', '--duration', '500ms', '--concurrency', '2', '--json'])
     assert.equal(run.code, 0, run.stderr)
