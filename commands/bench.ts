@@ -7,7 +7,7 @@ import {MAX_SEGMENTS} from '../src/bench/segment.js'
 import {KEY_DISTRIBUTIONS} from '../src/bench/key-dist.js'
 import {type BenchResult, POOL_MODELS, TIMEOUT_SIDES, WORKLOADS} from '../src/bench/types.js'
 import {TargetCommand} from '../src/cli/base-command.js'
-import {durationFlag} from '../src/cli/flags.js'
+import {durationFlag, durationOrAutoFlag} from '../src/cli/flags.js'
 import {BENCH_DEFAULTS, DEFAULT_CPU_PER_WORKER, DEFAULT_MEMORY_MIB_PER_WORKER, DEFAULT_SERIES_INTERVAL_MS, DEFAULT_URI_SECRET, MAX_WORKERS} from '../src/defaults.js'
 import {EXIT_CODES, PoolToolError, usageError} from '../src/errors.js'
 import {formatDuration} from '../src/parse/durations.js'
@@ -24,8 +24,10 @@ export default class Bench extends TargetCommand<typeof Bench> {
     'Comma lists on --model, --concurrency and --max-pool-size run the matrix and name the knee: the highest ' +
     'throughput whose p99 stays within --slo. Closed loop by default; --rate R runs open loop with scheduled start ' +
     'times and reports latency corrected for coordinated omission beside the uncorrected one.\n\n' +
-    'Each run first drives its load unmeasured for --warmup (default 5s: the pool fills, the JIT settles; every cell of ' +
-    'a sweep): nothing done then is in any figure, and the report says how long it was (config.warmupMS). The result ' +
+    'Each run first drives its load unmeasured (--warmup, default auto: until its ops/s has settled and the pool stopped ' +
+    'growing, 5–30 s; every cell of a sweep): nothing done then is in any figure, and the report says how long it was and ' +
+    'why it ended (runs[].warmup: {mode, durationMS, endedBy: settled, cap, fixed, off or interrupted, windowsOpsPerSec, ' +
+    'halvesOpsPerSec, poolTotal}; config.warmup: how it was chosen). The result ' +
     'names its target (target: {uri (redacted), source: --uri, POOLTOOL_URI, MONGODB_URI or embedded, simulated}; cluster: ' +
     'topology, server version, the hosts sampled). --fail-on without a URI is refused unless --sim asks for the embedded cluster.\n\n' +
     '--json (and --out) adds, per run: runs[].series, one entry per --series-interval from the start of the measured ' +
@@ -122,16 +124,17 @@ export default class Bench extends TargetCommand<typeof Bench> {
       helpGroup: 'LOAD',
     }),
     stages: Flags.string({summary: 'Ramp the load in one run: DURATION:CONCURRENCY stages (10s:8,30s:64,10s:8), or DURATION:RATE/s in open loop (10s:500/s,30s:2000/s); instead of --duration.', helpGroup: 'LOAD'}),
-    warmup: durationFlag({
-      default: BENCH_DEFAULTS.warmupMS,
-      summary: 'Unmeasured warm-up before each run (every cell of a sweep), e.g. 10s; 0s measures the cold start.',
+    warmup: durationOrAutoFlag({
+      default: 'auto',
+      summary: 'Unmeasured warm-up before each run (every cell of a sweep): auto (until ops/s settles, 5–30 s), or a fixed length, e.g. 10s; 0s measures the cold start.',
       description:
-        'The same load as the run, for this long, before measuring starts: the pool fills (connections are set up, up to ' +
-        'maxConnecting at a time) and the JIT of the client and of the embedded cluster settles. Without it the first seconds ' +
-        'measure that, not the steady state: p99 many times higher and ops/s a fraction of a warm run\'s, and the first cell ' +
-        'of a sweep slower than the same setting later. 5 s covers a pool of tens of connections on an idle machine; a large ' +
-        'pool, a remote cluster or a loaded machine want more. Nothing done in the warm-up is in any figure (operations, ' +
-        'connections created, set-up times); the report says how long it was (config.warmupMS).',
+        'The same load as the run, before measuring starts: the pool fills (connections are set up, up to maxConnecting at ' +
+        'a time) and the JIT of the client and of the embedded cluster settles. Without it the first seconds measure that, ' +
+        'not the steady state. auto (the default) warms up until the last 4 s of ops/s are level (their first and second ' +
+        'half within 5 %, each second within 15 %) and the pool has stopped growing, at two successive seconds: at least 5 s, at most 30 s; a run that did not settle by then is ' +
+        'measured anyway and says so (report compare names it). With --workers the parent decides for all workers at once; ' +
+        'with --segment and open-loop --stages auto is a fixed 5 s (their intervals are planned in advance). Nothing done ' +
+        'in the warm-up is in any figure; the report says how long it was and why it ended (runs[].warmup).',
       helpGroup: 'LOAD',
     }),
     'max-pool-size': Flags.string({summary: 'maxPoolSize (pool model) or N connections (fixed model); comma list sweeps. Default: the driver\'s 100 / fixed: the concurrency.', helpGroup: 'POOL'}),
@@ -196,7 +199,8 @@ export default class Bench extends TargetCommand<typeof Bench> {
     const target = await this.openTarget({latencyMs: simLatencyMs}, {sim: flags.sim, ...(thresholds ? {refuseImplicitEmbedded: GATE_NEEDS_EXPLICIT_TARGET} : {})})
     const progress = createProgress()
     let label = ''
-    const plannedCellMs = config.durationMs === undefined ? undefined : config.warmupMs + config.durationMs
+    // An adaptive warm-up's length is known only once a cell has run: the clock learns it from the cells done.
+    const plannedCellMs = config.durationMs === undefined || config.warmupRule ? undefined : config.warmupMs + config.durationMs
     let matrix: MatrixClock | undefined
     let outFailure: string | undefined
     // A failed write never loses the measurement: it is printed anyway, and the failure said after it.
@@ -226,8 +230,9 @@ export default class Bench extends TargetCommand<typeof Bench> {
           const now = performance.now()
           matrix = total > 1 ? {startedAt: matrix?.startedAt ?? now, cellStartedAt: now, index, cells: total, ...(plannedCellMs === undefined ? {} : {plannedCellMs})} : undefined
           label = `${total > 1 ? `[${index + 1}/${total}] ` : ''}${cell.model} c=${cell.concurrency}${cell.maxPoolSize === undefined ? '' : ` pool=${cell.maxPoolSize}`}`
-          // Ticks begin with the measured interval: until then the line says the warm-up is on (5 s by default).
-          progress.update(`${label} · ${config.warmupMs > 0 ? `warming up ${formatDuration(config.warmupMs)} (not measured)` : 'starting'}`)
+          // Ticks begin with the measured interval: until then the line says the warm-up is on.
+          const warmup = config.warmupRule ? `warming up until ops/s settles, at most ${formatDuration(config.warmupMs)} (not measured)` : `warming up ${formatDuration(config.warmupMs)} (not measured)`
+          progress.update(`${label} · ${config.warmupMs > 0 ? warmup : 'starting'}`)
         },
         onTick: (_cell, tick) => {
           const line = renderBenchTick(label, {...tick, p99Us: percentileUs(tick.latencyUs, 99)})

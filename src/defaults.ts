@@ -30,17 +30,12 @@ export const BENCH_DEFAULTS = {
   /** Measured time per run unless `--ops` bounds it instead. */
   durationMS: 10_000,
   /**
-   * Unmeasured warm-up before each run (each cell of a sweep, each run of a matrix): without it the first
-   * seconds measure the pool filling and a cold JIT, not the steady state. The tour's open-loop
-   * example gave a corrected p99 of 1.47 s without warm-up and 49.9 ms with 5 s; the first cell of a sweep
-   * ran 950 ops/s against 2,074 for the same setting later. Measured on the embedded cluster (2 cores shared,
-   * load average 8–16, so slower than an idle machine): the pool of 10 (c=10) was full in the first 250 ms
-   * (set-up p50 65 ms), but ops/s took 7–8 s to level off (~150 → ~1,200/s, p50 52 → 6 ms, p99 170 → 35 ms);
-   * with c=64 the pool (maxConnecting 2) was still filling after 12 s on that loaded machine. 5 s covers the
-   * pool and the JIT of the client and of the embedded cluster on an idle machine; a loaded one or a large
-   * pool wants more (--warmup 15s), and --warmup 0s measures the cold start on purpose.
+   * Unmeasured warm-up before each run (each cell of a sweep, each run of a matrix): auto, until the load's
+   * ops/s has settled and its pool stopped growing (src/bench/warmup.ts: at least 3 s, at most 30 s). A fixed
+   * 5 s was not enough on the idle 2-core machine: after a few idle seconds the next run still went
+   * 3,501 → 6,965 ops/s between the halves of its 5 s while the runs after it held 6,100–7,200.
    */
-  warmupMS: 5000,
+  warmup: 'auto',
   /** How often serverStatus is read on each host during a run. */
   sampleIntervalMS: 250,
 } as const

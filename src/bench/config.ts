@@ -12,6 +12,7 @@ import type {WorkloadFile} from './workload-file.js'
 import {picksKeys} from './workloads.js'
 import {type BenchConfig, MIXABLE_OPS, type MixableOp, type OpTimeout, POOL_MODELS, TIMEOUT_SIDES, type TimeoutSide, type WorkloadKind, WORKLOADS, type WorkloadName} from './types.js'
 import {type LoadStage, stagedLoadOf} from './stages.js'
+import {AUTO_FALLBACK_MS, SETTLE_RULE} from './warmup.js'
 
 export interface BenchFlagValues {
   /** Absent: BENCH_DEFAULTS.workload, or the workload file's operations. */
@@ -42,7 +43,8 @@ export interface BenchFlagValues {
   /** Durations in milliseconds (the CLI's duration flags parse `10s`, `250ms` …); absent: BENCH_DEFAULTS. */
   duration?: number
   ops?: number
-  warmup?: number
+  /** Milliseconds, or 'auto' (until throughput settles, warmup.ts). */
+  warmup?: number | 'auto'
   slo?: number
   'sample-interval'?: number
   'series-interval'?: number
@@ -182,6 +184,21 @@ function checkRateCeiling(rate: number | undefined, workers: number, segments: n
   )
 }
 
+/**
+ * --warmup: a fixed length, or auto. auto is decided while the load runs, which a distributed run and
+ * open-loop stages cannot wait for (warmup.ts): they take AUTO_FALLBACK_MS, fixed, and say why.
+ */
+function warmupOf(value: number | 'auto', segmented: boolean, openLoopStages: boolean): Pick<BenchConfig, 'warmupMs' | 'warmupRule' | 'warmupFallback'> {
+  if (value !== 'auto') return {warmupMs: value}
+  const fallback = segmented
+    ? '--segment: every segment warms up alike, so their measured intervals line up for report merge'
+    : openLoopStages
+      ? 'open-loop --stages: the stage boundaries are planned before the load starts'
+      : undefined
+  if (fallback) return {warmupMs: AUTO_FALLBACK_MS, warmupFallback: `--warmup auto is a fixed ${AUTO_FALLBACK_MS / 1000}s here (${fallback})`}
+  return {warmupMs: SETTLE_RULE.capMs, warmupRule: SETTLE_RULE}
+}
+
 export function toBenchConfig(flags: BenchFlagValues, workloadFile?: WorkloadFile): BenchConfig {
   checkBenchDatabaseName(flags.db)
   const workload: WorkloadKind = workloadFile ? 'file' : builtInWorkload(flags)
@@ -228,7 +245,7 @@ export function toBenchConfig(flags: BenchFlagValues, workloadFile?: WorkloadFil
     rate: staged ? staged.rate : flags.rate,
     durationMs,
     ops: flags.ops,
-    warmupMs: flags.warmup ?? BENCH_DEFAULTS.warmupMS,
+    ...warmupOf(flags.warmup ?? BENCH_DEFAULTS.warmup, distribution.segment !== undefined, staged !== undefined && staged.rate !== undefined),
     pool: Object.freeze({
       minPoolSize: minPool,
       maxConnecting: flags['max-connecting'],

@@ -27,7 +27,8 @@
  *   `aborted`), so a stalled server cannot hold a stop. Once the engine
  *   returns, its counts are final: an operation that settles later changes
  *   nothing (it was already counted as unfinished or aborted).
- * - Warm-up runs the same loop first and is not recorded.
+ * - Warm-up runs the same loop first and is not recorded: for `warmupMs`, or with `settle` until
+ *   throughput has settled (warmup.ts decides; `warmupMs` is then its cap).
  * - Stages (`plan.stages`, see stages.ts): the measured interval is the
  *   stages' sum. Closed loop: at each boundary the workers beyond the stage's
  *   concurrency finish their current operation and stop (each checks before
@@ -44,6 +45,7 @@ import {MissedSlots} from './missed-slots.js'
 import {SlotDispatcher, type UnstartedRange} from './slot-dispatcher.js'
 import {type SeriesInterval, SeriesRecorder} from './series.js'
 import {type EngineStage, type LoadStage, SlotSchedule, StageLedger} from './stages.js'
+import {fixedOutcome, LocalSettleGate, type SettleRule, type WarmupGate, type WarmupOutcome} from './warmup.js'
 
 /** How long a stop request (signal) waits for operations in flight before counting them as aborted. */
 export const STOP_DRAIN_MS = 1000
@@ -55,6 +57,11 @@ export interface EnginePlan {
   durationMs?: number
   ops?: number
   warmupMs: number
+  /**
+   * Adaptive warm-up (warmup.ts): it lasts until this rule says throughput has settled, at most `warmupMs`
+   * (the rule's cap). Not with open-loop stages, whose boundaries are planned from the start.
+   */
+  settle?: SettleRule
   /** How long to wait for operations still in flight when the interval ends naturally. */
   drainTimeoutMs: number
   /** The same after a stop request (default STOP_DRAIN_MS; never longer than drainTimeoutMs). */
@@ -87,6 +94,10 @@ export interface EngineHooks<Sample extends object = object> {
   sampleSeries?(): Sample
   classifyError(error: unknown): string
   signal: AbortSignal
+  /** Adaptive warm-up: connections in the load's pool now (warm-up waits for it to stop growing). */
+  poolTotal?(): number
+  /** Adaptive warm-up decided elsewhere (bench --workers: by the parent, for every worker at once) instead of here. */
+  warmupGate?: WarmupGate
   /** Called when warm-up ends and measuring begins; `measureStart` on performance.now()'s clock. */
   onMeasureStart?(measureStart: number): void
   onTick?(tick: EngineTick): void
@@ -145,6 +156,8 @@ export interface EngineMeasurement<Sample extends object = object> {
   series: (SeriesInterval & Sample)[]
   /** With `stages`: the stages the run reached (the first always); counts add up to the run's. Else []. */
   stages: EngineStage[]
+  /** What the warm-up was and why it ended. */
+  warmup: WarmupOutcome
   interrupted: boolean
 }
 
@@ -192,6 +205,7 @@ export async function runEngine<Sample extends object = object>(plan: EnginePlan
   const openLoop = plan.rate !== undefined
   if (openLoop && plan.ops !== undefined) throw new Error('runEngine: an open-loop run is bounded by durationMs, not ops')
   if (plan.stages !== undefined && plan.ops !== undefined) throw new Error('runEngine: a staged run is bounded by its stages, not ops')
+  if (plan.settle && openLoop && plan.stages !== undefined) throw new Error('runEngine: open-loop stages are planned from the start: give them a fixed warm-up')
   const state = new RunState(openLoop)
   const ledger = plan.stages === undefined ? undefined : new StageLedger(plan.stages, openLoop, plan.concurrency)
   const series = plan.seriesIntervalMs === undefined ? undefined : new SeriesRecorder<Sample>(plan.seriesIntervalMs, hooks.sampleSeries, plan.seriesHistograms)
@@ -204,6 +218,8 @@ export async function runEngine<Sample extends object = object>(plan: EnginePlan
     const next = state.measureStart + (Math.floor((now - state.measureStart) / series.intervalMs) + 1) * series.intervalMs
     seriesTimer = setTimeout(closeSeriesIntervals, Math.max(1, next - now))
   }
+  // Adaptive warm-up: decided by a gate (warmup.ts), not a timer.
+  const warmupGate = plan.warmupMs > 0 && plan.settle ? (hooks.warmupGate ?? new LocalSettleGate(plan.settle, hooks.poolTotal)) : undefined
   const loopStart = performance.now()
   const stopDrainMs = Math.min(plan.stopDrainMs ?? STOP_DRAIN_MS, plan.drainTimeoutMs)
 
@@ -266,6 +282,7 @@ export async function runEngine<Sample extends object = object>(plan: EnginePlan
     if (state.stopped) return
     state.stopped = true
     clearTimeout(stageTimer)
+    warmupGate?.stop()
     state.measureEnd = Math.min(state.measureEnd, afterStartedSlots(performance.now()))
     series?.endAt(state.measureEnd)
     series?.sampleEnd(performance.now())
@@ -302,7 +319,7 @@ export async function runEngine<Sample extends object = object>(plan: EnginePlan
   let stageTimer: NodeJS.Timeout | undefined
   if (hooks.signal.aborted) onAbort()
   hooks.signal.addEventListener('abort', onAbort, {once: true})
-  const warmupTimer = plan.warmupMs > 0 ? setTimeout(beginMeasuring, plan.warmupMs) : undefined
+  const warmupTimer = plan.warmupMs > 0 && !warmupGate ? setTimeout(beginMeasuring, plan.warmupMs) : undefined
   if (plan.warmupMs <= 0) beginMeasuring()
 
   let lastTickOps = 0
@@ -369,6 +386,7 @@ export async function runEngine<Sample extends object = object>(plan: EnginePlan
         if (stage !== undefined) ledger!.recordError(stage)
       }
     } finally {
+      if (!measured) warmupGate?.opDone()
       state.executing -= 1
       if (ledger) ledger.inFlightChanged(performance.now(), state.executing)
       if (measured) state.inFlight -= 1
@@ -421,6 +439,8 @@ export async function runEngine<Sample extends object = object>(plan: EnginePlan
     }
     stageTimer = setTimeout(fire, Math.max(0, at - performance.now()))
   }
+  // Adaptive warm-up: the gate calls beginMeasuring once the load has settled (or at its cap); else a timer.
+  warmupGate?.start(loopStart, beginMeasuring)
   if (openLoop) {
     // An operation is measured when its slot is scheduled inside the interval; after the natural end a slot of the
     // interval still starts (the dispatcher's wake-up ran late), nothing scheduled after it does.
@@ -454,12 +474,14 @@ export async function runEngine<Sample extends object = object>(plan: EnginePlan
   }
 
   clearTimeout(warmupTimer)
+  warmupGate?.stop()
   clearTimeout(stopTimer)
   clearTimeout(stageTimer)
   clearTimeout(seriesTimer)
   clearInterval(ticker)
   hooks.signal.removeEventListener('abort', onAbort)
 
+  const warmedUpMs = (state.measuring ? state.measureStart : performance.now()) - loopStart
   if (!state.measuring) state.measureStart = state.measureEnd = performance.now()
   const end = plan.ops !== undefined && !state.interrupted ? performance.now() : state.measureEnd
   const missedByReason: Partial<Record<MissedReason, number>> = {}
@@ -484,6 +506,7 @@ export async function runEngine<Sample extends object = object>(plan: EnginePlan
     series: series?.finish(end) ?? [],
     ...(plan.seriesHistograms && series ? {seriesLatencyUs: series.encodedHistograms} : {}),
     stages: ledger?.finish(state.measureStart, end, openLoop ? (from, to) => firstSlotAtOrAfter(to) - firstSlotAtOrAfter(from) : undefined) ?? [],
+    warmup: warmupGate ? {...warmupGate.outcome(), ms: Math.round(warmedUpMs)} : fixedOutcome(plan.warmupMs, warmedUpMs, !state.measuring || state.interrupted),
     interrupted: state.interrupted,
   }
 }

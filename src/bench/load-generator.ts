@@ -89,6 +89,7 @@ export class InProcessLoad implements LoadGenerator {
       sampleSeries: seriesGauges(telemetry, hooks.serverConnections),
       classifyError: errorClass,
       signal: hooks.signal,
+      poolTotal: () => telemetry.total,
       onMeasureStart: plan.warmupMs > 0 ? startMeasuring : undefined,
       onTick: (tick) => hooks.onTick?.({...tick, inUse: telemetry.inUse}),
     })

@@ -29,6 +29,7 @@ import {SAMPLER_PURPOSE, ServerSampler} from './server-sampler.js'
 import {toStageResults} from './stages.js'
 import {StopBudget} from './stop-budget.js'
 import type {BenchConfig, BenchResult, PoolModel, RunResult, ServerHostResult, TimeoutResult} from './types.js'
+import {toRunWarmup} from './warmup.js'
 import type {WorkloadFile} from './workload-file.js'
 import {collectionsOf, createWorkload} from './workloads.js'
 
@@ -110,7 +111,8 @@ export async function runBench(target: Target, config: BenchConfig, hooks: Bench
       poolOptions: {...config.pool},
       ...(config.opTimeout ? {opTimeout: {...config.opTimeout}} : {}),
       db: config.db,
-      warmupMS: config.warmupMs,
+      ...(config.warmupRule ? {} : {warmupMS: config.warmupMs}),
+      warmup: warmupSetting(config),
       durationMS: config.durationMs,
       ops: config.ops,
       sampleIntervalMS: config.sampleIntervalMs,
@@ -336,6 +338,7 @@ async function runCell({target, settings, config, hooks, topology, budget}: Benc
         durationMs: config.durationMs,
         ops: share.ops,
         warmupMs: config.warmupMs,
+        settle: config.warmupRule,
         drainTimeoutMs: Math.max(5000, target.connection.timeoutMs),
         tickIntervalMs: TICK_INTERVAL_MS,
         seriesIntervalMs: config.seriesIntervalMs,
@@ -429,6 +432,15 @@ function toRunResult(parts: {
       latencyCorrectedUs: measurement.latencyCorrectedUs ? encodeHistogram(measurement.latencyCorrectedUs) : null,
       latencyByOpUs: Object.fromEntries(Object.entries(measurement.latencyByOpUs).map(([name, histogram]) => [name, encodeHistogram(histogram)])),
     },
+    warmup: toRunWarmup(measurement.warmup, config.warmupRule),
     interrupted: measurement.interrupted,
   }
+}
+
+/** config.warmup: how each run's warm-up was chosen. */
+function warmupSetting(config: BenchConfig): NonNullable<BenchResult['config']['warmup']> {
+  const rule = config.warmupRule
+  if (rule) return {mode: 'auto', windowMS: rule.windowMs, windows: rule.windows, tolerance: rule.tolerance, spread: rule.spread, confirmations: rule.confirmations, floorMS: rule.floorMs, capMS: rule.capMs}
+  if (config.warmupMs <= 0) return {mode: 'off'}
+  return {mode: 'fixed', ms: config.warmupMs, ...(config.warmupFallback ? {fallback: config.warmupFallback} : {})}
 }

@@ -2,6 +2,7 @@
  * `pooltool bench`: its validated configuration and its result (the `--json`
  * contract; names fixed by the issue, units in field names).
  */
+import type {RunWarmup, SettleRule} from './warmup.js'
 import type {LatencySummaryUs} from '../metrics/histograms.js'
 import type {KeyDistribution} from './key-dist.js'
 import type {WorkloadFile, WorkloadFileSummary} from './workload-file.js'
@@ -73,7 +74,12 @@ export interface BenchConfig {
   readonly rate?: number
   readonly durationMs?: number
   readonly ops?: number
+  /** A fixed warm-up's length (0: none); with `warmupRule`, the adaptive warm-up's cap. */
   readonly warmupMs: number
+  /** --warmup auto: warm-up lasts until throughput has settled by this rule (warmup.ts). */
+  readonly warmupRule?: Readonly<SettleRule>
+  /** --warmup auto where it cannot be decided during the load (--segment, open-loop --stages): why warmupMs is fixed instead. */
+  readonly warmupFallback?: string
   readonly pool: Readonly<Omit<PoolOptions, 'maxPoolSize'>>
   /** p99 bound for the knee; undefined: 2x the lowest p99 seen. */
   readonly sloUs?: number
@@ -275,6 +281,8 @@ export interface RunResult {
     latencyByOpUs?: Record<string, string>
   }
   /** True when Ctrl-C cut this run short. */
+  /** What this run's warm-up was and why it ended (absent in older files). */
+  warmup?: RunWarmup
   interrupted: boolean
 }
 
@@ -366,7 +374,10 @@ export interface BenchResult extends ResultEnvelope {
     poolOptions?: {minPoolSize?: number; maxConnecting?: number; maxIdleTimeMS?: number; waitQueueTimeoutMS?: number}
     opTimeout?: {ms: number; side: TimeoutSide}
     db: string
-    warmupMS: number
+    /** A fixed warm-up (0: none); absent with `warmup.mode` auto. */
+    warmupMS?: number
+    /** How the warm-up was chosen: auto (its rule), fixed (--warmup 10s, or auto where it cannot apply: `fallback` says why) or off. */
+    warmup?: {mode: 'auto'; windowMS: number; windows: number; tolerance: number; spread: number; confirmations: number; floorMS: number; capMS: number} | {mode: 'fixed'; ms: number; fallback?: string} | {mode: 'off'}
     durationMS?: number
     ops?: number
     sampleIntervalMS: number

@@ -22,6 +22,7 @@ import type {LoadGenerator, LoadInput, LoadOutcome, LoadRunHooks, WorkerSummary}
 import {rateShareOf, shareOf, stagesShareOf} from './segment.js'
 import type {SeriesGauges} from './series-gauges.js'
 import type {EngineStage} from './stages.js'
+import {type WarmupOutcome, WorkersJudge} from './warmup.js'
 import {epochNowMs, type FromWorker, fromWorkerError, type ToWorker, type WorkerJob, type WorkerOutcome, type WorkerStage} from './worker-protocol.js'
 
 /** How far ahead of now the workers' common start is set: time for the message to reach every thread. */
@@ -152,6 +153,13 @@ export class WorkerThreadsLoad implements LoadGenerator {
     hooks.signal.addEventListener('abort', stop, {once: true})
     // A stop request that came while the workers were connecting: they start stopped, as one engine would.
     if (hooks.signal.aborted) stop()
+    // --warmup auto: the parent judges the workers' summed windows and ends every worker's warm-up at once,
+    // so their measured intervals (and series) start together and merge interval by interval.
+    const judge = plan.settle && plan.warmupMs > 0 ? new WorkersJudge(plan.settle, n, (outcome) => this.threads.forEach((thread) => thread.send({type: 'warmup-end', outcome}))) : undefined
+    const onWindow = (message: FromWorker) => {
+      if (message.type === 'warmup-window') judge?.window(message.window, message.index, message.startPool)
+    }
+    if (judge) for (const thread of this.threads) thread.worker.on('message', onWindow)
     const ticker = this.threads[0]!
     const onTick = (message: FromWorker) => {
       if (message.type !== 'tick' || !hooks.onTick) return
@@ -173,11 +181,12 @@ export class WorkerThreadsLoad implements LoadGenerator {
       const done = await Promise.all(this.threads.map((thread) => thread.next('done')))
       await Promise.allSettled(measureStarts)
       done.forEach((message, i) => (this.threads[i]!.outcome = message.outcome))
-      this.result = mergeOutcomes(this.threads.map((thread) => ({index: thread.job.index, plan: thread.plan!, outcome: thread.outcome!})), serverConnections)
+      this.result = mergeOutcomes(this.threads.map((thread) => ({index: thread.job.index, plan: thread.plan!, outcome: thread.outcome!})), serverConnections, judge?.result)
       return this.result.measurement
     } finally {
       clearInterval(seriesTimer)
       ticker.worker.off('message', onTick)
+      if (judge) for (const thread of this.threads) thread.worker.off('message', onWindow)
       hooks.signal.removeEventListener('abort', stop)
     }
   }
@@ -250,7 +259,11 @@ function mergePools(pools: readonly PoolTelemetrySnapshot[]): PoolTelemetrySnaps
 }
 
 /** The workers' outcomes as one run's: exact where histograms allow, sums elsewhere. Pure. */
-export function mergeOutcomes(parts: ReadonlyArray<{index: number; plan: EnginePlan; outcome: WorkerOutcome}>, serverConnections: ReadonlyArray<Record<string, number>>): LoadOutcome {
+export function mergeOutcomes(
+  parts: ReadonlyArray<{index: number; plan: EnginePlan; outcome: WorkerOutcome}>,
+  serverConnections: ReadonlyArray<Record<string, number>>,
+  decidedWarmup?: WarmupOutcome,
+): LoadOutcome {
   const outcomes = parts.map((part) => part.outcome)
   const openLoop = outcomes.every((o) => o.scheduled !== null)
   const names = [...new Set(outcomes.flatMap((o) => Object.keys(o.latencyByOpUs)))]
@@ -291,6 +304,8 @@ export function mergeOutcomes(parts: ReadonlyArray<{index: number; plan: EngineP
     latencyByOpUs: Object.fromEntries(names.map((name) => [name, merged(outcomes.map((o) => o.latencyByOpUs[name]))])),
     series,
     stages: mergeStages(outcomes),
+    // The parent's verdict (--warmup auto) or the workers' shared fixed warm-up; its length the longest worker's.
+    warmup: {...(decidedWarmup ?? outcomes[0]?.warmup ?? {mode: 'off', ms: 0, endedBy: 'off'}), ms: Math.max(0, ...outcomes.map((o) => o.warmup?.ms ?? 0))},
     interrupted: outcomes.some((o) => o.interrupted),
   }
   const perWorker: WorkerSummary[] = parts.map(({index, plan, outcome}) => ({

@@ -7,6 +7,8 @@
  *     ── workerData: WorkerJob ──▶  opens its clients
  *     ◀── ready | failed
  *     ── start {plan, atEpochMs} ▶  waits for the instant, runs its plan
+ *     ◀── warmup-window …           (--warmup auto: each warm-up window; the parent judges them all)
+ *     ── warmup-end {outcome} ──▶  (once the parent's judge has decided: measuring begins)
  *     ◀── measure-start, tick …
  *     ── stop (a stop request) ─▶
  *     ◀── done {outcome}
@@ -21,6 +23,7 @@ import type {LoadCell} from './load-generator.js'
 import type {SeriesInterval} from './series.js'
 import type {EngineStage} from './stages.js'
 import type {BenchConfig} from './types.js'
+import type {WarmupOutcome, WarmupWindow} from './warmup.js'
 
 export interface WorkerJob {
   index: number
@@ -61,6 +64,8 @@ export interface WorkerOutcome {
   pool: PoolTelemetrySnapshot
   telemetry: {checkoutWaitUs: PortableHistogram; checkoutWaitDriverMS: PortableHistogram; setupUs: PortableHistogram; setupDriverMS: PortableHistogram}
   clients: number
+  /** Its warm-up (with --warmup auto: as the parent decided it, its length this worker's own). */
+  warmup: WarmupOutcome
   /** When its engine started, on the shared wall clock (performance.timeOrigin + now), ms. */
   startedAtEpochMs: number
 }
@@ -77,11 +82,12 @@ export interface WorkerError {
 }
 
 /** `start`: the worker's own plan (its shares of the run's) and the instant every worker starts at. */
-export type ToWorker = {type: 'start'; atEpochMs: number; plan: EnginePlan} | {type: 'stop'} | {type: 'close'}
+export type ToWorker = {type: 'start'; atEpochMs: number; plan: EnginePlan} | {type: 'warmup-end'; outcome: WarmupOutcome} | {type: 'stop'} | {type: 'close'}
 
 export type FromWorker =
   | {type: 'ready'}
   | {type: 'failed'; error: WorkerError}
+  | {type: 'warmup-window'; index: number; window: WarmupWindow; startPool?: number}
   | {type: 'measure-start'}
   | {type: 'tick'; elapsedMs: number; ops: number; errors: number; opsPerSecLastTick: number; inUse: number; latencyUs: PortableHistogram}
   | {type: 'done'; outcome: WorkerOutcome}

@@ -14,6 +14,7 @@ import type {SeriesInterval} from './series.js'
 import {checkoutWaitIntervals} from './series-gauges.js'
 import type {BenchConfig} from './types.js'
 import {epochNowMs, type FromWorker, type ToWorker, toWorkerError, type WorkerJob, type WorkerOutcome, type WorkerSeriesPoint} from './worker-protocol.js'
+import {RelayedGate} from './warmup.js'
 import {loadWorkloadFile} from './workload-file.js'
 import {createRandom, createWorkload} from './workloads.js'
 
@@ -32,8 +33,11 @@ let closing: Promise<void> | undefined
 let startAt: ((start: {atEpochMs: number; plan: EnginePlan}) => void) | undefined
 const started = new Promise<{atEpochMs: number; plan: EnginePlan}>((resolve) => (startAt = resolve))
 
+/** --warmup auto: the parent decides for every worker (warmup.ts); this thread reports its windows. */
+let warmupGate: RelayedGate | undefined
 port.on('message', (message: ToWorker) => {
   if (message.type === 'start') startAt?.(message)
+  else if (message.type === 'warmup-end') warmupGate?.decided(message.outcome)
   else if (message.type === 'stop') stop.abort()
   else if (message.type === 'close') closing ??= close()
 })
@@ -71,6 +75,7 @@ function outcomeOf(m: EngineMeasurement<Omit<WorkerSeriesPoint, keyof SeriesInte
       setupDriverMS: toPortable(telemetry.setupDriverMS),
     },
     clients: model.clientsOpened,
+    warmup: m.warmup,
     stages: m.stages.map((stage) => ({...stage, latencyUs: toPortable(stage.latencyUs), latencyCorrectedUs: stage.latencyCorrectedUs ? toPortable(stage.latencyCorrectedUs) : null})),
     startedAtEpochMs,
   }
@@ -93,6 +98,11 @@ async function main(): Promise<void> {
     send({type: 'measure-start'})
   }
   const checkoutWait = checkoutWaitIntervals(telemetry)
+  if (plan.settle && plan.warmupMs > 0) {
+    warmupGate = new RelayedGate(plan.settle.windowMs, () => telemetry.total, (window, index, startPool) =>
+      send({type: 'warmup-window', index, window, ...(startPool === undefined ? {} : {startPool})}),
+    )
+  }
   const startedAtEpochMs = epochNowMs()
   try {
     const measurement = await runEngine(plan, {
@@ -104,6 +114,7 @@ async function main(): Promise<void> {
       },
       classifyError: errorClass,
       signal: stop.signal,
+      ...(warmupGate ? {warmupGate} : {}),
       onMeasureStart:
         plan.warmupMs > 0
           ? () => {

@@ -8,7 +8,7 @@
  */
 import {Flags, type Interfaces} from '@oclif/core'
 
-import {PoolToolError} from '../errors.js'
+import {PoolToolError, usageError} from '../errors.js'
 import {formatDuration, parseDurationMs} from '../parse/durations.js'
 
 /**
@@ -63,6 +63,32 @@ export function durationFlag(options: DurationFlagOptions & {default?: number}):
   // oclif types a plain defaultHelp as the flag's value type (a number here): the function form takes the text.
   const help = formatDuration(options.default)
   return durationFlagDefinition({summary, description, helpGroup, default: options.default, defaultHelp: constantHelp(help)})
+}
+
+const AUTO = 'auto'
+
+const durationOrAutoDefinition = Flags.custom<number | typeof AUTO>({
+  helpValue: '<duration>',
+  async parse(input, _context, flag) {
+    if (input.trim().toLowerCase() === AUTO) return AUTO
+    try {
+      return parseDurationMs(input, flag.name)
+    } catch (error) {
+      if (!(error instanceof PoolToolError)) throw error
+      // Neither a duration nor auto: the hint names both (a number without a unit keeps its own, sharper message).
+      const neither = /is not a duration/.test(error.message)
+      throw new FlagValueError(neither ? usageError(`--${flag.name} '${input}' is neither auto nor a duration`, `give auto (the default) or a length with a unit, e.g. 10s; 0s turns it off`) : error)
+    }
+  },
+})
+
+/**
+ * A duration flag that also takes `auto` (bench --warmup): milliseconds or 'auto'. The help shows
+ * `--warmup=<duration>` and `[default: auto]`; the summary says what auto does.
+ */
+export function durationOrAutoFlag(options: DurationFlagOptions & {default: typeof AUTO}): Interfaces.OptionFlag<number | typeof AUTO> {
+  const {summary, description, helpGroup} = options
+  return durationOrAutoDefinition({summary, description, helpGroup, default: AUTO, defaultHelp: constantHelp(AUTO)})
 }
 
 /** The property bin/manifest.js looks for (a string, not a symbol: it reads the built command classes). */

@@ -33,7 +33,7 @@ import {compareFileSettings, matchKey, RUN_SETTINGS, runDifferences, SETTING_NAM
 import type {LoadedResult} from './load.js'
 import {notBenchResult} from './load.js'
 import {ratioInterval, type SeriesFigure, seriesSpread} from './noise.js'
-import {unsettled} from './settling.js'
+import {notSettledReason} from './settling.js'
 import {
   COMPARED_METRICS,
   type ComparedMetric,
@@ -216,8 +216,9 @@ export function compareBenchResults(base: LoadedResult, next: LoadedResult, opti
     const counterpart = candidates[0]!
     usedBase.add(counterpart)
     for (const [file, side] of [[base.file, counterpart], [next.file, run]] as const) {
-      const drift = unsettled(side)
-      if (drift) unsettledNotes.push(`${file} ${runLabel(side)}: ops/s went ${Math.round(drift.firstOpsPerSec)} → ${Math.round(drift.lastOpsPerSec)} from its first to its last half of intervals: it had not settled (the pool, the JIT, a machine waking from idle), and its interval noise cannot show that; a longer --warmup, or a rerun, tells`)
+      // A warm-up that reached its cap unsettled counts like a drift the series shows: either way the run was not steady.
+      const why = notSettledReason(side)
+      if (why) unsettledNotes.push(`${file} ${runLabel(side)}: ${why}: it had not settled (the pool, the JIT, a machine waking from idle, other load), and its interval noise cannot show that; a longer --warmup, or a rerun, tells`)
     }
     runs.push(compareRun(base.file, counterpart, next.file, run, [...pairedFile, ...runDifferences(counterpart, run)]))
   }

@@ -74,7 +74,8 @@ export const FILE_SETTINGS: readonly Setting[] = [
   {name: 'key-dist', read: (r) => r.config.keyDist ?? undefined},
   {name: 'op-timeout', read: (r) => (r.config.opTimeout ? `${r.config.opTimeout.ms}ms ${r.config.opTimeout.side}` : 'none')},
   {name: 'pool-options', read: poolOptionsOf},
-  {name: 'warmup', read: (r) => ms(r.config.warmupMS ?? undefined)},
+  // auto: each run's length differs by design (until it settles); two auto runs are alike, whatever their lengths.
+  {name: 'warmup', read: (r) => (r.config.warmup?.mode === 'auto' ? 'auto' : ms(r.config.warmupMS ?? undefined))},
   {name: 'duration', read: lengthOf},
   {name: 'workers', read: (r) => String(r.config.workers ?? 1)},
   // One process's figures and the sum of several segments' are not the same measurement.

@@ -8,6 +8,7 @@ import path from 'node:path'
 
 import {runLabel} from '../bench/fail-on.js'
 import type {BenchResult, RunResult} from '../bench/types.js'
+import {describeWarmup} from '../bench/warmup.js'
 import {decodeHistogram, type Histogram} from '../metrics/histograms.js'
 import {type LockTimeline, lockTimeline} from './watch-html-data.js'
 
@@ -82,6 +83,10 @@ export interface RunSummary {
   p999Ms: number
   errors: number
   connectionsCreated: number
+  /** What was warm-up and why it ended ("settled after 7.5 s: …", "did not settle within the 30 s cap: …", "fixed 5 s"). */
+  warmup: string
+  /** false: an adaptive warm-up that reached its cap unsettled (the page marks it); else true or unknown. */
+  warmupSettled?: boolean
 }
 
 export interface ReportData {
@@ -168,6 +173,14 @@ function meanOf(values: Array<number | null>): number | null {
   return known.length === 0 ? null : Math.round((10 * known.reduce((sum, value) => sum + value, 0)) / known.length) / 10
 }
 
+/** A run's warm-up in words: its own record, else the file's setting (older files), else unknown. */
+function warmupOf(run: RunResult, config: BenchResult['config']): string {
+  if (run.warmup) return describeWarmup(run.warmup)
+  const ms = config.warmup?.mode === 'fixed' ? config.warmup.ms : config.warmupMS
+  if (ms === undefined || ms === null) return 'unknown'
+  return ms > 0 ? `fixed ${ms / 1000} s` : 'none (--warmup 0s)'
+}
+
 /** A gauge as read from a file: a number, or null (a gap in the line) where it is missing; never a 0 made up. */
 const gauge = (value: unknown): number | null => (typeof value === 'number' && Number.isFinite(value) ? value : null)
 
@@ -213,7 +226,7 @@ function sweepsOf(result: BenchResult): Sweep[] {
 /** The report of one or more bench results (several files: their runs side by side, labelled by file). */
 export function reportData(results: ReadonlyArray<{file: string; result: BenchResult}>): ReportData {
   // Several files: each run is named by its file's name (the directory adds nothing to tell them apart).
-  const labelled = results.flatMap(({file, result}) => result.runs.map((run) => ({label: results.length > 1 ? `${path.basename(file)}: ${runLabel(run)}` : runLabel(run), run})))
+  const labelled = results.flatMap(({file, result}) => result.runs.map((run) => ({label: results.length > 1 ? `${path.basename(file)}: ${runLabel(run)}` : runLabel(run), run, config: result.config})))
   return {
     title: reportTitle(results),
     files: results.map(({file}) => file),
@@ -221,7 +234,7 @@ export function reportData(results: ReadonlyArray<{file: string; result: BenchRe
     spectrum: spectrumOf(labelled),
     series: labelled.flatMap(({label, run}) => seriesOf(label, run) ?? []),
     sweeps: results.flatMap(({result}) => sweepsOf(result)),
-    runs: labelled.map(({label, run}) => ({
+    runs: labelled.map(({label, run, config}) => ({
       label,
       opsPerSec: run.opsPerSec,
       p50Ms: ms(run.latencyUs.p50),
@@ -229,6 +242,8 @@ export function reportData(results: ReadonlyArray<{file: string; result: BenchRe
       p999Ms: ms(run.latencyUs.p999),
       errors: run.errors,
       connectionsCreated: run.pool.created,
+      warmup: warmupOf(run, config),
+      ...(run.warmup?.endedBy === 'cap' ? {warmupSettled: false} : {}),
     })),
     lockTimelines: labelled.flatMap(({label, run}) =>
       run.locks?.events ? [{label, timeline: lockTimeline(run.locks.events, run.durationMS, run.locks.model), eventsNotKept: run.locks.eventsNotKept ?? 0}] : [],

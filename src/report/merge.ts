@@ -44,7 +44,7 @@ import type {MergedBenchResult, MergedRunResult} from './types.js'
 const MISMATCH_HINT = 'merge only the segments of one run: the same bench flags on every segment (only --segment differs)'
 
 /** The configuration fields every segment must share. */
-const CONFIG_FIELDS = ['workload', 'mix', 'docSizeBytes', 'warmupMS', 'durationMS', 'ops', 'stages'] as const
+const CONFIG_FIELDS = ['workload', 'mix', 'docSizeBytes', 'warmupMS', 'warmup', 'durationMS', 'ops', 'stages'] as const
 
 /** What makes two runs the same run of the matrix. */
 export function runKey(run: Pick<RunResult, 'model' | 'concurrency' | 'maxPoolSize' | 'rate'>): string {
@@ -316,6 +316,9 @@ export function mergeRuns(segments: readonly Segment[]): MergedRunResult {
   const totalInFlightCap = loadSplit ? first.concurrency : first.concurrency * segmentCount
   const counts = {ops, errors, scheduled, missedByReason, durationMs}
   const lags = runs.map((run) => run.scheduleLagUs).filter((lag): lag is LatencySummaryUs => lag !== null && lag !== undefined)
+  // Each input's own warm-up: one that never settled (its cap) stands for them, else the longest; unknown if any is.
+  const warmups = runs.map((run) => run.warmup).filter((warmup) => warmup !== undefined)
+  const warmup = warmups.length < runs.length ? undefined : (warmups.find((w) => w.endedBy === 'cap') ?? warmups.reduce((a, b) => (b.durationMS > a.durationMS ? b : a)))
   return {
     model: first.model,
     workload: first.workload,
@@ -343,6 +346,7 @@ export function mergeRuns(segments: readonly Segment[]): MergedRunResult {
     serverBySegment: runs.flatMap((run) => (run as Partial<MergedRunResult>).serverBySegment ?? [run.server ?? []]),
     errorsByClass: sumRecords(runs.map((run) => run.errorsByClass)),
     ...(stages ? {stages} : {}),
+    ...(warmup ? {warmup} : {}),
     histograms: {latencyUs: latency.encoded, latencyCorrectedUs: corrected?.encoded ?? null, ...(byOp ? {latencyByOpUs: byOp.encoded} : {})},
     interrupted: runs.some((run) => run.interrupted),
     segments: segmentCount,

@@ -9,6 +9,7 @@
  * figures: a longer --warmup, or a rerun, tells.
  */
 import type {RunResult} from '../bench/types.js'
+import {describeWarmup} from '../bench/warmup.js'
 
 /** Change between the first and the last half of the intervals that counts as not settled. */
 export const UNSETTLED_CHANGE = 0.2
@@ -20,6 +21,17 @@ export interface Drift {
   lastOpsPerSec: number
   /** last ÷ first. */
   ratio: number
+}
+
+/**
+ * Why a run had not settled, in words, or undefined: its adaptive warm-up reached its cap without settling
+ * (bench said so), or its ops/s drifted from its first to its last half of intervals (unsettled below).
+ */
+export function notSettledReason(run: Pick<RunResult, 'series' | 'stages' | 'warmup'>): string | undefined {
+  if (run.warmup?.endedBy === 'cap') return `its warm-up ${describeWarmup(run.warmup)}`
+  const drift = unsettled(run)
+  if (drift) return `ops/s went ${Math.round(drift.firstOpsPerSec)} → ${Math.round(drift.lastOpsPerSec)} from its first to its last half of intervals`
+  return undefined
 }
 
 /** The drift of a run's ops/s from its first half of intervals to its last (the middle one of an odd count left out), when beyond UNSETTLED_CHANGE. */

@@ -1,6 +1,7 @@
 /** `pooltool bench` result → text. Pure: no I/O. */
 import {NO_OPERATIONS_MEASURED, runLabel} from '../bench/fail-on.js'
 import type {BenchResult, RunResult, ServerHostResult, ThresholdBreach} from '../bench/types.js'
+import {describeWarmup} from '../bench/warmup.js'
 import {csvCell} from './escape.js'
 import {type Cell, fitTable, type Layout, UNLIMITED} from './fit.js'
 import {formatCount, formatRecord, formatUs} from './format.js'
@@ -189,12 +190,13 @@ export function renderBench(result: BenchResult, layout: Layout = UNLIMITED): st
   const lines = [
     `pooltool bench · ${config.workload}${mix}${file}${keys} · ${bound} per run`,
     targetLine(target, cluster),
-    warmupText(config.warmupMS),
+    warmupText(config),
   ]
   if (result.runs.length === 0) {
     lines.push('', 'no run finished.', ...notesOf(result))
     return lines.join('\n')
   }
+  lines.push(...warmupLines(result))
   lines.push('', 'Latency and throughput (closed loop: send → reply; open loop: uncorrected, with the corrected p99 from the schedule)')
   lines.push(runsTable(result, layout))
   const staged = result.runs.filter((run) => (run.stages ?? []).length > 0)
@@ -261,11 +263,25 @@ function targetLine(target: BenchResult['target'], cluster: BenchResult['cluster
 }
 
 /** What was warm-up: it is in no figure of the report, and a run without one measures the pool's set-up and a cold JIT. */
-function warmupText(warmupMS: number | undefined): string {
+function warmupText(config: BenchResult['config']): string {
+  const setting = config.warmup
+  const notMeasured = 'not measured: its operations, and the connections it opened, are in no figure below'
+  if (setting?.mode === 'auto') {
+    return `warm-up auto before each run, until ops/s settles (the last ${(setting.windowMS * setting.windows) / 1000} s: halves within ${Math.round(setting.tolerance * 100)} %, each second within ${Math.round(setting.spread * 100)} %, the pool no longer growing, twice running; ${formatMs(setting.floorMS)} to ${formatMs(setting.capMS)}), ${notMeasured}`
+  }
+  const warmupMS = setting?.mode === 'fixed' ? setting.ms : setting?.mode === 'off' ? 0 : config.warmupMS
   // Files written before the field existed: unknown, never "none".
-  if (warmupMS === undefined) return 'warm-up: unknown (the file does not say)'
+  if (warmupMS === undefined || warmupMS === null) return 'warm-up: unknown (the file does not say)'
   if (warmupMS <= 0) return 'no warm-up (--warmup 0s): the figures include filling the pool and a cold JIT'
-  return `warm-up ${formatMs(warmupMS)} before each run, not measured: its operations, and the connections it opened, are in no figure below`
+  const fallback = setting?.mode === 'fixed' && setting.fallback ? ` (${setting.fallback})` : ''
+  return `warm-up ${formatMs(warmupMS)} before each run${fallback}, ${notMeasured}`
+}
+
+/** Per run, how its adaptive warm-up ended: "  pool c=10: settled after 7.5 s: …". */
+function warmupLines(result: BenchResult): string[] {
+  const runs = result.runs.filter((run) => run.warmup?.mode === 'auto')
+  if (runs.length === 0) return []
+  return ['', 'Warm-up (not measured)', ...runs.map((run) => `  ${runLabel(run)}: ${describeWarmup(run.warmup!)}`)]
 }
 
 /** "  pool c=8: find 80,112 ops p50 310µs p99 1.2ms · update …" */

@@ -72,9 +72,9 @@ function comparisonTable(data: ReportData): string {
   const rows = data.runs.map(
     (run) =>
       `<tr class="run"><td>${htmlSafe(run.label)}</td><td class="bar"><div style="width: ${fixed((100 * finite(run.opsPerSec)) / best, 1)}%"></div><span>${htmlSafe(Math.round(finite(run.opsPerSec)).toLocaleString('en-US'))}</span></td>` +
-      `<td>${htmlSafe(run.p50Ms)}</td><td>${htmlSafe(run.p99Ms)}</td><td>${htmlSafe(run.p999Ms)}</td><td>${htmlSafe(run.errors)}</td><td>${htmlSafe(run.connectionsCreated)}</td></tr>`,
+      `<td>${htmlSafe(run.p50Ms)}</td><td>${htmlSafe(run.p99Ms)}</td><td>${htmlSafe(run.p999Ms)}</td><td>${htmlSafe(run.errors)}</td><td>${htmlSafe(run.connectionsCreated)}</td><td class="warmup${run.warmupSettled === false ? ' unsettled' : ''}">${htmlSafe(run.warmup)}</td></tr>`,
   )
-  return `<table class="compare"><tr><th>run</th><th>ops/s</th><th>p50 ms</th><th>p99 ms</th><th>p99.9 ms</th><th>errors</th><th>connections created</th></tr>${rows.join('')}</table>`
+  return `<table class="compare"><tr><th>run</th><th>ops/s</th><th>p50 ms</th><th>p99 ms</th><th>p99.9 ms</th><th>errors</th><th>connections created</th><th>warm-up (not measured)</th></tr>${rows.join('')}</table>`
 }
 
 /**
@@ -219,6 +219,7 @@ h1 { font-size: 18px; } h2 { font-size: 16px; margin-top: 28px; } h3 { font-size
 table { border-collapse: collapse; margin: 8px 0; } th, td { border: 1px solid #ccc; padding: 4px 8px; text-align: right; }
 th:first-child, td:first-child { text-align: left; }
 td.bar { position: relative; min-width: 220px; } td.bar div { position: absolute; left: 0; top: 0; bottom: 0; background: rgba(31, 119, 180, 0.25); } td.bar span { position: relative; }
+td.warmup { font-size: 0.9em; max-width: 28em; text-align: left; } td.warmup.unsettled { color: #b00020; }
 td.over { text-decoration: line-through; } td.knee { outline: 2px solid #d62728; }
 .sources { color: #555; }
 .timeline { position: relative; border-left: 1px solid #999; border-bottom: 1px solid #999; margin: 8px 0 8px 260px; }

@@ -41,8 +41,8 @@ describe('bench without a URI', () => {
     assert.equal(result.cluster.hosts.length, 1, JSON.stringify(result.cluster.hosts))
     assert.equal(result.cluster.hosts[0].role, 'standalone')
     assert.equal(result.config.durationMS, 1000)
-    // The default warm-up (issue 26): the pool fills and the JIT settles before measuring (src/defaults.ts).
-    assert.equal(result.config.warmupMS, BENCH_DEFAULTS.warmupMS)
+    // The default warm-up (issue 26): adaptive, until ops/s settles (src/bench/warmup.ts; test/cli/bench-warmup.test.ts).
+    assert.equal(result.config.warmup.mode, BENCH_DEFAULTS.warmup)
     assert.equal(result.config.sampleIntervalMS, 250)
     const wrongUnit = keysOf(result).filter((key) => /Ms$/.test(key))
     assert.deepEqual(wrongUnit, [], 'one unit convention: MS (as the driver writes it), never Ms')
@@ -75,7 +75,8 @@ describe('bench without a URI', () => {
     assert.match(run.stdout, /namespace pooltool_bench dropped/)
     // What was measured, said in the text as in the JSON: the target's source and the warm-up left out.
     assert.match(run.stdout, /^target mongodb:\/\/127\.0\.0\.1:\d+\/\S*: the embedded simulated standalone \(--sim, or no URI given; MongoDB \d/m)
-    assert.match(run.stdout, /^warm-up 5s before each run, not measured: its operations, and the connections it opened, are in no figure below$/m)
+    assert.match(run.stdout, /^warm-up auto before each run, until ops\/s settles \(.*\), not measured: its operations, and the connections it opened, are in no figure below$/m)
+    assert.match(run.stdout, /^Warm-up \(not measured\)\n {2}pool c=10: (settled after|did not settle within the 30 s cap)/m)
   })
 })
 

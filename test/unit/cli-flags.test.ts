@@ -95,7 +95,8 @@ describe('one duration flag type on every command', () => {
         assert.equal(bare.message, `--${flag} 500 has no unit`)
         assert.equal(bare.hint, 'say 500ms or 500s; the units are ms, s, m and h')
         const wrong = await refusal(command, [`--${flag}`, 'soon'])
-        assert.equal(wrong.message, `--${flag} 'soon' is not a duration`)
+        // bench --warmup also takes auto (its default), and says so when given neither.
+        assert.equal(wrong.message, flag === 'warmup' ? `--${flag} 'soon' is neither auto nor a duration` : `--${flag} 'soon' is not a duration`)
         const tooLong = await refusal(command, [`--${flag}`, '600h'])
         assert.match(tooLong.message, /above the longest duration pooltool can time/)
       })
@@ -114,7 +115,8 @@ describe('defaults in one place', () => {
     const locks = await parse(LocksWatch, [])
     assert.equal(locks.interval, LOCKS_DEFAULTS.intervalMS)
     const bench = await parse(Bench, [])
-    assert.deepEqual([bench.warmup, bench['sample-interval'], bench.duration], [BENCH_DEFAULTS.warmupMS, BENCH_DEFAULTS.sampleIntervalMS, undefined])
+    assert.deepEqual([bench.warmup, bench['sample-interval'], bench.duration], [BENCH_DEFAULTS.warmup, BENCH_DEFAULTS.sampleIntervalMS, undefined])
+    assert.equal((await parse(Bench, ['--warmup', 'auto'])).warmup, 'auto', 'auto can be given, as the default it is')
   })
   it('the connection flags and the library share them', async () => {
     const flags = await parse(Bench, [])

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict'
+import {AUTO_FALLBACK_MS, SETTLE_RULE} from '../../src/bench/warmup.js'
 import {describe, it} from 'node:test'
 
 import {parseMix, toBenchConfig, type BenchFlagValues} from '../../src/bench/config.js'
@@ -71,9 +72,18 @@ describe('bench flags', () => {
     const config = toBenchConfig({...baseFlags, duration: 3000, warmup: 500, slo: 20, 'sample-interval': 100})
     assert.deepEqual([config.durationMs, config.warmupMs, config.sloUs, config.sampleIntervalMs], [3000, 500, 20_000, 100])
     const defaults = toBenchConfig({workload: 'find', 'doc-size': 256, 'seed-docs': 1000, db: 'pooltool_bench', keep: false, model: 'pool', concurrency: '10'})
-    // A warm-up by default (issue 26): 5 s for the pool to fill and the JIT to settle (src/defaults.ts).
-    assert.deepEqual([defaults.durationMs, defaults.warmupMs, defaults.sloUs, defaults.sampleIntervalMs], [10_000, 5000, undefined, 250])
+    // A warm-up by default (issue 26): adaptive, until ops/s settles, its cap the longest (src/bench/warmup.ts).
+    assert.deepEqual([defaults.durationMs, defaults.warmupMs, defaults.warmupRule, defaults.sloUs, defaults.sampleIntervalMs], [10_000, SETTLE_RULE.capMs, SETTLE_RULE, undefined, 250])
     assert.equal(toBenchConfig({...baseFlags, warmup: 0}).warmupMs, 0, '--warmup 0s turns it off')
+    assert.equal(toBenchConfig({...baseFlags, warmup: 0}).warmupRule, undefined)
+    assert.equal(toBenchConfig({...baseFlags, warmup: 10_000}).warmupRule, undefined, '--warmup 10s is exactly 10 s')
+    // Where auto cannot be decided during the load, a fixed 5 s, and why.
+    const segment = toBenchConfig({...baseFlags, warmup: 'auto', segment: '0/2', 'run-id': 'a1b2c3d4', concurrency: '4'})
+    assert.deepEqual([segment.warmupMs, segment.warmupRule], [AUTO_FALLBACK_MS, undefined])
+    assert.match(segment.warmupFallback!, /--segment/)
+    const openStages = toBenchConfig({...baseFlags, warmup: 'auto', stages: '1s:100/s,1s:200/s'})
+    assert.deepEqual([openStages.warmupMs, openStages.warmupRule], [AUTO_FALLBACK_MS, undefined])
+    assert.equal(toBenchConfig({...baseFlags, warmup: 'auto', stages: '1s:2,1s:4'}).warmupRule, SETTLE_RULE, 'closed-loop stages start with the measured interval: auto applies')
     usage(() => toBenchConfig({...baseFlags, duration: 0}), /--duration must be above 0/)
   })
   it('rejects impossible combinations', () => {

@@ -7,7 +7,10 @@
 import assert from 'node:assert/strict'
 import {describe, it} from 'node:test'
 
-import {unsettled} from '../../src/report/settling.js'
+import {compareBenchResults} from '../../src/report/compare.js'
+import {reportData} from '../../src/report/html-data.js'
+import {notSettledReason, unsettled} from '../../src/report/settling.js'
+import {craft} from '../helpers/crafted-results.js'
 
 const series = (ops: number[]) => ops.map((n, i) => ({tMS: i * 1000, durationMS: 1000, ops: n, errors: 0, opsPerSec: n}))
 
@@ -29,5 +32,35 @@ describe('a run that had not settled', () => {
     assert.equal(unsettled({series: series([1000, 2000, 4000])} as never), undefined)
     assert.equal(unsettled({series: series([1000, 2000, 3000, 4000, 8000]), stages: [{}, {}]} as never), undefined)
     assert.equal(unsettled({} as never), undefined)
+  })
+})
+
+describe('a run whose adaptive warm-up reached its cap', () => {
+  const cap = {mode: 'auto', durationMS: 30_000, endedBy: 'cap', halvesOpsPerSec: [300, 420], spread: 0.31, level: false, poolGrew: false, poolTotal: 10,
+    rule: {windowMS: 1000, windows: 4, tolerance: 0.05, spread: 0.15, confirmations: 2, floorMS: 5000, capMS: 30_000}} as const
+
+  it('counts as not settled, even when its measured intervals look steady', () => {
+    const why = notSettledReason({series: series([6086, 6709, 6161, 6900, 6441]), warmup: cap} as never)
+    assert.match(why!, /^its warm-up did not settle within the 30 s cap: the last 4 s not level \(halves 300 → 420 ops\/s/)
+    assert.equal(notSettledReason({series: series([6086, 6709, 6161, 6900, 6441]), warmup: {...cap, endedBy: 'settled'}} as never), undefined)
+  })
+
+  it('report compare names it', () => {
+    const base = craft('a.json', {seed: 1})
+    const next = craft('b.json', {seed: 2})
+    next.result.runs[0]!.warmup = cap as never
+    const result = compareBenchResults(base, next)
+    assert.ok(result.notes.some((note) => /^b\.json .*: its warm-up did not settle within the 30 s cap: .*it had not settled/.test(note)), result.notes.join('\n'))
+    assert.ok(!result.notes.some((note) => note.startsWith('a.json')), 'the settled one is not named')
+  })
+
+  it('the HTML report has its warm-up beside each run, the unsettled marked', () => {
+    const base = craft('a.json', {seed: 1})
+    base.result.runs[0]!.warmup = cap as never
+    const [run] = reportData([base]).runs
+    assert.match(run!.warmup, /^did not settle within the 30 s cap/)
+    assert.equal(run!.warmupSettled, false)
+    const fixed = craft('b.json', {seed: 1, warmupMS: 5000})
+    assert.equal(reportData([fixed]).runs[0]!.warmup, 'fixed 5 s', 'a file from before runs[].warmup: its config')
   })
 })
