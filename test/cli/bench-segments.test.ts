@@ -2,7 +2,10 @@
  * A distributed bench run on one machine: three `bench --segment i/3` processes with one --run-id
  * and --start-at against the embedded cluster, as the pods of an emitted Kubernetes Job run them;
  * then `report merge` adds them up. They share one namespace: together they seed every id once,
- * and the last to finish drops it.
+ * and the last to finish drops it. Of each three segments, two are spawned processes and one runs
+ * in this process (test/helpers/in-process.ts, the path bin/run.js takes; runs there are one at a
+ * time, so only one segment can); the spawned ones, one `report merge` and one refusal stay to prove
+ * the real process (bench exit 0 and 2, merge exit 0).
  */
 import assert from 'node:assert/strict'
 import {mkdtempSync, writeFileSync} from 'node:fs'
@@ -13,8 +16,9 @@ import {describe, it} from 'node:test'
 import {Job} from 'kubernetes-models/batch/v1/Job'
 import {parse as parseYaml} from 'yaml'
 
-import {parseJson, runCli} from '../helpers/cli.js'
+import {type CliRun, parseJson, runCli} from '../helpers/cli.js'
 import {useClusterClient} from '../helpers/cluster.js'
+import {runInProcess} from '../helpers/in-process.js'
 
 const SEGMENTS = 3
 const SEED_DOCS = 100
@@ -25,9 +29,11 @@ describe('bench --segment: three shares of one run', {timeout: 120_000}, () => {
     ['bench', '--warmup', '0s', '--uri', cluster.uri, '--db', 'pooltool_segments', '--workload', 'find', '--seed-docs', String(SEED_DOCS), '--concurrency', '8', '--duration', '500ms',
       '--segment', `${index}/${SEGMENTS}`, '--run-id', runId, '--start-at', startAt, '--json', ...extra]
   const soon = () => new Date(Date.now() + 4000).toISOString()
+  /** Segment 0 in this process, the others spawned, all at once. */
+  const segment = (index: number, args: string[]): Promise<CliRun> => (index === 0 ? runInProcess(args) : runCli(args, {timeoutMs: 60_000}))
   const runAll = (runId: string, extra: string[] = []) => {
     const startAt = soon()
-    return Promise.all(Array.from({length: SEGMENTS}, (_, i) => runCli(segmentArgs(runId, i, startAt, extra), {timeoutMs: 60_000})))
+    return Promise.all(Array.from({length: SEGMENTS}, (_, i) => segment(i, segmentArgs(runId, i, startAt, extra))))
   }
 
   it('together they seed each id once, each drives its share, and the shares add up', async () => {
@@ -59,6 +65,7 @@ describe('bench --segment: three shares of one run', {timeout: 120_000}, () => {
       writeFileSync(file, JSON.stringify(r))
       return file
     })
+    // Spawned: report merge in the real process (exit 0).
     const merged = parseJson(await runCli(['report', 'merge', ...files, '--json']))
     const [run] = merged.runs
     assert.equal(run.ops, results.reduce((sum, r) => sum + r.runs[0].ops, 0))
@@ -67,7 +74,7 @@ describe('bench --segment: three shares of one run', {timeout: 120_000}, () => {
     assert.equal(run.loadSplit, true)
     assert.deepEqual(merged.config.segment.indices, [0, 1, 2])
     assert.ok(!merged.notes.some((n: string) => /not merged/.test(n)), merged.notes.join('\n'))
-    const partial = parseJson(await runCli(['report', 'merge', files[0]!, files[2]!, '--json']))
+    const partial = parseJson(await runInProcess(['report', 'merge', files[0]!, files[2]!, '--json']))
     assert.ok(partial.notes.includes('segment 1 of 3 of run 5e65e650 not merged: the figures hold only the shares merged'), partial.notes.join('\n'))
   })
 
@@ -75,7 +82,7 @@ describe('bench --segment: three shares of one run', {timeout: 120_000}, () => {
     const startAt = soon()
     const stageArgs = (index: number) =>
       ['bench', '--warmup', '0s', '--uri', cluster.uri, '--db', 'pooltool_segments', '--workload', 'ping', '--stages', '300ms:3,300ms:6', '--segment', `${index}/${SEGMENTS}`, '--run-id', '5ea6e500', '--start-at', startAt, '--json']
-    const runs = await Promise.all(Array.from({length: SEGMENTS}, (_, i) => runCli(stageArgs(i), {timeoutMs: 60_000})))
+    const runs = await Promise.all(Array.from({length: SEGMENTS}, (_, i) => segment(i, stageArgs(i))))
     const results = runs.map((run) => {
       assert.equal(run.code, 0, run.stderr)
       return parseJson(run)
@@ -87,13 +94,13 @@ describe('bench --segment: three shares of one run', {timeout: 120_000}, () => {
       writeFileSync(file, JSON.stringify(r))
       return file
     })
-    const [run] = parseJson(await runCli(['report', 'merge', ...files, '--json'])).runs
+    const [run] = parseJson(await runInProcess(['report', 'merge', ...files, '--json'])).runs
     assert.deepEqual(run.stages.map((s: any) => s.concurrency), [3, 6])
     for (const [index, stage] of run.stages.entries()) {
       assert.equal(stage.ops, results.reduce((sum, r) => sum + r.runs[0].stages[index].ops, 0), `stage ${index} adds up`)
       assert.ok(stage.ops > 0)
     }
-    const refused = await runCli(['bench', '--uri', cluster.uri, '--stages', '300ms:2,300ms:6', '--segment', '0/3', '--run-id', '5ea6e501'])
+    const refused = await runInProcess(['bench', '--uri', cluster.uri, '--stages', '300ms:2,300ms:6', '--segment', '0/3', '--run-id', '5ea6e501'])
     assert.equal(refused.code, 2)
     assert.match(refused.stderr, /^Error \[USAGE\]: --stages: a stage of concurrency 2 cannot be split over 3 segments/)
   })
@@ -119,13 +126,14 @@ describe('bench --segment: three shares of one run', {timeout: 120_000}, () => {
   })
 
   it('--emit k8s-job prints a Job the Kubernetes schema accepts, and the steps to collect and merge its results', async () => {
-    const run = await runCli(['bench', '--emit', 'k8s-job', '--parallelism', '4', '--concurrency', '16', '--duration', '1m', '--image', 'registry.example/pooltool:0.1.0'])
+    const run = await runInProcess(['bench', '--emit', 'k8s-job', '--parallelism', '4', '--concurrency', '16', '--duration', '1m', '--image', 'registry.example/pooltool:0.1.0'])
     assert.equal(run.code, 0, run.stderr)
     const manifest = parseYaml(run.stdout)
     new Job(manifest).validate()
     const [container] = manifest.spec.template.spec.containers
     assert.deepEqual(container.args.slice(0, 7), ['--concurrency', '16', '--duration', '1m', '--segment', '$(JOB_COMPLETION_INDEX)/4', '--run-id'])
     assert.match(run.stderr, /^# {3}pooltool report merge pooltool-bench-[0-9a-f]{8}-\*\.json --out pooltool-bench-[0-9a-f]{8}\.json$/m)
+    // Spawned: bench's usage error (exit 2) in the real process, its secret guard included.
     const refused = await runCli(['bench', '--emit', 'k8s-job', '--parallelism', '2', '--uri', 'mongodb://user:hunter2@db.example/'])
     assert.equal(refused.code, 2, refused.stderr)
     assert.match(refused.stderr, /--uri cannot go into the emitted Job/)

@@ -2,13 +2,16 @@
  * `bench --op-timeout` on both sides, told apart: a client-side timeout destroys the connection it was reading from, a
  * server-side one (maxTimeMS) is answered by the server and keeps it. One standalone embedded
  * cluster whose finds take 200 ms (the sim's service latency: interruptible work, which the server
- * stops at maxTimeMS as a real one does), and a 20 ms limit on both sides.
+ * stops at maxTimeMS as a real one does), and a 20 ms limit on both sides. One bench run and one
+ * usage error are spawned (the real process, exit 0 and exit 2); the others run in-process
+ * (test/helpers/in-process.ts, the path bin/run.js takes).
  */
 import assert from 'node:assert/strict'
 import {describe, it} from 'node:test'
 
-import {parseJson, runCli} from '../helpers/cli.js'
+import {type CliRun, parseJson, runCli} from '../helpers/cli.js'
 import {useCluster} from '../helpers/cluster.js'
+import {runInProcess} from '../helpers/in-process.js'
 
 const CONCURRENCY = 4
 /** A count, not a duration: how many time out must not depend on how fast a loaded machine runs. */
@@ -21,10 +24,11 @@ describe('bench --op-timeout: who enforces the limit decides what a timeout cost
       '--ops', String(OPS), '--op-timeout', limit, '--timeout-side', side, '--json']
 
   /** Both sides under the same slow work (200 ms per find) and the same 20 ms limit. */
-  const underLatency = async (side: 'client' | 'server', uri?: string) => {
+  const underLatency = async (side: 'client' | 'server', uri?: string, spawned = false) => {
     await cluster.sim.control({kind: 'latency', ms: 200})
     try {
-      const run = await runCli(args(side, '20ms', uri), {timeoutMs: 60_000})
+      const cli = args(side, '20ms', uri)
+      const run: CliRun = spawned ? await runCli(cli, {timeoutMs: 60_000}) : await runInProcess(cli)
       const result = parseJson(run)
       assert.deepEqual(result.config.opTimeout, {ms: 20, side})
       const [r] = result.runs
@@ -44,7 +48,8 @@ describe('bench --op-timeout: who enforces the limit decides what a timeout cost
   it('client side (socketTimeoutMS): each timed-out attempt closes its connection and a new one replaces it', async () => {
     const withoutRetries = new URL(cluster.uri)
     withoutRetries.searchParams.set('retryReads', 'false')
-    const {r, notes} = await underLatency('client', withoutRetries.toString())
+    // Spawned: bench's success (exit 0) in the real process; the other two sides run in-process.
+    const {r, notes} = await underLatency('client', withoutRetries.toString(), true)
     const t = r.timeouts
     assert.deepEqual(r.errorsByClass, {timeout: r.errors})
     assert.deepEqual({answeredByServer: t.answeredByServer, clientGaveUp: t.clientGaveUp}, {answeredByServer: 0, clientGaveUp: r.errors})
@@ -75,12 +80,14 @@ describe('bench --op-timeout: who enforces the limit decides what a timeout cost
   })
 
   it('bad values are one-line usage errors', async () => {
-    for (const [extra, pattern] of [
+    for (const [index, [extra, pattern]] of ([
       [['--timeout-side', 'server'], /--op-timeout/],
       [['--op-timeout', '10ms', '--timeout-side', 'both'], /timeout-side/],
       [['--workload', 'insert', '--key-dist', 'zipfian'], /--key-dist zipfian needs a workload that picks documents/],
-    ] as const) {
-      const run = await runCli(['bench', '--uri', cluster.uri, ...extra])
+    ] as const).entries()) {
+      const cli = ['bench', '--uri', cluster.uri, ...extra]
+      // The first spawned: bench's usage error (exit 2) in the real process; the rest in-process.
+      const run = index === 0 ? await runCli(cli) : await runInProcess(cli)
       assert.equal(run.code, 2, `${extra.join(' ')}: ${run.stderr}`)
       assert.match(run.stderr, pattern)
     }

@@ -4,6 +4,8 @@
  * until every member shows the clients it created (their parked monitor hellos in `$currentOp`:
  * waited for, never slept on); then `conns list` must name the leak and its fix, count the clients
  * within ±10%, and sum the app's connections over the three members. Every client is closed after.
+ * `conns list --json` and `conns watch` are spawned (each command's real process, exit 0); the text
+ * list and the help run in-process (test/helpers/in-process.ts, the path bin/run.js takes).
  */
 import assert from 'node:assert/strict'
 import {after, describe, it} from 'node:test'
@@ -11,6 +13,7 @@ import {after, describe, it} from 'node:test'
 import {MongoClient} from '../../src/mongo/driver.js'
 import {parseJson, runCli} from '../helpers/cli.js'
 import {useCluster} from '../helpers/cluster.js'
+import {runInProcess} from '../helpers/in-process.js'
 
 const APP = 'checkout-svc'
 /** Clients the leaking app creates. */
@@ -65,6 +68,7 @@ describe('conns list finds a client-per-request leak', () => {
     // Every member shows every client: its parked monitor hello, and its RTT connection beside it.
     const seen = await Promise.all(observers.map((observer) => waitFor(() => seenOn(observer), (s) => s.monitors >= CLIENTS && s.connections >= 2 * CLIENTS, 60_000)))
 
+    // Spawned: conns list in the real process (exit 0).
     const run = await runCli(['conns', 'list', '--uri', sim.info.uri, '--json'], {timeoutMs: 60_000})
     assert.equal(run.code, 0, run.stderr)
     const result = parseJson(run)
@@ -89,7 +93,7 @@ describe('conns list finds a client-per-request leak', () => {
     assert.ok(holder.monitoring > holder.pool, JSON.stringify(holder))
     assert.equal(result.clusterHolders.byApp[0].name, APP, 'the leak ranks first')
 
-    const text = await runCli(['conns', 'list', '--uri', sim.info.uri], {timeoutMs: 60_000})
+    const text = await runInProcess(['conns', 'list', '--uri', sim.info.uri])
     assert.equal(text.code, 0, text.stderr)
     assert.match(text.stdout, new RegExp(`cluster-wide holders over 3 hosts: .*\\n  1\\. ${APP}@127\\.0\\.0\\.1 \\(nodejs\\) ×\\d+ on 3 hosts: \\d+ monitoring \\(≈\\d+ clients\\)`))
     assert.match(text.stdout, new RegExp(`VERDICT ≈\\d+ MongoClient instances from ${APP}@127\\.0\\.0\\.1: create one client per process and reuse it`))
@@ -97,6 +101,7 @@ describe('conns list finds a client-per-request leak', () => {
     assert.match(text.stdout, /created in \d+ s = [\d.]+\/s/, 'the churn baseline')
 
     // The watch says the same from its last round, with the churn baseline beside the rate during the watch.
+    // Spawned: conns watch in the real process (exit 0).
     const watched = await runCli(['conns', 'watch', '--uri', sim.info.uri, '--interval', '500ms', '--count', '2', '--json'], {timeoutMs: 60_000})
     assert.equal(watched.code, 0, watched.stderr)
     const summary = parseJson(watched)
@@ -111,7 +116,7 @@ describe('conns list finds a client-per-request leak', () => {
 
 describe('conns list --help explains every column', () => {
   it('from the one field table: active counts parked monitor hellos; awaiting topology and exhaust hello are client monitors', async () => {
-    const run = await runCli(['conns', 'list', '--help'])
+    const run = await runInProcess(['conns', 'list', '--help'])
     assert.equal(run.code, 0, run.stderr)
     const help = run.stdout.replace(/\s+/g, ' ')
     assert.match(help, /active: connections with an operation in progress, a parked awaitable hello included/)

@@ -5,7 +5,9 @@
  * given to each renderer directly. In every page: no injected element, no extra script, no
  * dialog, no request, no CSP violation, the title pooltool wrote, the payloads shown as text, the
  * charts still drawn (the page's own scripts run under its Content-Security-Policy), and a script
- * added after load refused by that policy.
+ * added after load refused by that policy. One Chromium for the file; the input bench and the second
+ * `report html` run in-process (test/helpers/in-process.ts, the path bin/run.js takes), the first
+ * `report html` is spawned to prove the real process.
  */
 import assert from 'node:assert/strict'
 import {existsSync, mkdtempSync, readFileSync, writeFileSync} from 'node:fs'
@@ -21,6 +23,7 @@ import {renderBenchHtml, renderConnsHtml, renderLocksHtml} from '../../src/repor
 import {hostileBenchData, hostileConnsData, hostileLocksData, payload} from '../fixtures/hostile-reports.js'
 import {assertNothingInjected, browserMissing, launchBrowser, openReportPage} from '../helpers/browser.js'
 import {runCli} from '../helpers/cli.js'
+import {runInProcess} from '../helpers/in-process.js'
 
 const missing = browserMissing()
 
@@ -31,9 +34,10 @@ describe('HTML reports with hostile strings, in a browser', {skip: missing, time
   let result: BenchResult
 
   before(async () => {
-    browser = await launchBrowser()
-    // A real result with a sweep (two concurrencies of one model), so the grid is drawn too.
-    const run = await runCli(['bench', '--warmup', '0', '--concurrency', '2,4', '--duration', '1s', '--series-interval', '250ms', '--out', file('real.json')], {timeoutMs: 120_000})
+    // A real result with a sweep (two concurrencies of one model), so the grid is drawn too: an input
+    // only, so in-process, while the browser starts.
+    const [launched, run] = await Promise.all([launchBrowser(), runInProcess(['bench', '--warmup', '0', '--concurrency', '2,4', '--duration', '1s', '--series-interval', '250ms', '--out', file('real.json')])])
+    browser = launched
     assert.equal(run.code, 0, run.stderr)
     result = JSON.parse(readFileSync(file('real.json'), 'utf8')) as BenchResult
   })
@@ -63,6 +67,7 @@ describe('HTML reports with hostile strings, in a browser', {skip: missing, time
   it('report html: markup in a result file\'s strings (model, workload, URI, host name) is shown, never run', async () => {
     const hostile = hostileStrings()
     writeFileSync(file('strings.json'), JSON.stringify(hostile))
+    // Spawned: report html in the real process (exit 0).
     const made = await runCli(['report', 'html', file('strings.json'), '--out', file('strings.html')])
     assert.equal(made.code, 0, made.stderr)
     const state = await openReportPage(browser, file('strings.html'))
@@ -77,7 +82,7 @@ describe('HTML reports with hostile strings, in a browser', {skip: missing, time
     run.concurrency = payload('runs.concurrency')
     run.maxPoolSize = payload('runs.maxPoolSize')
     writeFileSync(file('numbers.json'), JSON.stringify(hostile))
-    const made = await runCli(['report', 'html', file('numbers.json'), '--out', file('numbers.html')])
+    const made = await runInProcess(['report', 'html', file('numbers.json'), '--out', file('numbers.html')])
     if (made.code !== 0) {
       // Input validation may refuse a string where a number belongs: a usage error naming the
       // field, and no page. The renderer's own safety is tested below with such data anyway.

@@ -5,19 +5,25 @@
  * under test-output/screenshots/. The bench report is read as a reader would (issue 26): a panel
  * per run for each metric, no colour twice in a chart, static legends, no empty chart, clock-time
  * axes per run, a title naming the inputs.
+ *
+ * One Chromium for the file, each report read in one page. The bench results that are only inputs
+ * run in this process (test/helpers/in-process.ts, the path bin/run.js takes) and the open-loop run
+ * serves both `report html` cases; the first `report html`, `bench --html`, both `conns watch --html`
+ * (the second for its timing, see there) and `locks watch --html` are spawned.
  */
 import assert from 'node:assert/strict'
-import {mkdirSync, mkdtempSync, readFileSync} from 'node:fs'
+import {copyFileSync, mkdirSync, mkdtempSync, readFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
 import {pathToFileURL} from 'node:url'
 import {after, before, describe, it} from 'node:test'
 
-import type {Browser} from 'puppeteer-core'
+import type {Browser, Page} from 'puppeteer-core'
 
 import type {BenchResult} from '../../src/bench/types.js'
 import {assertNothingInjected, browserMissing, launchBrowser, openReportPage} from '../helpers/browser.js'
 import {parseJson, REPO_ROOT, runCli} from '../helpers/cli.js'
+import {runInProcess} from '../helpers/in-process.js'
 
 const SCREENSHOTS = path.join(REPO_ROOT, 'test-output', 'screenshots')
 const missing = browserMissing()
@@ -41,8 +47,8 @@ describe('HTML reports in a browser', {skip: missing, timeout: 240_000}, () => {
     await browser?.close()
   })
 
-  /** Opens a report; fails on a console error, a page error or any request other than the file itself. */
-  async function openReport(html: string, screenshot: string) {
+  /** Opens a report; fails on a console error, a page error or any request other than the file itself. `inspect` reads more of the same page. */
+  async function openReport<T = undefined>(html: string, screenshot: string, inspect?: (page: Page) => Promise<T>) {
     const page = await browser.newPage()
     const problems: string[] = []
     page.on('console', (message) => {
@@ -65,11 +71,12 @@ describe('HTML reports in a browser', {skip: missing, timeout: 240_000}, () => {
       verdicts: [...document.querySelectorAll('ul.verdicts li')].map((li) => li.textContent),
       legends: [...document.querySelectorAll('.u-legend .u-series .u-label')].map((label) => label.textContent),
     }))
+    const more = (await inspect?.(page)) as T
     mkdirSync(SCREENSHOTS, {recursive: true})
     await page.screenshot({path: path.join(SCREENSHOTS, screenshot), fullPage: true})
     await page.close()
     assert.deepEqual(problems, [], 'no console error, no page error, nothing fetched')
-    return {charts, tables, xLabels}
+    return {charts, tables, xLabels, more}
   }
 
   /**
@@ -78,11 +85,7 @@ describe('HTML reports in a browser', {skip: missing, timeout: 240_000}, () => {
    * and a title that names the inputs.
    */
   async function benchStructure(html: string, screenshot: string) {
-    const opened = await openReport(html, screenshot)
-    const page = await browser.newPage()
-    await page.setViewport({width: 1200, height: 900})
-    await page.goto(pathToFileURL(html).href, {waitUntil: 'load'})
-    const structure = await page.evaluate(() => ({
+    const opened = await openReport(html, screenshot, (page) => page.evaluate(() => ({
       title: document.title,
       panels: Object.fromEntries([...document.querySelectorAll('.panels')].map((row) => [row.getAttribute('data-metric'), [...row.querySelectorAll('.panel')].map((panel) => ({id: panel.id, drawn: panel.querySelector('.uplot canvas') !== null}))])),
       // Each chart's legend: the markers' colours and the text shown (hidden value cells are not shown text).
@@ -94,8 +97,8 @@ describe('HTML reports in a browser', {skip: missing, timeout: 240_000}, () => {
       noErrors: document.querySelector('p.no-errors') !== null,
       errorPanels: document.querySelectorAll('.panels[data-metric="errors"] .panel').length,
       uplots: document.querySelectorAll('.uplot').length,
-    }))
-    await page.close()
+    })))
+    const structure = opened.more
     const charts = opened.charts as Array<ChartRecord & {strokes?: string[]}>
     for (const chart of charts) {
       assert.ok(chart.points > 0, `no empty chart: ${JSON.stringify(chart)}`)
@@ -117,15 +120,21 @@ describe('HTML reports in a browser', {skip: missing, timeout: 240_000}, () => {
   const panelIds = (metric: string, runs: ReadonlyArray<{series?: unknown[]}>, has: (index: number) => boolean = () => true) =>
     runs.flatMap((_, index) => (has(index) ? [`${metric}-${index}`] : []))
 
+  /** A bench result that is only an input to report html: in-process (bench's real process is proven by bench --html below). */
   const bench = async (out: string, args: string[]) => {
-    const run = await runCli(['bench', '--warmup', '0', '--out', file(out), ...args], {timeoutMs: 180_000})
+    const run = await runInProcess(['bench', '--warmup', '0', '--out', file(out), ...args])
     assert.equal(run.code, 0, run.stderr)
     return JSON.parse(readFileSync(file(out), 'utf8')) as BenchResult
   }
+  /** One open-loop run for both report html cases: open.json in the first, open-long.json in the second. */
+  let openLong: Promise<BenchResult> | undefined
+  const openLoopRun = () => (openLong ??= bench('open-long.json', ['--rate', '200', '--concurrency', '8', '--duration', '4s']))
 
   it('report html over a sweep and an open-loop run: a panel per run for each metric, every chart has its points, the grid a cell per run', async () => {
     const sweep = await bench('sweep.json', ['--concurrency', '2,8', '--max-pool-size', '2,8', '--duration', '2s'])
-    const openLoop = await bench('open.json', ['--rate', '300', '--concurrency', '16', '--duration', '3s'])
+    const openLoop = await openLoopRun()
+    copyFileSync(file('open-long.json'), file('open.json'))
+    // Spawned: report html in the real process (exit 0).
     const made = await runCli(['report', 'html', file('sweep.json'), file('open.json'), '--out', file('report.html'), '--json'])
     assert.equal(made.code, 0, made.stderr)
     const {charts, tables, structure, xLabels} = await benchStructure(file('report.html'), 'report-html-sweep-and-open-loop.png')
@@ -158,9 +167,9 @@ describe('HTML reports in a browser', {skip: missing, timeout: 240_000}, () => {
 
   it('report html over 12 runs of different lengths (13 latency curves): the spectrum too is a panel per run, each run on its own time axis', async () => {
     const cells = await bench('cells.json', ['--concurrency', '1,2,4,8,16', '--max-pool-size', '2,8', '--duration', '1s', '--series-interval', '250ms'])
-    const open = await bench('open-long.json', ['--rate', '200', '--concurrency', '8', '--duration', '4s'])
+    const open = await openLoopRun()
     const closed = await bench('closed.json', ['--concurrency', '4', '--duration', '2s'])
-    const made = await runCli(['report', 'html', file('cells.json'), file('open-long.json'), file('closed.json'), '--out', file('many.html')])
+    const made = await runInProcess(['report', 'html', file('cells.json'), file('open-long.json'), file('closed.json'), '--out', file('many.html')])
     assert.equal(made.code, 0, made.stderr)
     const {charts, structure, xLabels} = await benchStructure(file('many.html'), 'report-html-many-runs.png')
     const runs = [...cells.runs, ...open.runs, ...closed.runs]
@@ -181,6 +190,7 @@ describe('HTML reports in a browser', {skip: missing, timeout: 240_000}, () => {
   })
 
   it('bench --html writes the same report beside the run', async () => {
+    // Spawned: bench --html in the real process (exit 0).
     const run = await runCli(['bench', '--model', 'pool,single,per-op,fixed', '--concurrency', '4', '--duration', '2s', '--series-interval', '250ms', '--warmup', '0', '--html', file('bench.html'), '--json'], {timeoutMs: 120_000})
     assert.equal(run.code, 0, run.stderr)
     const result = parseJson<BenchResult>(run)
@@ -191,6 +201,7 @@ describe('HTML reports in a browser', {skip: missing, timeout: 240_000}, () => {
   })
 
   it('conns watch --html: per host over clock time, stacked by holder, the verdicts, every series visible', async () => {
+    // Spawned: conns watch --html in the real process (exit 0).
     const run = await runCli(['conns', 'watch', '--sim-topology', 'replset', '--count', '4', '--interval', '250ms', '--alert', 'current>0', '--utc', '--json', '--html', file('conns.html')], {timeoutMs: 120_000})
     assert.equal(run.code, 0, run.stderr)
     const result = JSON.parse(run.stdout) as {target: {uri: string}; hosts: Array<{host: string; holders: unknown[]}>; alerts: Array<{round: number; at: string}>; rounds: number}
@@ -229,6 +240,9 @@ describe('HTML reports in a browser', {skip: missing, timeout: 240_000}, () => {
   })
 
   it('conns watch --html on many hosts: one small stacked chart per host, every series styled apart', async () => {
+    // Spawned, though conns watch's real process is proven above: every host must be read within the round's
+    // 500-ms deadline, and in this process the watch would share its event loop with the test runner and the
+    // browser's DevTools client (run here at load ~16, it once missed one host's holders in all three rounds).
     const run = await runCli(['conns', 'watch', '--sim-topology', 'sharded', '--count', '3', '--interval', '300ms', '--json', '--html', file('conns-sharded.html')], {timeoutMs: 120_000})
     assert.equal(run.code, 0, run.stderr)
     const result = JSON.parse(run.stdout) as {hosts: unknown[]}
@@ -241,6 +255,7 @@ describe('HTML reports in a browser', {skip: missing, timeout: 240_000}, () => {
   })
 
   it('locks watch --html: each lock\'s holds on one time axis', async () => {
+    // Spawned: locks watch --html in the real process (exit 0).
     const run = await runCli(['locks', 'watch', '--sim-profile', '4.4', '--sim-scenario', 'dead-lock-holder', '--duration', '1s', '--interval', '200ms', '--json', '--html', file('locks.html')], {timeoutMs: 120_000})
     assert.equal(run.code, 0, run.stderr)
     const result = JSON.parse(run.stdout) as {events: Array<{name: string; kind: string}>}

@@ -5,6 +5,9 @@
  * embedded cluster, started at different moments; then the printed steps run in sh, unchanged,
  * against a fake kubectl (fixtures/fake-kubectl.mjs) that prints what a real one prints, the pods'
  * stdout as their logs. The files they collect must merge. docs/kubernetes.md shows the same steps.
+ * `bench --emit` and one pod of each Job run in this process (test/helpers/in-process.ts, the path
+ * bin/run.js takes; runs there are one at a time, so only one pod can); the other pods stay
+ * spawned, as does the walk-through's own `pooltool report merge` (through the PATH stub).
  */
 import assert from 'node:assert/strict'
 import {spawn} from 'node:child_process'
@@ -19,6 +22,7 @@ import {parse as parseYaml} from 'yaml'
 import {collectSteps} from '../../src/bench/k8s-job.js'
 import {type CliRun, parseJson, REPO_ROOT, runCli} from '../helpers/cli.js'
 import {useClusterClient} from '../helpers/cluster.js'
+import {runInProcess} from '../helpers/in-process.js'
 
 const PODS = 3
 const DB = 'pooltool_k8s'
@@ -58,7 +62,7 @@ describe('the Kubernetes walk-through, as printed', {timeout: 180_000}, () => {
   const cluster = useClusterClient({})
 
   it('pods started apart run together; the printed steps collect every pod\'s whole log, and report merge accepts the files', async () => {
-    const emitted = await runCli(['bench', '--emit', 'k8s-job', '--parallelism', String(PODS), '--db', DB, '--workload', 'find', '--seed-docs', '60', '--concurrency', '6', '--duration', '600ms', '--image', 'registry.example/pooltool:0.1.0'])
+    const emitted = await runInProcess(['bench', '--emit', 'k8s-job', '--parallelism', String(PODS), '--db', DB, '--workload', 'find', '--seed-docs', '60', '--concurrency', '6', '--duration', '600ms', '--image', 'registry.example/pooltool:0.1.0'])
     assert.equal(emitted.code, 0, emitted.stderr)
     const manifest = parseYaml(emitted.stdout)
     new Job(manifest).validate()
@@ -69,7 +73,9 @@ describe('the Kubernetes walk-through, as printed', {timeout: 180_000}, () => {
     // The pods, with the manifest's args: two start, and the third only once both are set up and waiting.
     const [container] = manifest.spec.template.spec.containers
     const podArgs = (index: number): string[] => container.args.map((arg: string) => arg.replace('$(JOB_COMPLETION_INDEX)', String(index)))
-    const pod = (index: number): Promise<CliRun> => runCli(['bench', ...podArgs(index)], {env: {POOLTOOL_URI: cluster.uri}, timeoutMs: 120_000})
+    // Pod 0 in this process; pods 1 and 2 spawned: real bench processes (exit 0) meeting at the barrier.
+    const pod = (index: number): Promise<CliRun> =>
+      index === 0 ? runInProcess(['bench', ...podArgs(index)], {env: {POOLTOOL_URI: cluster.uri}}) : runCli(['bench', ...podArgs(index)], {env: {POOLTOOL_URI: cluster.uri}, timeoutMs: 120_000})
     const early = [pod(0), pod(1)]
     const markers = cluster.client.db(DB).collection('pooltool_runs')
     for (;;) {
@@ -124,7 +130,7 @@ describe('the Kubernetes walk-through, as printed', {timeout: 180_000}, () => {
   })
 
   it('a failed pod ends the wait; the pods that succeeded are collected, and the merge says which segment is missing', async () => {
-    const emitted = await runCli(['bench', '--emit', 'k8s-job', '--parallelism', '3', '--db', DB, '--workload', 'ping', '--concurrency', '3', '--duration', '300ms'])
+    const emitted = await runInProcess(['bench', '--emit', 'k8s-job', '--parallelism', '3', '--db', DB, '--workload', 'ping', '--concurrency', '3', '--duration', '300ms'])
     assert.equal(emitted.code, 0, emitted.stderr)
     const manifest = parseYaml(emitted.stdout)
     const runId: string = manifest.metadata.labels['pooltool.io/run-id']
@@ -134,7 +140,8 @@ describe('the Kubernetes walk-through, as printed', {timeout: 180_000}, () => {
     // here they run with the manifest's args but one fixed start; the fake cluster says pod 1 failed.
     const startAt = new Date(Date.now() + 3000).toISOString()
     const args = (index: number): string[] => manifest.spec.template.spec.containers[0].args.map((arg: string) => arg.replace('$(JOB_COMPLETION_INDEX)', String(index)).replace('all-ready', startAt))
-    const [run0, run2] = await Promise.all([0, 2].map((index) => runCli(['bench', ...args(index)], {env: {POOLTOOL_URI: cluster.uri}})))
+    // Pod 0 in this process, pod 2 spawned (the real process), together.
+    const [run0, run2] = await Promise.all([0, 2].map((index) => (index === 0 ? runInProcess : runCli)(['bench', ...args(index)], {env: {POOLTOOL_URI: cluster.uri}})))
     for (const run of [run0!, run2!]) assert.equal(run.code, 0, run.stderr)
     const dir = mkdtempSync(path.join(tmpdir(), 'pooltool-k8s-failed-'))
     const bin = fakeBin(dir)

@@ -1,5 +1,6 @@
 /**
- * The CI gate of issue 26 through the built CLI, on crafted result files (no
+ * The CI gate of issue 26 through the built CLI (one spawned run per exit path, the rest in-process
+ * through the same code path), on crafted result files (no
  * live bench: on a shared machine identical live runs can differ by more than
  * any gate, so their passing is measured by hand, not asserted): identical
  * runs whose figures wander between intervals pass
@@ -17,6 +18,7 @@ import {before, describe, it} from 'node:test'
 
 import type {CompareResult} from '../../src/report/types.js'
 import {parseJson, runCli} from '../helpers/cli.js'
+import {runInProcess} from '../helpers/in-process.js'
 import {craft, type Craft, type Interval} from '../helpers/crafted-results.js'
 
 const GATE = 'p99Ratio>1.10,opsPerSecRatio<0.95'
@@ -45,8 +47,10 @@ describe('report compare: the gate decided with the runs\' own noise', () => {
   })
 
   it('three identical runs compared pairwise pass the gate, exit 0', async () => {
-    for (const [base, next] of [['r1.json', 'r2.json'], ['r1.json', 'r3.json'], ['r2.json', 'r3.json']]) {
-      const run = await runCli(['report', 'compare', file(base!), file(next!), '--fail-on', GATE])
+    for (const [index, [base, next]] of [['r1.json', 'r2.json'], ['r1.json', 'r3.json'], ['r2.json', 'r3.json']].entries()) {
+      const args = ['report', 'compare', file(base!), file(next!), '--fail-on', GATE]
+      // The first pair spawned: the real process passing the gate (exit 0); the others in-process, same code path.
+      const run = index === 0 ? await runCli(args) : await runInProcess(args)
       assert.equal(run.code, 0, `${base} vs ${next}\n${run.stdout}${run.stderr}`)
       assert.match(run.stdout, /^✓ p99Ratio>1\.10/m)
       assert.match(run.stdout, /^✓ opsPerSecRatio<0\.95/m)
@@ -55,24 +59,27 @@ describe('report compare: the gate decided with the runs\' own noise', () => {
   })
 
   it('a crossing inside the runs\' wandering passes, with its ratio and interval shown', async () => {
-    const run = await runCli(['report', 'compare', file('r1.json'), file('slower.json'), '--fail-on', GATE])
+    const run = await runInProcess(['report', 'compare', file('r1.json'), file('slower.json'), '--fail-on', GATE])
     assert.equal(run.code, 0, run.stdout + run.stderr)
     assert.match(run.stdout, /^✓ p99Ratio>1\.10 \(crossed within noise, not failed: pool c=4: 1\.\d\d \[0\.\d\d–1\.\d\d\]\)$/m)
     assert.match(run.stdout, /^ {2}p99 .*: 1\.\d\d× \[\d\.\d\d–\d\.\d\d\] within noise$/m)
   })
 
   it('2 ms of injected latency: refused without --pair (exit 2, naming the setting); paired on purpose it fails the gate, exit 8', async () => {
-    const refused = await runCli(['report', 'compare', file('r1.json'), file('latency.json'), '--fail-on', GATE])
+    // Both spawned, side by side: the real process's usage-error exit (2) and its failed-gate exit (8).
+    const [refused, paired] = await Promise.all([
+      runCli(['report', 'compare', file('r1.json'), file('latency.json'), '--fail-on', GATE]),
+      runCli(['report', 'compare', file('r1.json'), file('latency.json'), '--pair', 'sim-latency', '--fail-on', GATE]),
+    ])
     assert.equal(refused.code, 2, refused.stdout + refused.stderr)
     assert.match(refused.stderr.trim(), /^Error \[USAGE\]: .*latency\.json and .*r1\.json are different configurations: sim-latency 0ms → 2ms \(hint: .*--pair sim-latency\)$/)
 
-    const paired = await runCli(['report', 'compare', file('r1.json'), file('latency.json'), '--pair', 'sim-latency', '--fail-on', GATE])
     assert.equal(paired.code, 8, paired.stdout + paired.stderr)
     assert.match(paired.stdout, /^differ on purpose \(--pair sim-latency\): sim-latency 0ms → 2ms$/m)
     assert.match(paired.stdout, /^✗ p99Ratio>1\.10 \(pool c=4: \d+\.\d\d \[\d+\.\d\d–\d+\.\d\d\]\)$/m)
     assert.match(paired.stdout, /^✗ opsPerSecRatio<0\.95 \(pool c=4: 0\.\d\d \[0\.\d\d–0\.\d\d\]\)$/m)
 
-    const json = parseJson<CompareResult>(await runCli(['report', 'compare', file('r1.json'), file('latency.json'), '--pair', 'sim-latency', '--fail-on', GATE, '--json']))
+    const json = parseJson<CompareResult>(await runInProcess(['report', 'compare', file('r1.json'), file('latency.json'), '--pair', 'sim-latency', '--fail-on', GATE, '--json']))
     assert.deepEqual(json.differOnPurpose, [{setting: 'sim-latency', base: '0ms', new: '2ms'}])
     assert.deepEqual(json.pair, ['sim-latency'])
     const p99 = json.runs[0]!.metrics.p99
@@ -84,14 +91,14 @@ describe('report compare: the gate decided with the runs\' own noise', () => {
   })
 
   it('"did a smaller pool help?": refused naming max-pool-size, compared with --pair max-pool-size', async () => {
-    const refused = await runCli(['report', 'compare', file('r1.json'), file('pool10.json')])
+    const refused = await runInProcess(['report', 'compare', file('r1.json'), file('pool10.json')])
     assert.equal(refused.code, 2)
     assert.match(refused.stderr.trim(), /no run matches a run of .*r1\.json: the closest differ in max-pool-size driver default → 10 .*\(hint: to compare them on purpose add --pair max-pool-size\)$/)
-    const paired = await runCli(['report', 'compare', file('r1.json'), file('pool10.json'), '--pair', 'max-pool-size'])
+    const paired = await runInProcess(['report', 'compare', file('r1.json'), file('pool10.json'), '--pair', 'max-pool-size'])
     assert.equal(paired.code, 0, paired.stderr)
     assert.match(paired.stdout, /^pool c=4 → pool c=4 pool=10$/m)
     assert.match(paired.stdout, /^ {2}differ on purpose: max-pool-size driver default → 10$/m)
-    const unknown = await runCli(['report', 'compare', file('r1.json'), file('pool10.json'), '--pair', 'pool'])
+    const unknown = await runInProcess(['report', 'compare', file('r1.json'), file('pool10.json'), '--pair', 'pool'])
     assert.equal(unknown.code, 2)
     assert.match(unknown.stderr.trim(), /--pair: unknown setting 'pool' \(hint: .*max-pool-size/)
   })

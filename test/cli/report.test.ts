@@ -1,7 +1,9 @@
 /**
  * `pooltool report merge`, `report compare` and `report hgrm` on real bench results: the
  * built CLI runs bench against the embedded cluster first (short runs), then
- * merges and compares the files it wrote.
+ * merges and compares the files it wrote. The benches and most report runs go through
+ * test/helpers/in-process.ts (the path bin/run.js takes, in this process); one spawned run per
+ * command and exit code stays, each marked, to prove the real process.
  */
 import assert from 'node:assert/strict'
 import {mkdtemp, readFile, writeFile} from 'node:fs/promises'
@@ -13,6 +15,7 @@ import type {BenchResult} from '../../src/bench/types.js'
 import {decodeHistogram, mergeHistograms, summarize} from '../../src/metrics/histograms.js'
 import type {CompareResult, MergedBenchResult} from '../../src/report/types.js'
 import {parseJson, runCli} from '../helpers/cli.js'
+import {runInProcess} from '../helpers/in-process.js'
 
 describe('report merge and compare', () => {
   let dir: string
@@ -22,7 +25,8 @@ describe('report merge and compare', () => {
   before(async () => {
     dir = await mkdtemp(path.join(tmpdir(), 'pooltool-report-'))
     const bench = async (out: string, extra: string[] = []) => {
-      const run = await runCli(['bench', '--duration', '1s', '--warmup', '500ms', '--concurrency', '4', '--out', file(out), ...extra])
+      // Inputs only (this file tests report): in-process, one after another as before.
+      const run = await runInProcess(['bench', '--duration', '1s', '--warmup', '500ms', '--concurrency', '4', '--out', file(out), ...extra])
       assert.equal(run.code, 0, run.stderr)
     }
     for (const name of ['seg0.json', 'seg1.json', 'seg2.json']) await bench(name)
@@ -31,6 +35,7 @@ describe('report merge and compare', () => {
   })
 
   it('merges 3 segment files exactly: percentiles of the added histograms, counts summed', async () => {
+    // Spawned: report merge's success (exit 0) in the real process.
     const run = await runCli(['report', 'merge', file('seg0.json'), file('seg1.json'), file('seg2.json'), '--out', file('total.json')])
     assert.equal(run.code, 0, run.stderr)
     assert.match(run.stdout, /3 segments/)
@@ -51,7 +56,7 @@ describe('report merge and compare', () => {
   })
 
   it('merges a merged file again', async () => {
-    const run = await runCli(['report', 'merge', file('total.json'), file('seg0.json'), '--json'])
+    const run = await runInProcess(['report', 'merge', file('total.json'), file('seg0.json'), '--json'])
     assert.equal(run.code, 0, run.stderr)
     const again = parseJson<MergedBenchResult>(run)
     const total = await read<MergedBenchResult>('total.json')
@@ -64,19 +69,23 @@ describe('report merge and compare', () => {
 
   it('compares a file with itself: all 1.00, and any ratio gate passes', async () => {
     const gates = 'p99Ratio>1.0,p50Ratio>1.0,p999Ratio>1.0,opsPerSecRatio<1.0,checkoutWaitP99Ratio>1.0,connectionsCreatedRatio>1.0'
+    // Spawned: report compare's success (exit 0) in the real process.
     const run = await runCli(['report', 'compare', file('seg0.json'), file('seg0.json'), '--fail-on', gates])
     assert.equal(run.code, 0, run.stdout + run.stderr)
     assert.equal(run.stdout.match(/^✓ /gm)?.length, 6)
     assert.doesNotMatch(run.stdout, /^✗/m)
-    const json = parseJson<CompareResult>(await runCli(['report', 'compare', file('seg0.json'), file('seg0.json'), '--json']))
+    const json = parseJson<CompareResult>(await runInProcess(['report', 'compare', file('seg0.json'), file('seg0.json'), '--json']))
     for (const [name, metric] of Object.entries(json.runs[0]!.metrics)) assert.equal(metric.ratio, 1, name)
   })
 
   it('a file with injected latency is another configuration: refused without --pair; paired, it fails the latency gate with exit 8 and one ✗ line', async () => {
-    const refused = await runCli(['report', 'compare', file('seg0.json'), file('slow.json'), '--fail-on', 'p50Ratio>1.10'])
+    // Both spawned, side by side: report compare's usage error (exit 2) and failed gate (exit 8) in the real process.
+    const [refused, run] = await Promise.all([
+      runCli(['report', 'compare', file('seg0.json'), file('slow.json'), '--fail-on', 'p50Ratio>1.10']),
+      runCli(['report', 'compare', file('seg0.json'), file('slow.json'), '--pair', 'sim-latency', '--fail-on', 'p50Ratio>1.10,opsPerSecRatio<0.001']),
+    ])
     assert.equal(refused.code, 2, refused.stdout + refused.stderr)
     assert.match(refused.stderr.trim(), /different configurations: sim-latency 0ms → 50ms \(hint: .*--pair sim-latency\)$/)
-    const run = await runCli(['report', 'compare', file('seg0.json'), file('slow.json'), '--pair', 'sim-latency', '--fail-on', 'p50Ratio>1.10,opsPerSecRatio<0.001'])
     assert.equal(run.code, 8, run.stdout + run.stderr)
     assert.match(run.stdout, /^✗ p50Ratio>1\.10 \(pool c=4: \d+\.\d\d \[\d+\.\d\d–(\d+\.\d\d|∞)\]\)$/m)
     assert.match(run.stdout, /^✓ opsPerSecRatio<0\.001$/m)
@@ -85,7 +94,8 @@ describe('report merge and compare', () => {
   it('report hgrm: the run\'s own histogram as HdrHistogram\'s percentile distribution, in ms; to a file with --out', async () => {
     const result = await read('seg0.json')
     const latency = result.runs[0]!.latencyUs
-    const run = await runCli(['report', 'hgrm', file('seg0.json')])
+    // Both spawned, side by side: report hgrm's success (exit 0) and its usage error (exit 2) in the real process.
+    const [run, closedLoop] = await Promise.all([runCli(['report', 'hgrm', file('seg0.json')]), runCli(['report', 'hgrm', file('seg0.json'), '--histogram', 'corrected'])])
     assert.equal(run.code, 0, run.stderr)
     assert.match(run.stdout, /^ +Value +Percentile +TotalCount 1\/\(1-Percentile\)$/m)
     const rows = [...run.stdout.matchAll(/^ +([\d.]+) +([\d.]+) +(\d+)/gm)].map((m) => ({valueMs: Number(m[1]), percentile: Number(m[2]), count: Number(m[3])}))
@@ -96,21 +106,21 @@ describe('report merge and compare', () => {
     assert.ok(Math.abs(median.valueMs * 1000 - latency.p50) <= latency.p50 * 0.002 + 1, `p50 ${median.valueMs} ms vs ${latency.p50} µs`)
     assert.match(run.stdout, new RegExp(`#\\[Max += +[\\d.]+, Total count += +${latency.count}\\]`))
 
-    const out = await runCli(['report', 'hgrm', file('seg0.json'), '--out', file('seg0.hgrm')])
+    const out = await runInProcess(['report', 'hgrm', file('seg0.json'), '--out', file('seg0.hgrm')])
     assert.equal(out.code, 0, out.stderr)
     assert.equal(await readFile(file('seg0.hgrm'), 'utf8'), run.stdout)
-    const closedLoop = await runCli(['report', 'hgrm', file('seg0.json'), '--histogram', 'corrected'])
     assert.equal(closedLoop.code, 2)
     assert.match(closedLoop.stderr, /^Error \[USAGE\]: .* has no corrected histogram \(hint: this run has: latency/)
   })
 
   it('refuses a file that is not a bench result: one line naming the file and field, exit 2', async () => {
     await writeFile(file('other.json'), JSON.stringify({runs: [], notes: []}))
+    // Spawned: report merge's usage error (exit 2) in the real process.
     const run = await runCli(['report', 'merge', file('seg0.json'), file('other.json')])
     assert.equal(run.code, 2)
     assert.equal(run.stderr.trim().split('\n').length, 1, run.stderr)
     assert.match(run.stderr, /other\.json: config is missing: not a pooltool bench result/)
-    const missing = await runCli(['report', 'compare', file('seg0.json'), file('nope.json')])
+    const missing = await runInProcess(['report', 'compare', file('seg0.json'), file('nope.json')])
     assert.equal(missing.code, 2)
     assert.match(missing.stderr, /nope\.json does not exist/)
   })
