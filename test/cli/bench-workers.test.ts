@@ -58,7 +58,7 @@ describe('bench --workers', {timeout: 120_000}, () => {
     const result = parseJson(run)
     assert.equal(result.interrupted, true)
     assert.ok(result.runs[0].ops > 0)
-    assert.equal(result.cleanedUp, true)
+    assert.equal(result.cleanedUp, true, `${JSON.stringify(result.namespace)}\n${run.stderr}`)
   })
 
   it('refuses what cannot be split', async () => {
