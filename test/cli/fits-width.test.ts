@@ -73,9 +73,15 @@ describe(`text output fits ${WIDTH} columns, without color`, {timeout: 300_000},
     const out = path.join(dir, 'bench.json')
     check('bench', await spawned(['bench', '--uri', cluster.uri, '--model', 'pool,fixed,per-op', '--concurrency', '2', '--ops', '100', '--warmup', '0', '--out', out, '--fail-on', 'errors>0']))
     check('bench-open-loop', await cli(['bench', '--uri', cluster.uri, '--stages', '500ms:100/s,500ms:200/s', '--concurrency', '16', '--warmup', '0']))
-    check('report-compare', await spawned(['report', 'compare', out, out]))
-    check('report-hgrm', await spawned(['report', 'hgrm', out]))
-    check('report-html', await spawned(['report', 'html', out, '--out', path.join(dir, 'report.html')]))
+    // Three readers of one finished file, started together.
+    const [compare, hgrm, html] = await Promise.all([
+      spawned(['report', 'compare', out, out]),
+      spawned(['report', 'hgrm', out]),
+      spawned(['report', 'html', out, '--out', path.join(dir, 'report.html')]),
+    ])
+    check('report-compare', compare)
+    check('report-hgrm', hgrm)
+    check('report-html', html)
     const startAt = new Date(Date.now() + 4000).toISOString()
     const segments = await Promise.all(
       [0, 1].map(async (index) => {
