@@ -32,6 +32,18 @@ export async function enableDebug(): Promise<void> {
   setDriverLogSink(write)
 }
 
+/**
+ * Off, for an invocation without `--debug`. A process runs one invocation (bin/run.js), so there this
+ * changes nothing; the tests' in-process runner runs many in one process, and one `--debug` run must
+ * not leave the stream (and the driver's log) on for every run after it.
+ */
+export async function disableDebug(): Promise<void> {
+  if (!enabled) return
+  enabled = false
+  const {setDriverLogSink} = await import('../mongo/client.js')
+  setDriverLogSink(undefined)
+}
+
 export function debugEnabled(): boolean {
   return enabled
 }

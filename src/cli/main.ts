@@ -12,7 +12,7 @@ import {Config, Errors, flush, handle, run, settings} from '@oclif/core'
 
 import {EXIT_CODES, PoolToolError} from '../errors.js'
 import {toPoolToolError} from '../mongo/errors.js'
-import {debugError, debugLine, enableDebug, ignoredDriverLogVariables} from './debug.js'
+import {debugError, debugLine, disableDebug, enableDebug, ignoredDriverLogVariables} from './debug.js'
 import {failureJson, failureLine, fromOclifError, isOclifError, jsonRequested} from './failures.js'
 
 /** One line (or the JSON object), then the exit code of the failure's class. `commandIds`: for "did you mean". */
@@ -74,6 +74,8 @@ export async function executePooltool(argv: string[], dir: string | Config): Pro
   if (flagArgs.includes('--debug')) {
     await enableDebug()
     debugLine(`node ${process.version} on ${process.platform}-${process.arch}; argv ${JSON.stringify(argv)}`)
+  } else {
+    await disableDebug()
   }
   const ignored = ignoredDriverLogVariables()
   if (ignored.length > 0) {

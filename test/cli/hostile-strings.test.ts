@@ -5,6 +5,10 @@
  * (retitle the terminal, move up a line, erase it), and a lock and lockping written with the same
  * payload, must reach `conns list | watch` and `locks list | pings | watch` visibly escaped
  * (`\x1b]0;pwned`), with no raw ESC or BEL on stdout or stderr.
+ *
+ * Each command runs as a real process once (the watches also need one: they are stopped by a signal
+ * once a line has been printed); conns list's --json run goes through the in-process runner
+ * (test/helpers/in-process.ts), the path bin/run.js takes, without a process start.
  */
 import assert from 'node:assert/strict'
 import {mkdtempSync} from 'node:fs'
@@ -15,6 +19,7 @@ import {MongoClient, ObjectId} from 'mongodb'
 
 import {assertNothingInjected, browserMissing, launchBrowser, openReportPage} from '../helpers/browser.js'
 import {type CliRun, runCli} from '../helpers/cli.js'
+import {runInProcess} from '../helpers/in-process.js'
 import {CliOutput} from '../helpers/output.js'
 import {useCluster} from '../helpers/cluster.js'
 
@@ -64,7 +69,7 @@ describe('hostile strings from clients and config.locks are shown escaped', {tim
   })
 
   it('the handshake keeps the appName (the JSON has it, control characters escaped by JSON)', async () => {
-    const run = await runCli(['conns', 'list', '--uri', cluster.uri, '--json'])
+    const run = await runInProcess(['conns', 'list', '--uri', cluster.uri, '--json'])
     assert.equal(run.code, 0, run.stderr)
     assertClean('conns list --json', run)
     const holders = JSON.parse(run.stdout).hosts.flatMap((h: {holders?: Array<{appName: string}>}) => h.holders ?? [])

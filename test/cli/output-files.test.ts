@@ -8,6 +8,12 @@
  * - a snapshot cut by a closed stdout ends with 141 and claims nothing.
  * The disk cases mount small tmpfs file systems (tests run as root); where mounting is not permitted
  * they are skipped, and test/unit/output.test.ts covers the same failures by injection.
+ *
+ * Runs go through the in-process runner (test/helpers/in-process.ts: oclif's parsing, the error line or
+ * --json object, the exit code, as bin/run.js), but for one real process per command and exit path:
+ * bench (exit 0 in the first before(), exit 2 refused), report html, hgrm and merge refusing an output,
+ * the snapshot whose capture goes to stdout (a real pipe) when its file cannot be written, conns watch
+ * stopped by SIGINT once the disk went read-only, and the snapshot cut by a closed pipe (exit 141).
  */
 import assert from 'node:assert/strict'
 import {execFileSync} from 'node:child_process'
@@ -17,14 +23,31 @@ import path from 'node:path'
 import {after, before, describe, it, type TestContext} from 'node:test'
 
 import {CliOutput} from '../helpers/output.js'
-import {parseJson, runCli, runCliClosingStdoutAfter} from '../helpers/cli.js'
+import {type CliRun, parseJson, runCli, runCliClosingStdoutAfter} from '../helpers/cli.js'
 import {useCluster} from '../helpers/cluster.js'
+import {runInProcess} from '../helpers/in-process.js'
 
 const NO_STACK = /^\s+at .+:\d+:\d+\)?$/m
 const WORKLOAD = ['operations:', '  - name: lookup', '    find: {filter: {_id: "{{seededId}}"}}', ''].join('\n')
 
 let dir: string
 const file = (name: string) => path.join(dir, name)
+/** One cluster for the file: nothing below changes it (snapshot and conns watch only read). */
+const cluster = useCluster({topology: 'sharded'})
+
+/**
+ * `pooltool …args` in this process, run from `cwd` as a spawned run would be (relative paths resolve
+ * there). The tests of this file run one at a time, and the runner one command at a time.
+ */
+async function inProcess(args: string[], cwd?: string): Promise<CliRun> {
+  const before = process.cwd()
+  if (cwd !== undefined) process.chdir(cwd)
+  try {
+    return await runInProcess(args)
+  } finally {
+    process.chdir(before)
+  }
+}
 
 before(async () => {
   // Real paths throughout: a test compares the path pooltool names with the one it resolved.
@@ -42,10 +65,10 @@ after(async () => {
 })
 
 describe('an output naming an input or another output', {timeout: 240_000}, () => {
-  /** Run in `dir`, so relative paths (`r.json`, `./r.json`) resolve there. */
-  const refused = async (args: string[], files: string[], message: RegExp) => {
+  /** Run in `dir`, so relative paths (`r.json`, `./r.json`) resolve there; `spawned`: as a real process. */
+  const refused = async (args: string[], files: string[], message: RegExp, spawned = false) => {
     const before = await Promise.all(files.map((name) => readFile(file(name))))
-    const run = await runCli(args, {cwd: dir})
+    const run = spawned ? await runCli(args, {cwd: dir}) : await inProcess(args, dir)
     assert.equal(run.code, 2, `${args.join(' ')}\n${run.stdout}${run.stderr}`)
     assert.match(run.stderr, message)
     assert.equal(run.stderr.trim().split('\n').length, 1, `one line:\n${run.stderr}`)
@@ -57,7 +80,7 @@ describe('an output naming an input or another output', {timeout: 240_000}, () =
 
   it('bench --workload-file w.yaml --out ./w.yaml: the workload file is kept', async () => {
     await writeFile(file('w.yaml'), WORKLOAD)
-    await refused(['bench', '--workload-file', 'w.yaml', '--out', './w.yaml', '--duration', '300ms'], ['w.yaml'], new RegExp(`^Error \\[USAGE\\]: --out \\./w\\.yaml names the --workload-file w\\.yaml \\(${escape(file('w.yaml'))}\\)`))
+    await refused(['bench', '--workload-file', 'w.yaml', '--out', './w.yaml', '--duration', '300ms'], ['w.yaml'], new RegExp(`^Error \\[USAGE\\]: --out \\./w\\.yaml names the --workload-file w\\.yaml \\(${escape(file('w.yaml'))}\\)`), true)
   })
 
   it('bench --out ./r.json --csv /abs/r.json (an existing result), and --out new.json --html new.json (absent, not created)', async () => {
@@ -74,16 +97,16 @@ describe('an output naming an input or another output', {timeout: 240_000}, () =
 
   it('report html X --out ./X, report hgrm X --out /abs/X: the result is kept', async () => {
     await copyFile(file('seg0.json'), file('x.json'))
-    await refused(['report', 'html', 'x.json', '--out', './x.json'], ['x.json'], /^Error \[USAGE\]: --out \.\/x\.json names the input file x\.json/)
-    await refused(['report', 'hgrm', 'x.json', '--out', file('x.json')], ['x.json'], /^Error \[USAGE\]: --out .*x\.json names the input file x\.json/)
+    await refused(['report', 'html', 'x.json', '--out', './x.json'], ['x.json'], /^Error \[USAGE\]: --out \.\/x\.json names the input file x\.json/, true)
+    await refused(['report', 'hgrm', 'x.json', '--out', file('x.json')], ['x.json'], /^Error \[USAGE\]: --out .*x\.json names the input file x\.json/, true)
   })
 
   it('report merge a b --out ./a, and under --json the documented error object', async () => {
     await copyFile(file('seg0.json'), file('a.json'))
     await copyFile(file('seg1.json'), file('b.json'))
-    await refused(['report', 'merge', 'a.json', 'b.json', '--out', './a.json'], ['a.json', 'b.json'], /^Error \[USAGE\]: --out \.\/a\.json names the input file a\.json/)
+    await refused(['report', 'merge', 'a.json', 'b.json', '--out', './a.json'], ['a.json', 'b.json'], /^Error \[USAGE\]: --out \.\/a\.json names the input file a\.json/, true)
     const before = await readFile(file('b.json'))
-    const run = await runCli(['report', 'merge', 'a.json', file('b.json'), '--out', 'b.json', '--json'], {cwd: dir})
+    const run = await inProcess(['report', 'merge', 'a.json', file('b.json'), '--out', 'b.json', '--json'], dir)
     assert.equal(run.code, 2, run.stderr)
     const {error} = parseJson(run)
     assert.equal(error.code, 'USAGE')
@@ -96,7 +119,7 @@ describe('an output naming an input or another output', {timeout: 240_000}, () =
 describe('a replaced file keeps its mode', () => {
   it('report merge --out over a 0600 file leaves it 0600', async () => {
     await writeFile(file('total.json'), 'old\n', {mode: 0o600})
-    const run = await runCli(['report', 'merge', file('seg0.json'), file('seg1.json'), '--out', file('total.json')])
+    const run = await inProcess(['report', 'merge', file('seg0.json'), file('seg1.json'), '--out', file('total.json')])
     assert.equal(run.code, 0, run.stderr)
     assert.equal(JSON.parse(await readFile(file('total.json'), 'utf8')).segments, 2, 'replaced')
     assert.equal(((await stat(file('total.json'))).mode & 0o777).toString(8), '600')
@@ -126,7 +149,6 @@ async function fill(mountPoint: string): Promise<void> {
 }
 
 describe('a write that fails on the disk is OUTPUT_FAILED with the path, in every command', {timeout: 240_000}, () => {
-  const cluster = useCluster({topology: 'sharded'})
   let full: string
   let readOnly: string
   let cannotMount: string | undefined
@@ -162,13 +184,13 @@ describe('a write that fails on the disk is OUTPUT_FAILED with the path, in ever
 
   it('report html --out and report merge --out (and under --json, the error object)', async (t) => {
     if (!usable(t)) return
-    const html = await runCli(['report', 'html', file('seg0.json'), '--out', path.join(full, 'report.html')])
+    const html = await inProcess(['report', 'html', file('seg0.json'), '--out', path.join(full, 'report.html')])
     assert.equal(html.code, 2, html.stderr)
     outputFailed(html.stderr, '--out', path.join(full, 'report.html'))
-    const merge = await runCli(['report', 'merge', file('seg0.json'), file('seg1.json'), '--out', path.join(full, 'total.json')])
+    const merge = await inProcess(['report', 'merge', file('seg0.json'), file('seg1.json'), '--out', path.join(full, 'total.json')])
     assert.equal(merge.code, 2, merge.stderr)
     outputFailed(merge.stderr, '--out', path.join(full, 'total.json'))
-    const json = await runCli(['report', 'merge', file('seg0.json'), file('seg1.json'), '--out', path.join(full, 'total.json'), '--json'])
+    const json = await inProcess(['report', 'merge', file('seg0.json'), file('seg1.json'), '--out', path.join(full, 'total.json'), '--json'])
     assert.equal(json.code, 2, json.stderr)
     const {error} = parseJson(json)
     assert.equal(error.code, 'OUTPUT_FAILED')
@@ -193,7 +215,7 @@ describe('a write that fails on the disk is OUTPUT_FAILED with the path, in ever
   it('conns watch --html on a full disk: the summary is printed, then OUTPUT_FAILED', async (t) => {
     if (!usable(t)) return
     const html = path.join(full, 'watch.html')
-    const run = await runCli(['conns', 'watch', '--uri', cluster.uri, '--count', '1', '--interval', '200ms', '--json', '--html', html])
+    const run = await inProcess(['conns', 'watch', '--uri', cluster.uri, '--count', '1', '--interval', '200ms', '--json', '--html', html])
     assert.equal(run.code, 2, run.stderr)
     outputFailed(run.stderr, '--html', html)
     assert.ok(Array.isArray(parseJson(run).hosts), 'the watch result is on stdout')
@@ -218,7 +240,6 @@ describe('a write that fails on the disk is OUTPUT_FAILED with the path, in ever
 })
 
 describe('snapshot into a closed pipe', {timeout: 120_000}, () => {
-  const cluster = useCluster({topology: 'sharded'})
 
   it('is cut, so it exits 141 and says nothing was written', async () => {
     // As `| head -c 1000`: read the first 1000 bytes, then close the pipe while the document is still coming.

@@ -3,6 +3,11 @@
  * histogram, a corrupt histogram, a string where a number belongs, a file over the size cap, the
  * same file twice. Each is one usage line naming the file and the field (exit 2), never "a
  * pooltool bug" (exit 1) and never gigabytes inflated first.
+ *
+ * The runs go through the in-process runner (test/helpers/in-process.ts: oclif's parsing, the error
+ * line, the exit code, as bin/run.js), but for one real process per command and exit code: the bench
+ * that writes the good file (exit 0), each report command refusing the zlib bomb (exit 2), and
+ * report merge run from another working directory (a process's own cwd).
  */
 import assert from 'node:assert/strict'
 import {mkdtemp, readFile, truncate, writeFile} from 'node:fs/promises'
@@ -14,18 +19,23 @@ import {deflateSync} from 'node:zlib'
 import type {BenchResult} from '../../src/bench/types.js'
 import {MAX_RESULT_BYTES} from '../../src/report/load.js'
 import {type CliRun, parseJson, runCli} from '../helpers/cli.js'
+import {runInProcess} from '../helpers/in-process.js'
 
 /**
  * A histogram field as HdrHistogram's compressed encoding frames one (V2 compressed cookie, the
  * deflated length, the deflated bytes) around 1 GiB of deflated zeros: about 1 MB of base64.
  * It need not decode past the frame: inflating it at all is the attack.
  */
+let bomb: string | undefined
 function zlibBomb(): string {
+  // Deflating 1 GiB takes seconds: once for the file.
+  if (bomb !== undefined) return bomb
   const deflated = deflateSync(Buffer.alloc(1024 * 1024 * 1024))
   const frame = Buffer.alloc(8)
   frame.writeInt32BE(0x1c849314, 0)
   frame.writeInt32BE(deflated.length, 4)
-  return Buffer.concat([frame, deflated]).toString('base64')
+  bomb = Buffer.concat([frame, deflated]).toString('base64')
+  return bomb
 }
 
 describe('report commands refuse hostile result files', {timeout: 240_000}, () => {
@@ -40,9 +50,12 @@ describe('report commands refuse hostile result files', {timeout: 240_000}, () =
     ['merge', ['report', 'merge', file('good.json'), bad]],
     ['compare', ['report', 'compare', file('good.json'), bad]],
   ]
-  const refusedEverywhere = async (bad: string, message: RegExp) => {
-    for (const [name, args] of everyCommand(bad)) {
-      const run: CliRun = await runCli(args)
+  /** `spawned`: each command as a real process (once in the file); else in this process. */
+  const refusedEverywhere = async (bad: string, message: RegExp, spawned = false) => {
+    // The four processes start together; in this process the runner takes one command at a time.
+    const runs: CliRun[] = spawned ? await Promise.all(everyCommand(bad).map(([, args]) => runCli(args))) : []
+    for (const [index, [name, args]] of everyCommand(bad).entries()) {
+      const run: CliRun = spawned ? runs[index]! : await runInProcess(args)
       assert.equal(run.code, 2, `${name}: ${run.stderr}`)
       assert.match(run.stderr, message, name)
       assert.doesNotMatch(run.stderr, /pooltool bug|\n\s+at /, name)
@@ -68,7 +81,7 @@ describe('report commands refuse hostile result files', {timeout: 240_000}, () =
     const bad = await writeVariant('bomb.json', (result) => {
       result.runs[0].histograms.latencyUs = bomb
     })
-    await refusedEverywhere(bad, /bomb\.json: runs\[0\]\.histograms\.latencyUs does not decode as an HDR histogram \(inflates past [\d,]+ bytes/)
+    await refusedEverywhere(bad, /bomb\.json: runs\[0\]\.histograms\.latencyUs does not decode as an HDR histogram \(inflates past [\d,]+ bytes/, true)
   })
 
   it('a zlib bomb in a per-operation histogram is refused the same way (every histogram is checked on load)', async () => {
@@ -76,7 +89,7 @@ describe('report commands refuse hostile result files', {timeout: 240_000}, () =
     const bad = await writeVariant('bomb-op.json', (result) => {
       result.runs[0].histograms.latencyByOpUs = {find: bomb}
     })
-    const run = await runCli(['report', 'hgrm', bad])
+    const run = await runInProcess(['report', 'hgrm', bad])
     assert.equal(run.code, 2, run.stderr)
     assert.match(run.stderr, /bomb-op\.json: runs\[0\]\.histograms\.latencyByOpUs\.find does not decode/)
   })
@@ -96,7 +109,7 @@ describe('report commands refuse hostile result files', {timeout: 240_000}, () =
     const nested = await writeVariant('nested.json', (result) => {
       result.runs[0].latencyUs.p99 = '12'
     })
-    const run = await runCli(['report', 'html', nested, '--out', file('nested.html'), '--json'])
+    const run = await runInProcess(['report', 'html', nested, '--out', file('nested.html'), '--json'])
     assert.equal(run.code, 2, run.stderr)
     assert.match(parseJson(run).error.message, /nested\.json: runs\[0\]\.latencyUs\.p99 is not a number/)
   })
@@ -104,7 +117,7 @@ describe('report commands refuse hostile result files', {timeout: 240_000}, () =
   it('arrays nested 200,000 deep in a field carried as it is: exit 2, not a stack overflow', async () => {
     const text = JSON.stringify(good).replace('"notes":[', `"extra":${'['.repeat(200_000)}${']'.repeat(200_000)},"notes":[`)
     await writeFile(file('deep.json'), text)
-    const run = await runCli(['report', 'hgrm', file('deep.json')])
+    const run = await runInProcess(['report', 'hgrm', file('deep.json')])
     assert.equal(run.code, 2, run.stderr)
     assert.match(run.stderr, /deep\.json: the file nests too deeply: not a pooltool bench result/)
   })
@@ -117,14 +130,15 @@ describe('report commands refuse hostile result files', {timeout: 240_000}, () =
   })
 
   it('report merge refuses the same file twice: the same path, ./ and absolute, or a copy', async () => {
-    const twice = await runCli(['report', 'merge', file('good.json'), file('good.json')])
+    const twice = await runInProcess(['report', 'merge', file('good.json'), file('good.json')])
     assert.equal(twice.code, 2, twice.stderr)
     assert.match(twice.stderr, /good\.json is the same file as .*good\.json: merging it twice would count its operations twice/)
+    // Spawned: the working directory is the process's own.
     const relative = await runCli(['report', 'merge', './good.json', file('good.json')], {cwd: dir})
     assert.equal(relative.code, 2, relative.stderr)
     assert.match(relative.stderr, /is the same file as \.\/good\.json/)
     await writeFile(file('copy.json'), JSON.stringify(good, null, 4))
-    const copy = await runCli(['report', 'merge', file('good.json'), file('copy.json')])
+    const copy = await runInProcess(['report', 'merge', file('good.json'), file('copy.json')])
     assert.equal(copy.code, 2, copy.stderr)
     assert.match(copy.stderr, /copy\.json is a copy of .*good\.json/)
   })
@@ -134,7 +148,7 @@ describe('report commands refuse hostile result files', {timeout: 240_000}, () =
       result.notes = [...result.notes, 'another segment']
     })
     for (const [name, args] of everyCommand(other)) {
-      const run = await runCli(args)
+      const run = await runInProcess(args)
       assert.equal(run.code, 0, `${name}: ${run.stderr}`)
     }
   })
