@@ -5,7 +5,9 @@
  *
  * Rounds start at fixed times (start + k × interval); a round that overruns
  * its slot is followed at once by the next. Each host has the round's deadline
- * (the interval, at least 500 ms) to answer; a host that does not is shown as
+ * (the interval, at least 500 ms; in the first round, which also opens and
+ * authenticates every connection, the per-host timeout plus 500 ms, as `conns
+ * list` gives its one round) to answer; a host that does not is shown as
  * unreachable for that round and the watch goes on — it comes back as soon as
  * it answers again (a failed host gets a fresh connection every round). The
  * entry node is polled through the address the user gave; two names that
@@ -151,15 +153,23 @@ async function explainNeverShrank(tracker: HostTracker, sample: HostSample, poll
   tracker.explainNeverShrank({heldBy: held, routerPools: {router: router.entry.host, ...read}})
 }
 
-export function roundDeadlineMs(intervalMS: number): number {
-  return Math.max(intervalMS, 500)
+/**
+ * How long a round waits for each host. The first round opens and authenticates a connection to every host
+ * (SCRAM's rounds, the driver's handshake) before it reads: on a loaded client that alone can take longer
+ * than an interval, and a host must not be shown unreachable for our own set-up. So it gets the per-host
+ * timeout, the bound the driver's own connect and selection already have; later rounds read over an open
+ * connection and get the interval.
+ */
+export function roundDeadlineMs(intervalMS: number, round: {first: boolean; hostTimeoutMs: number}): number {
+  const interval = Math.max(intervalMS, 500)
+  return round.first ? Math.max(interval, round.hostTimeoutMs + 500) : interval
 }
 
 export async function runConnsWatch(target: Target, options: WatchOptions, hooks: WatchHooks = {}): Promise<ConnsWatchResult> {
   const topology = await discover(target, options)
   hooks.onTopology?.(topology)
-  const deadlineMS = roundDeadlineMs(options.intervalMS)
   const hostTimeoutMs = Math.min(target.connection.timeoutMs, Math.max(1000, 2 * options.intervalMS))
+  const deadlineMS = roundDeadlineMs(options.intervalMS, {first: false, hostTimeoutMs})
   const pollers = openPollers(target, topology, hostTimeoutMs, options.holders)
   const trackers = topology.hosts.map((entry) => new HostTracker(entry, options.idleWindowMS))
   const rows = new Rows(pollers, trackers)
@@ -178,7 +188,8 @@ export async function runConnsWatch(target: Target, options: WatchOptions, hooks
       const roundStart = performance.now()
       const at = new Date().toISOString()
       const polled = [...rows.active]
-      const replies = await Promise.all(polled.map((i) => pollers[i]!.poll(deadlineMS)))
+      const roundDeadline = roundDeadlineMs(options.intervalMS, {first: rounds === 0, hostTimeoutMs})
+      const replies = await Promise.all(polled.map((i) => pollers[i]!.poll(roundDeadline)))
       const byIndex = new Map(polled.map((i, k) => [i, replies[k]!]))
       rows.dedupe(byIndex)
       const roundMS = Math.round(performance.now() - roundStart)
