@@ -79,7 +79,8 @@ async function runOne(args: string[], options: {env?: Record<string, string | un
   const {config, execute, scrubberFor} = await ready
   // As runCli: no URI from the developer's shell, no colour.
   const env: Record<string, string | undefined> = {POOLTOOL_URI: undefined, MONGODB_URI: undefined, FORCE_COLOR: '0', ...options.env}
-  const saved = new Map(Object.keys(env).map((key) => [key, process.env[key]]))
+  // NO_COLOR too: --no-color sets it for the whole process (BaseCommand), which here would outlive the run.
+  const saved = new Map([...Object.keys(env), 'NO_COLOR'].map((key) => [key, process.env[key]]))
   for (const [key, value] of Object.entries(env)) {
     if (value === undefined) delete process.env[key]
     else process.env[key] = value
