@@ -87,7 +87,8 @@ describe(`text output fits ${WIDTH} columns, without color`, {timeout: 300_000},
       [0, 1].map(async (index) => {
         // Both at once (the runner runs one in-process command at a time): one in this process, one spawned.
         const run = await (index === 0 ? cli : spawned)(['bench', '--warmup', '0s', '--uri', cluster.uri, '--concurrency', '4', '--duration', '500ms', '--segment', `${index}/2`, '--run-id', '0c0c0c80', '--start-at', startAt, '--json'])
-        assert.equal(run.code, 0, run.stderr)
+        // Under --json an error is the JSON error object on stdout.
+        assert.equal(run.code, 0, `${run.stderr}${run.stdout}`)
         const file = path.join(dir, `segment-${index}.json`)
         writeFileSync(file, run.stdout)
         return file
