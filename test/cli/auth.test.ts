@@ -12,6 +12,7 @@ import {MongoClient} from 'mongodb'
 import type {AuthResult, MechanismResult} from '../../src/auth/types.js'
 import {parseJson, runCli} from '../helpers/cli.js'
 import {useCluster} from '../helpers/cluster.js'
+import {runInProcess} from '../helpers/in-process.js'
 import {waitForState} from '../helpers/sim.js'
 
 const PASSWORD = 'pooltool-sim'
@@ -48,6 +49,8 @@ describe('pooltool auth', () => {
     } finally {
       await root.close()
     }
+    // Spawned: the real process of auth's exit-0 path. The other runs in this file that a signal does not stop run in
+    // this process (test/helpers/in-process.ts, the path bin/run.js takes), but one per exit code stays spawned.
     const run = await runCli(['auth', '--uri', uri, '--connections', '20', '--parallel', '5', '--pings', '100', '--json'])
     assert.equal(run.code, 0, run.stderr)
     baseline = parseJson<AuthResult>(run)
@@ -121,7 +124,7 @@ describe('pooltool auth', () => {
   })
 
   it('shows that a user created under higher iteration counts costs more', async () => {
-    const run = await runCli(['auth', '--uri', withUser(uri, 'slow', 'slow-pw'), '--mechanisms', 'SCRAM-SHA-1,SCRAM-SHA-256', '--connections', '10', '--parallel', '5', '--pings', '20', '--json'])
+    const run = await runInProcess(['auth', '--uri', withUser(uri, 'slow', 'slow-pw'), '--mechanisms', 'SCRAM-SHA-1,SCRAM-SHA-256', '--connections', '10', '--parallel', '5', '--pings', '20', '--json'])
     assert.equal(run.code, 0, run.stderr)
     const slow = parseJson<AuthResult>(run)
     assert.deepEqual(slow.mechanisms.map((m) => m.mechanism), ['SCRAM-SHA-1', 'SCRAM-SHA-256'])
@@ -136,19 +139,20 @@ describe('pooltool auth', () => {
 
   it('fails with exit 5 on a wrong password, in one line, without the password', async () => {
     const wrong = 'Wrong-Secret-123'
+    // Spawned: auth's exit-5 path, the secret guard of the real process included.
     const run = await runCli(['auth', '--uri', withUser(uri, 'pooltool', wrong), '--connections', '2', '--parallel', '1'])
     assert.equal(run.code, 5)
     assert.equal(run.stdout, '')
     assert.match(run.stderr, /^Error \[AUTH_FAILED\]: authentication failed at mongodb:\/\/<credentials>@127\.0\.0\.1:\d+\/\?authSource=admin \(hint: .*\)\n$/)
     assert.equal(`${run.stdout}${run.stderr}`.includes(wrong), false)
-    const json = await runCli(['auth', '--uri', withUser(uri, 'pooltool', wrong), '--json'])
+    const json = await runInProcess(['auth', '--uri', withUser(uri, 'pooltool', wrong), '--json'])
     assert.equal(json.code, 5)
     assert.equal(parseJson(json).error.code, 'AUTH_FAILED')
     assert.equal(`${json.stdout}${json.stderr}`.includes(wrong), false)
   })
 
   it('still reports for a user without clusterMonitor: counters missing with the reason', async () => {
-    const run = await runCli(['auth', '--uri', withUser(uri, 'nomonitor', 'nomonitor-pw'), '--connections', '3', '--parallel', '3', '--pings', '20', '--json'])
+    const run = await runInProcess(['auth', '--uri', withUser(uri, 'nomonitor', 'nomonitor-pw'), '--connections', '3', '--parallel', '3', '--pings', '20', '--json'])
     assert.equal(run.code, 0, run.stderr)
     const result = parseJson<AuthResult>(run)
     assert.equal(result.serverCounters.available, false)
@@ -161,7 +165,7 @@ describe('pooltool auth', () => {
     }
     assert.equal(byName(result, 'SCRAM-SHA-256').iterationCount, 15_000, 'the count still comes from the server-first message')
 
-    const text = await runCli(['auth', '--uri', withUser(uri, 'nomonitor', 'nomonitor-pw'), '--connections', '2', '--parallel', '1', '--pings', '10'])
+    const text = await runInProcess(['auth', '--uri', withUser(uri, 'nomonitor', 'nomonitor-pw'), '--connections', '2', '--parallel', '1', '--pings', '10'])
     assert.equal(text.code, 0, text.stderr)
     assert.match(text.stdout, /unavailable: serverStatus: not authorized/)
     assert.match(text.stdout, /Headline: one new authenticated connection \(SCRAM-SHA-256\) costs as much as [\d.]+ pooled pings/)
@@ -170,26 +174,27 @@ describe('pooltool auth', () => {
 
   it('rejects a mechanism the user has no credentials for, and measures only what it has by default', async () => {
     const only256 = withUser(uri, 'sha256only', 'sha256only-pw')
+    // Spawned: auth's exit-2 path.
     const run = await runCli(['auth', '--uri', only256, '--mechanisms', 'SCRAM-SHA-1', '--connections', '2', '--parallel', '1'])
     assert.equal(run.code, 2)
     assert.match(run.stderr, /^Error \[USAGE\]: the URI's user has no SCRAM-SHA-1 credentials \(the server lists SCRAM-SHA-256 for it\) \(hint: .*\)\n$/)
-    const defaults = await runCli(['auth', '--uri', only256, '--connections', '2', '--parallel', '2', '--pings', '10', '--json'])
+    const defaults = await runInProcess(['auth', '--uri', only256, '--connections', '2', '--parallel', '2', '--pings', '10', '--json'])
     assert.equal(defaults.code, 0, defaults.stderr)
     assert.deepEqual(parseJson<AuthResult>(defaults).mechanisms.map((m) => m.mechanism), ['none', 'SCRAM-SHA-256'])
   })
 
   it('rejects an unknown mechanism and --parallel above --connections with exit 2', async () => {
-    const unknown = await runCli(['auth', '--uri', uri, '--mechanisms', 'PLAIN'])
+    const unknown = await runInProcess(['auth', '--uri', uri, '--mechanisms', 'PLAIN'])
     assert.equal(unknown.code, 2)
     assert.match(unknown.stderr, /^Error \[USAGE\]: unknown mechanism 'PLAIN' in --mechanisms: pooltool auth measures none, SCRAM-SHA-1, SCRAM-SHA-256/)
-    const storm = await runCli(['auth', '--uri', uri, '--connections', '4', '--parallel', '8'])
+    const storm = await runInProcess(['auth', '--uri', uri, '--connections', '4', '--parallel', '8'])
     assert.equal(storm.code, 2)
     assert.match(storm.stderr, /^Error \[USAGE\]: --parallel 8 is above --connections 4/)
     assert.equal(storm.stderr.trim().split('\n').length, 1)
   })
 
   it('runs a small --connections with the default --parallel (it follows --connections down)', async () => {
-    const run = await runCli(['auth', '--uri', uri, '--mechanisms', 'none', '--connections', '3', '--pings', '10', '--json'])
+    const run = await runInProcess(['auth', '--uri', uri, '--mechanisms', 'none', '--connections', '3', '--pings', '10', '--json'])
     assert.equal(run.code, 0, run.stderr)
     const [none] = parseJson<AuthResult>(run).mechanisms
     assert.equal(none!.parallel, 3)
@@ -199,7 +204,7 @@ describe('pooltool auth', () => {
   it('says a URI authMechanism the server does not offer is a usage error (exit 2), not a server error', async () => {
     const plain = uri.replace('?', '?authMechanism=PLAIN&')
     assert.notEqual(plain, uri)
-    const run = await runCli(['auth', '--uri', plain, '--connections', '2'])
+    const run = await runInProcess(['auth', '--uri', plain, '--connections', '2'])
     assert.equal(run.code, 2, run.stderr)
     assert.match(run.stderr, /^Error \[USAGE\]: the server does not offer authMechanism=PLAIN from the URI \(hint: .*\)\n$/)
   })
@@ -209,7 +214,7 @@ describe('pooltool auth on a replica set', () => {
   const cluster = useCluster({topology: 'replset', auth: true, members: 3})
 
   it('measures on the primary and counts its authentications there', async () => {
-    const run = await runCli(['auth', '--uri', cluster.uri, '--mechanisms', 'none,SCRAM-SHA-256', '--connections', '4', '--parallel', '2', '--pings', '20', '--json'])
+    const run = await runInProcess(['auth', '--uri', cluster.uri, '--mechanisms', 'none,SCRAM-SHA-256', '--connections', '4', '--parallel', '2', '--pings', '20', '--json'])
     assert.equal(run.code, 0, run.stderr)
     const result = parseJson<AuthResult>(run)
     const primary = cluster.sim.info.processes.find((p) => p.role === 'primary')!
@@ -225,7 +230,7 @@ describe('pooltool auth on a sharded cluster', () => {
   const cluster = useCluster({topology: 'sharded', auth: true, mongos: 2, shards: 1})
 
   it('measures on the router the URI names first, as discovery names it', async () => {
-    const run = await runCli(['auth', '--uri', cluster.uri, '--mechanisms', 'none,SCRAM-SHA-256', '--connections', '2', '--parallel', '1', '--pings', '10', '--json'])
+    const run = await runInProcess(['auth', '--uri', cluster.uri, '--mechanisms', 'none,SCRAM-SHA-256', '--connections', '2', '--parallel', '1', '--pings', '10', '--json'])
     assert.equal(run.code, 0, run.stderr)
     const result = parseJson<AuthResult>(run)
     const firstRouter = /^mongodb:\/\/[^@]*@([^,/]+)/.exec(cluster.uri)?.[1]

@@ -11,6 +11,7 @@ import {after, before, describe, it} from 'node:test'
 import {MongoClient} from '../../src/mongo/driver.js'
 import {parseJson, runCli} from '../helpers/cli.js'
 import {useCluster} from '../helpers/cluster.js'
+import {runInProcess} from '../helpers/in-process.js'
 import {waitForState} from '../helpers/sim.js'
 
 const NO_STACK = /^\s+at .+:\d+:\d+\)?$/m
@@ -33,7 +34,9 @@ describe('bench owns its namespace', () => {
 
   it('refuses --db prod, which holds data it did not create, before any write; the data is intact', async () => {
     for (const json of [false, true]) {
-      const run = await runCli(['bench', '--uri', cluster.uri, '--db', 'prod', '--duration', '1s', ...(json ? ['--json'] : [])])
+      // Text spawned: the real process of bench's exit-2 path in this file; --json in this process, the same path.
+      const args = ['bench', '--uri', cluster.uri, '--db', 'prod', '--duration', '1s', ...(json ? ['--json'] : [])]
+      const run = json ? await runInProcess(args) : await runCli(args)
       assert.equal(run.code, 2, run.stderr)
       if (json) {
         const {error} = parseJson(run)
@@ -52,7 +55,7 @@ describe('bench owns its namespace', () => {
 
   it('refuses the system databases, an empty name and invalid names without connecting', async () => {
     for (const db of ['admin', 'local', 'config', 'CONFIG', '', '   ', 'a.b', 'a/b', 'x'.repeat(64)]) {
-      const run = await runCli(['bench', '--db', db, '--duration', '1s'])
+      const run = await runInProcess(['bench', '--db', db, '--duration', '1s'])
       assert.equal(run.code, 2, `--db '${db}': ${run.stderr}`)
       assert.match(run.stderr, /^Error \[USAGE\]: --db/m, `--db '${db}'`)
       assert.doesNotMatch(run.stderr, /embedded simulated/, 'refused before anything started')
@@ -60,6 +63,7 @@ describe('bench owns its namespace', () => {
   })
 
   it('two benches started apart on one cluster both finish with their own full data and results', async () => {
+    // Spawned, both: two processes at once, the first stopped with a real SIGINT (exit 130); the second is bench's exit-0 process in this file.
     // The first run lasts until the second is done (then Ctrl-C), however long the second takes to start.
     let firstProcess: ChildProcess | undefined
     const first = runCli(['bench', '--warmup', '0s', '--uri', cluster.uri, '--duration', '120s', '--concurrency', '2', '--json'], {timeoutMs: 180_000, onSpawn: (child) => (firstProcess = child)})
@@ -109,7 +113,7 @@ describe('bench owns its namespace', () => {
     })
     await db.collection('bench_deadbeef').insertOne({left: 'behind'})
     await db.collection('not_a_bench_collection').insertOne({keep: 'me'})
-    const run = await runCli(['bench', '--warmup', '0s', '--uri', cluster.uri, '--duration', '500ms', '--json'])
+    const run = await runInProcess(['bench', '--warmup', '0s', '--uri', cluster.uri, '--duration', '500ms', '--json'])
     assert.equal(run.code, 0, run.stderr)
     const {namespace} = parseJson(run)
     assert.equal(namespace.reclaimed.length, 1)
@@ -123,7 +127,7 @@ describe('bench owns its namespace', () => {
   })
 
   it('--keep leaves the run\'s collection and a kept marker that later runs never reclaim', async () => {
-    const kept = await runCli(['bench', '--warmup', '0s', '--uri', cluster.uri, '--duration', '500ms', '--keep', '--json'])
+    const kept = await runInProcess(['bench', '--warmup', '0s', '--uri', cluster.uri, '--duration', '500ms', '--keep', '--json'])
     assert.equal(kept.code, 0, kept.stderr)
     const {namespace} = parseJson(kept)
     const collection = `bench_${namespace.runId}`
@@ -133,7 +137,7 @@ describe('bench owns its namespace', () => {
     assert.equal(await client.db('pooltool_bench').collection(collection).countDocuments(), 1000)
     // Even long after, a kept run is not a dead one.
     await client.db('pooltool_bench').collection(MARKERS).updateOne({_id: namespace.runId as never}, {$set: {heartbeatAt: new Date(Date.now() - 3_600_000)}})
-    const later = await runCli(['bench', '--warmup', '0s', '--uri', cluster.uri, '--duration', '500ms', '--json'])
+    const later = await runInProcess(['bench', '--warmup', '0s', '--uri', cluster.uri, '--duration', '500ms', '--json'])
     assert.equal(later.code, 0, later.stderr)
     assert.deepEqual(parseJson(later).namespace.reclaimed, [])
     assert.ok((await collections('pooltool_bench')).includes(collection), `${collection} is still there`)
@@ -144,6 +148,7 @@ describe('bench owns its namespace', () => {
     const dbName = 'pooltool_paused'
     const db = client.db(dbName)
     let child: ChildProcess | undefined
+    // Spawned: the pause is a real SIGSTOP/SIGCONT of the process, and this is bench's exit-9 path.
     // Bounded far beyond the test: only the reclaim can end it.
     const running = runCli(['bench', '--warmup', '0s', '--uri', cluster.uri, '--db', dbName, '--duration', '10m', '--json'], {timeoutMs: 120_000, onSpawn: (spawned) => (child = spawned)})
     running.catch(() => undefined)

@@ -15,6 +15,7 @@ import {MongoClient} from '../../src/mongo/driver.js'
 import {parseJson, runCli} from '../helpers/cli.js'
 import {useCluster} from '../helpers/cluster.js'
 import {observer, runWithFault, serverFigureGrew} from '../helpers/faults.js'
+import {runInProcess} from '../helpers/in-process.js'
 import {waitForState} from '../helpers/sim.js'
 
 const NO_STACK = /^\s+at .+:\d+:\d+\)?$/m
@@ -27,6 +28,7 @@ function keysOf(value: unknown, path = ''): string[] {
 
 describe('bench without a URI', () => {
   it('runs against the embedded cluster and follows the JSON contract', async () => {
+    // Spawned: the real process of bench's exit-0 path (it starts, reports and stops its own embedded cluster).
     const run = await runCli(['bench', '--duration', '1s', '--concurrency', '4', '--json'])
     assert.equal(run.code, 0, run.stderr)
     const result = parseJson(run)
@@ -67,7 +69,7 @@ describe('bench without a URI', () => {
   })
 
   it('prints a table report', async () => {
-    const run = await runCli(['bench', '--duration', '500ms', '--workload', 'mixed', '--mix', 'find=50,insert=25,update=25'])
+    const run = await runInProcess(['bench', '--duration', '500ms', '--workload', 'mixed', '--mix', 'find=50,insert=25,update=25'])
     assert.equal(run.code, 0, run.stderr)
     assert.match(run.stdout, /Latency and throughput/)
     assert.match(run.stdout, /Client pool/)
@@ -90,9 +92,10 @@ describe('bench bad input', () => {
     ['mix that does not add up', ['--workload', 'mixed', '--mix', 'find=60,insert=20'], /adds up to 80/],
     ['fail-on that does not parse', ['--fail-on', 'p99 above 5'], /does not parse/],
   ]
-  for (const [name, args, message] of cases) {
+  for (const [index, [name, args, message]] of cases.entries()) {
     it(`rejects ${name} with a usage exit code and one line`, async () => {
-      const run = await runCli(['bench', ...args], {timeoutMs: 20_000})
+      // The first case spawns the real process (bench's exit-2 path); the others run in this process, the same path.
+      const run = index === 0 ? await runCli(['bench', ...args], {timeoutMs: 20_000}) : await runInProcess(['bench', ...args])
       assert.equal(run.code, 2, run.stderr)
       assert.match(run.stderr, message)
       assert.match(run.stderr, /hint:/)
@@ -103,6 +106,7 @@ describe('bench bad input', () => {
   }
 
   it('rejects an unparsable URI with exit 3 and no secret', async () => {
+    // Spawned: the real process of bench's exit-3 path, its secret guard included.
     const run = await runCli(['bench', '--uri', 'mongodb:/alice:s3cret@nowhere'])
     assert.equal(run.code, 3, run.stderr)
     assert.match(run.stderr, /invalid connection string/)
@@ -110,6 +114,7 @@ describe('bench bad input', () => {
   })
 
   it('gives up on a port nothing listens on (exit 4)', async () => {
+    // Spawned: the real process of bench's exit-4 path.
     const run = await runCli(['bench', '--uri', 'mongodb://u:pw-secret@127.0.0.1:1/', '--timeout-ms', '1000'])
     assert.equal(run.code, 4, run.stderr)
     assert.match(run.stderr, /cannot reach/)
@@ -118,7 +123,7 @@ describe('bench bad input', () => {
   })
 
   it('prints errors as JSON under --json', async () => {
-    const run = await runCli(['bench', '--uri', 'mongodb://127.0.0.1:1/', '--timeout-ms', '500', '--json'])
+    const run = await runInProcess(['bench', '--uri', 'mongodb://127.0.0.1:1/', '--timeout-ms', '500', '--json'])
     assert.equal(run.code, 4, run.stderr)
     const {error} = parseJson(run)
     assert.equal(error.code, 'UNREACHABLE')
@@ -144,6 +149,7 @@ describe('bench against a cluster under faults', () => {
 
   it('rejects a wrong password with exit 5 and never prints it', async () => {
     const uri = authCluster.uri.replace(':pooltool-sim@', ':not-the-password@')
+    // Spawned: the real process of bench's exit-5 path, its secret guard included.
     const run = await runCli(['bench', '--warmup', '0s', '--uri', uri, '--duration', '1s'])
     assert.equal(run.code, 5, run.stderr)
     assert.match(run.stderr, /authentication failed/)
@@ -151,7 +157,7 @@ describe('bench against a cluster under faults', () => {
   })
 
   it('authenticates with SCRAM and measures', async () => {
-    const run = await runCli(['bench', '--warmup', '0s', '--uri', authCluster.uri, '--duration', '500ms', '--json'])
+    const run = await runInProcess(['bench', '--warmup', '0s', '--uri', authCluster.uri, '--duration', '500ms', '--json'])
     assert.equal(run.code, 0, run.stderr)
     const result = parseJson(run)
     assert.ok(result.runs[0].ops > 0, `ops ${result.runs[0].ops}`)
@@ -164,7 +170,7 @@ describe('bench against a cluster under faults', () => {
     try {
       await admin.db('admin').command({createUser: 'writer', pwd: 'writer-pw', roles: [{role: 'readWrite', db: 'pooltool_bench'}]})
       const uri = authCluster.uri.replace('pooltool:pooltool-sim@', 'writer:writer-pw@')
-      const run = await runCli(['bench', '--warmup', '0s', '--uri', uri, '--workload', 'insert', '--duration', '500ms', '--json'])
+      const run = await runInProcess(['bench', '--warmup', '0s', '--uri', uri, '--workload', 'insert', '--duration', '500ms', '--json'])
       assert.equal(run.code, 0, run.stderr)
       const result = parseJson(run)
       assert.ok(result.runs[0].ops > 0, `ops ${result.runs[0].ops}`)
@@ -187,7 +193,7 @@ describe('bench against a cluster under faults', () => {
       const afterDrop = await waitForState('the watcher reads again after the drop', () => commandsRun().catch(() => undefined), (n) => n !== undefined)
       await waitForState('pings resumed after the drop', () => commandsRun().catch(() => undefined), (n) => n !== undefined && n >= afterDrop! + 100)
       await cluster.sim.control({kind: 'restart', downMS: 500})
-    }, {timeoutMs: 60_000})
+    }, {timeoutMs: 60_000, inProcess: true})
     assert.equal(run.code, 0, run.stderr)
     const [r] = parseJson(run).runs
     assert.ok(r.errors >= 1, JSON.stringify(r.errorsByClass))
@@ -197,6 +203,7 @@ describe('bench against a cluster under faults', () => {
   })
 
   it('exits 8 when a --fail-on threshold is crossed, with the report', async () => {
+    // Spawned: the real process of bench's exit-8 path.
     const run = await runCli(['bench', '--warmup', '0s', '--uri', cluster.uri, '--duration', '500ms', '--fail-on', 'p50>1us,errors>100'])
     assert.equal(run.code, 8, run.stderr)
     // One ✓/✗ line per threshold, as k6 prints them.

@@ -51,7 +51,8 @@ describe('fault matrix: auth', {timeout: 120_000}, () => {
     {kind: 'restart', downMS: 400},
   ] as const) {
     it(`${fault.kind}: rides it out, exit 0, every connection opened and accounted for`, async () => {
-      const {run} = await runWithFault(cluster.sim, args(cluster.uri), midRun(), fault)
+      // The first (exit 0) spawns the real process; the others run in this process (the path bin/run.js takes).
+      const {run} = await runWithFault(cluster.sim, args(cluster.uri), midRun(), fault, {inProcess: fault.kind !== 'drop-connections'})
       assert.equal(run.code, 0, `${run.stdout}\n${run.stderr}`)
       const result = parseJson<AuthResult>(run)
       assert.equal(result.error, undefined)
@@ -65,7 +66,7 @@ describe('fault matrix: auth', {timeout: 120_000}, () => {
     // Storms of 10 against a limit of 4. pooltool's probe connection holds one of them and the observer up to three
     // (its monitor, its pool's one, and the driver's RTT pinger once it has streamed for 10 s, which after the restart
     // case depends on the machine's speed): then every measured connection is turned away, and each must fail at once.
-    const {run} = await runWithFault(cluster.sim, args(cluster.uri), midRun(), {kind: 'max-connections', max: 4})
+    const {run} = await runWithFault(cluster.sim, args(cluster.uri), midRun(), {kind: 'max-connections', max: 4}, {inProcess: true})
     await cluster.sim.control({kind: 'max-connections', max: 65_536})
     assert.equal(run.code, 0, `${run.stdout}\n${run.stderr}`)
     const result = parseJson<AuthResult>(run)
@@ -77,6 +78,7 @@ describe('fault matrix: auth', {timeout: 120_000}, () => {
 
   it('user dropped: stops at the refusal with what it measured, exit 5', async () => {
     await watch.db('admin').command({createUser: 'leaving', pwd: 'leaving-pw', roles: [{role: 'clusterMonitor', db: 'admin'}]})
+    // Spawned: auth's exit-5 path in this matrix, the real process's secret guard included.
     const {run} = await runWithFault(cluster.sim, args(withUser(cluster.uri, 'leaving', 'leaving-pw')), midRun(), async () => {
       await watch.db('admin').command({dropUser: 'leaving'})
     })
@@ -94,6 +96,7 @@ describe('fault matrix: auth', {timeout: 120_000}, () => {
 
   // Host lost: down for longer than the run has left (it gives up after --timeout-ms of silence), then back for the next case.
   it('host lost: stops within --timeout-ms of silence with the partial figures, exit 4', async () => {
+    // Spawned: auth's exit-4 path in this matrix.
     const {run} = await runWithFault(cluster.sim, args(cluster.uri), midRun(), {kind: 'restart', downMS: 5000})
     await waitUntilUp(cluster.uri)
     assert.equal(run.code, 4, `${run.stdout}\n${run.stderr}`)
@@ -122,7 +125,7 @@ describe('fault matrix: auth', {timeout: 120_000}, () => {
       },
     }
     const baselineSha256 = sha256Received(await watch.db('admin').command({serverStatus: 1}))
-    const {run} = await runWithFault(cluster.sim, args(cluster.uri, 1_000_000), pinging, {kind: 'restart', downMS: 60_000})
+    const {run} = await runWithFault(cluster.sim, args(cluster.uri, 1_000_000), pinging, {kind: 'restart', downMS: 60_000}, {inProcess: true})
     assert.equal(run.code, 4, `${run.stdout}\n${run.stderr}`)
     const result = parseJson<AuthResult>(run)
     assert.equal(result.error?.code, 'UNREACHABLE')

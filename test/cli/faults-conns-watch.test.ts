@@ -63,6 +63,7 @@ describe('fault matrix: conns watch', {timeout: 180_000}, () => {
    * there runs into runCli's timeout and the test fails.
    */
   async function watchThrough(uri: string, inject: () => Promise<unknown>, reached: RegExp): Promise<CliRun> {
+    // Spawned: stopped by a real SIGINT (these are the file's real processes of conns watch's exit-0 path).
     const out = new CliOutput()
     const running = runCli(watchArgs(uri), {timeoutMs: 60_000, onSpawn: out.attach})
     running.catch(() => undefined)
@@ -104,7 +105,8 @@ describe('fault matrix: conns watch', {timeout: 180_000}, () => {
 
   it('stall past the end of the run: the last rounds are marked unreachable, the watch still ends with its summary, exit 0', async () => {
     // The stall outlasts what is left of --duration; overrunning rounds must not push the end (the watch stops by the clock).
-    const {run} = await runWithFault(cluster.sim, boundedArgs(cluster.uri), {output: POLLING}, {kind: 'stall', ms: 4000})
+    // In this process (the path bin/run.js takes): the open-ended cases above spawn the real process, exit 0 as here.
+    const {run} = await runWithFault(cluster.sim, boundedArgs(cluster.uri), {output: POLLING}, {kind: 'stall', ms: 4000}, {inProcess: true})
     await waitUntilUp(cluster.uri)
     assert.equal(run.code, 0, `${run.stdout}\n${run.stderr}`)
     const lines = linesOf(run)
@@ -118,7 +120,7 @@ describe('fault matrix: conns watch', {timeout: 180_000}, () => {
     const {run} = await runWithFault(cluster.sim, boundedArgs(cluster.uri), {output: POLLING}, async () => {
       await cluster.sim.control({kind: 'max-connections', max: 1})
       await cluster.sim.control({kind: 'drop-connections'})
-    })
+    }, {inProcess: true})
     await cluster.sim.control({kind: 'max-connections', max: 65_536})
     assert.equal(run.code, 0, `${run.stdout}\n${run.stderr}`)
     assertHonestSummary(linesOf(run), false)
@@ -137,7 +139,7 @@ describe('fault matrix: conns watch', {timeout: 180_000}, () => {
 
   // Last: the host stays down past the end of the run (the cluster is stopped after it).
   it('host lost: every later round is unreachable, the watch still ends at --duration with its summary, exit 0', async () => {
-    const {run} = await runWithFault(cluster.sim, boundedArgs(cluster.uri), {output: POLLING}, {kind: 'restart', downMS: 60_000})
+    const {run} = await runWithFault(cluster.sim, boundedArgs(cluster.uri), {output: POLLING}, {kind: 'restart', downMS: 60_000}, {inProcess: true})
     assert.equal(run.code, 0, `${run.stdout}\n${run.stderr}`)
     const lines = linesOf(run)
     assertHonestSummary(lines, false)

@@ -75,6 +75,7 @@ describe('fault matrix: locks watch', {timeout: 120_000}, () => {
   })
 
   it('dropped sockets: the driver reconnects, the watch runs to the end, exit 0', async () => {
+    // Spawned: every case of this matrix exits 0; this one proves the real process, the others run in this process.
     const {run} = await runWithFault(cluster.sim, args(cluster.uri), polled(), {kind: 'drop-connections', hosts: [router]})
     assert.equal(run.code, 0, `${run.stdout}\n${run.stderr}`)
     const result = parseJson<LocksWatchResult>(run)
@@ -83,14 +84,14 @@ describe('fault matrix: locks watch', {timeout: 120_000}, () => {
   })
 
   it('router stalls past --timeout-ms: timed-out polls are marked rounds on stderr, the summary counts them, exit 0', async () => {
-    const {run} = await runWithFault(cluster.sim, args(cluster.uri, false), polled(), {kind: 'stall', ms: 1200, hosts: [router]})
+    const {run} = await runWithFault(cluster.sim, args(cluster.uri, false), polled(), {kind: 'stall', ms: 1200, hosts: [router]}, {inProcess: true})
     assert.equal(run.code, 0, `${run.stdout}\n${run.stderr}`)
     assert.match(run.stderr, /poll \d+ failed \(timeout\): no answer within 800 ms \(--timeout-ms\)/)
     assert.match(run.stdout, /\d+ polls \(\d+ failed: \d+ timeout/)
   })
 
   it('router restarts: the watch resumes when it answers again, exit 0', async () => {
-    const {run} = await runWithFault(cluster.sim, args(cluster.uri), polled(), {kind: 'restart', downMS: 500, hosts: [router]})
+    const {run} = await runWithFault(cluster.sim, args(cluster.uri), polled(), {kind: 'restart', downMS: 500, hosts: [router]}, {inProcess: true})
     assert.equal(run.code, 0, `${run.stdout}\n${run.stderr}`)
     const result = parseJson<LocksWatchResult>(run)
     assertHonestSummary(result)
@@ -104,7 +105,7 @@ describe('fault matrix: locks watch', {timeout: 120_000}, () => {
     const {run} = await runWithFault(cluster.sim, args(cluster.uri, true, ANSWERED_TIMEOUT_MS), polling(), async () => {
       await cluster.sim.control({kind: 'max-connections', max: 1, hosts: [router]})
       await cluster.sim.control({kind: 'drop-connections', hosts: [router]})
-    })
+    }, {inProcess: true})
     await cluster.sim.control({kind: 'max-connections', max: 65_536, hosts: [router]})
     assert.equal(run.code, 0, `${run.stdout}\n${run.stderr}`)
     assertHonestSummary(parseJson<LocksWatchResult>(run), ANSWERED_TIMEOUT_MS)
@@ -114,7 +115,7 @@ describe('fault matrix: locks watch', {timeout: 120_000}, () => {
     await watch.db('admin').command({createUser: 'lockwatcher', pwd: 'lockwatcher-pw', roles: [{role: 'clusterMonitor', db: 'admin'}, {role: 'read', db: 'config'}]})
     const {run} = await runWithFault(cluster.sim, args(withUser(cluster.uri, 'lockwatcher', 'lockwatcher-pw'), true, ANSWERED_TIMEOUT_MS), polling(), async () => {
       await watch.db('admin').command({dropUser: 'lockwatcher'})
-    })
+    }, {inProcess: true})
     assert.equal(run.code, 0, `${run.stdout}\n${run.stderr}`)
     const result = parseJson<LocksWatchResult>(run)
     assertHonestSummary(result, ANSWERED_TIMEOUT_MS)
@@ -125,7 +126,7 @@ describe('fault matrix: locks watch', {timeout: 120_000}, () => {
 
   // Host lost, twice: the config server (the router answers with its error) and the router itself, each down past the end of the run.
   it('config server lost: polls fail as unreachable with the router\'s error, the watch ends at --duration, exit 0', async () => {
-    const {run} = await runWithFault(cluster.sim, args(cluster.uri), polled(), {kind: 'restart', downMS: 4000, hosts: [config]})
+    const {run} = await runWithFault(cluster.sim, args(cluster.uri), polled(), {kind: 'restart', downMS: 4000, hosts: [config]}, {inProcess: true})
     assert.equal(run.code, 0, `${run.stdout}\n${run.stderr}`)
     const result = parseJson<LocksWatchResult>(run)
     assertHonestSummary(result)
@@ -137,7 +138,7 @@ describe('fault matrix: locks watch', {timeout: 120_000}, () => {
 
   // Last: the router stays down past the end of the run (the cluster is stopped after it).
   it('router lost: every later poll is unreachable, the summary is produced, exit 0 (earlier polls answered)', async () => {
-    const {run} = await runWithFault(cluster.sim, args(cluster.uri), polled(), {kind: 'restart', downMS: 60_000, hosts: [router]})
+    const {run} = await runWithFault(cluster.sim, args(cluster.uri), polled(), {kind: 'restart', downMS: 60_000, hosts: [router]}, {inProcess: true})
     assert.equal(run.code, 0, `${run.stdout}\n${run.stderr}`)
     const result = parseJson<LocksWatchResult>(run)
     assertHonestSummary(result)
@@ -159,7 +160,7 @@ describe('fault matrix: locks watch, a restart as it starts', {timeout: 120_000}
     const router = cluster.sim.info.processes.find((p) => p.role === 'mongos')!.host
     // Two commands in: past the handshake, inside the session's first reads (before this change: exit 4 at once).
     const armed = await cluster.sim.armFault({kind: 'restart', downMS: 3000, hosts: [router]}, {host: router, opcounter: 'command', grows: 2})
-    // Open-ended: stopped with Ctrl-C once it has started after a failed attempt (exit 0: nothing cut short).
+    // Spawned: stopped by a real SIGINT. Open-ended: stopped with Ctrl-C once it has started after a failed attempt (exit 0: nothing cut short).
     const run = await runCli(['locks', 'watch', '--uri', cluster.uri, '--interval', '200ms', '--timeout-ms', String(LOST_HOST_TIMEOUT_MS), '--ndjson'], {
       timeoutMs: 60_000,
       signalWhen: [[/"type":"pollFailure"[\s\S]*"type":"start"/, 'SIGINT']],

@@ -10,6 +10,7 @@ import {MongoClient, type Document} from 'mongodb'
 
 import {type SimCluster, type SimFault, type SimTrigger} from '../../src/sim/index.js'
 import {runCli, type CliRun} from './cli.js'
+import {runInProcess} from './in-process.js'
 
 /**
  * When to inject: an output line of the command, a server figure crossing a mark (both seen
@@ -37,27 +38,34 @@ export async function runWithFault(
   args: string[],
   trigger: Trigger,
   fault: SimFault | (() => Promise<void>),
-  options: {timeoutMs?: number} = {},
+  options: {timeoutMs?: number; inProcess?: boolean} = {},
 ): Promise<FaultRun> {
   const started = performance.now()
+  // inProcess (test/helpers/in-process.ts): the same command path without a process start; its output is
+  // seen as it is written, as a spawned child's streams are.
+  let output = ''
+  const seen = (chunk: unknown) => (output += String(chunk))
+  const launch = () =>
+    options.inProcess
+      ? withinTime(runInProcess(args, {onOutput: seen}), args, options.timeoutMs ?? 40_000)
+      : runCli(args, {
+          timeoutMs: options.timeoutMs ?? 40_000,
+          onSpawn: (child) => {
+            child.stdout?.on('data', seen)
+            child.stderr?.on('data', seen)
+          },
+        })
   if ('armed' in trigger) {
     if (typeof fault === 'function') throw new Error('an armed trigger fires a SimFault inside the cluster, not a function')
     const armed = await sim.armFault(fault, trigger.armed)
-    const run = await runCli(args, {timeoutMs: options.timeoutMs ?? 40_000})
+    const run = await launch()
     const fired = await armed.disarm()
     assert.ok(fired, `the command ended before ${trigger.armed.host} served ${trigger.armed.grows} ${trigger.armed.opcounter} operations:\nstdout: ${run.stdout}\nstderr: ${run.stderr}`)
     return {run, elapsedMS: performance.now() - started}
   }
-  let output = ''
   let ended = false
   let injected = false
-  const running = runCli(args, {
-    timeoutMs: options.timeoutMs ?? 40_000,
-    onSpawn: (child) => {
-      child.stdout?.on('data', (chunk) => (output += String(chunk)))
-      child.stderr?.on('data', (chunk) => (output += String(chunk)))
-    },
-  }).finally(() => {
+  const running = launch().finally(() => {
     ended = true
   })
   const inject = async () => {
@@ -75,6 +83,15 @@ export async function runWithFault(
   const [run] = await Promise.all([running, inject()])
   assert.ok(injected, `the command ended before the fault could be injected:\nstdout: ${run.stdout}\nstderr: ${run.stderr}`)
   return {run, elapsedMS: performance.now() - started}
+}
+
+/** runCli's bound for an in-process run: the test fails instead of waiting on a command that never ends. */
+function withinTime(run: Promise<CliRun>, args: string[], ms: number): Promise<CliRun> {
+  let timer: NodeJS.Timeout | undefined
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`pooltool ${args.join(' ')} did not finish in ${ms} ms (in process)`)), ms)
+  })
+  return Promise.race([run, late]).finally(() => clearTimeout(timer))
 }
 
 /**

@@ -25,6 +25,8 @@ interface Sink {
   stderr: string
   /** The secret guard bin/run.js installs, for this invocation's URIs. */
   scrub(text: string): string
+  /** Sees each piece of output as it is written (scrubbed), as a spawned child's stream listeners do. */
+  onOutput?: (text: string) => void
 }
 
 let current: Sink | undefined
@@ -46,7 +48,9 @@ function route(stream: NodeJS.WriteStream, key: 'stdout' | 'stderr'): void {
     // The test runner reports to its parent over this process's stdout in serialized Buffers, also while a
     // command runs (another test ending): those pass through. pooltool and oclif write text.
     if (!current || typeof chunk !== 'string') return original(chunk, ...rest)
-    current[key] += current.scrub(chunk)
+    const text = current.scrub(chunk)
+    current[key] += text
+    current.onOutput?.(text)
     const callback = rest.find((arg) => typeof arg === 'function') as (() => void) | undefined
     callback?.()
     return true
@@ -67,14 +71,21 @@ async function load(): Promise<Loaded> {
   return {config, execute: executePooltool, scrubberFor: (argv, env) => guard.makeScrubber(guard.urisOfInvocation(argv, env))}
 }
 
-/** One invocation of `pooltool ...args`, in this process. `env` overrides the environment for the run (undefined unsets). */
-export function runInProcess(args: string[], options: {env?: Record<string, string | undefined>} = {}): Promise<CliRun> {
+export interface InProcessOptions {
+  /** Overrides the environment for the run (undefined unsets). */
+  env?: Record<string, string | undefined>
+  /** Called with each piece of stdout or stderr as the command writes it (a trigger on an output line). */
+  onOutput?: (text: string) => void
+}
+
+/** One invocation of `pooltool ...args`, in this process. */
+export function runInProcess(args: string[], options: InProcessOptions = {}): Promise<CliRun> {
   const next = queue.then(() => runOne(args, options))
   queue = next.catch(() => undefined)
   return next
 }
 
-async function runOne(args: string[], options: {env?: Record<string, string | undefined>}): Promise<CliRun> {
+async function runOne(args: string[], options: InProcessOptions): Promise<CliRun> {
   ready ??= load()
   const {config, execute, scrubberFor} = await ready
   // As runCli: no URI from the developer's shell, no colour.
@@ -85,7 +96,7 @@ async function runOne(args: string[], options: {env?: Record<string, string | un
     if (value === undefined) delete process.env[key]
     else process.env[key] = value
   }
-  const sink: Sink = {stdout: '', stderr: '', scrub: scrubberFor(args, process.env)}
+  const sink: Sink = {stdout: '', stderr: '', scrub: scrubberFor(args, process.env), onOutput: options.onOutput}
   current = sink
   process.exitCode = undefined
   try {
