@@ -28,6 +28,8 @@ import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {parseArgs} from 'node:util'
 
+import {benchRecord, type Figure as TableFigure, pairedFigure} from './paired.js'
+
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 const {values} = parseArgs({
   options: {
@@ -196,3 +198,14 @@ const temporary = `${out}.${process.pid}.tmp`
 writeFileSync(temporary, `${JSON.stringify(document, null, 2)}\n`)
 renameSync(temporary, out)
 console.log(`wrote ${path.relative(process.cwd(), out) || out}`)
+
+// The same pairs as paired.ts's figures, so `npm run bench` puts start-up in its one table.
+const tableFigures: TableFigure[] = CASES.flatMap((testCase) =>
+  (['cpuMs', 'wallMs'] as const).map((metric) =>
+    pairedFigure(
+      {sides: ['node', 'pooltool'], pairs: pairs.get(testCase.name)!.map((pair) => ({node: {...pair.node}, pooltool: {...pair.pooltool}})), warmupPairs: warmup},
+      {label: `pooltool ${testCase.name} ${metric === 'cpuMs' ? 'CPU' : 'wall'}, to node -e 0`, metric, a: 'node', b: 'pooltool', goal: testCase.goal},
+    ),
+  ),
+)
+await benchRecord('startup', {pairs: rounds, warmupPairs: warmup, order: 'node first on even round + case index', slice: 'one whole process start'}).finish(tableFigures)
