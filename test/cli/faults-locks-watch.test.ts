@@ -126,12 +126,25 @@ describe('fault matrix: locks watch', {timeout: 120_000}, () => {
 
   // Host lost, twice: the config server (the router answers with its error) and the router itself, each down past the end of the run.
   it('config server lost: polls fail as unreachable with the router\'s error, the watch ends at --duration, exit 0', async () => {
-    const {run} = await runWithFault(cluster.sim, args(cluster.uri), polled(), {kind: 'restart', downMS: 4000, hosts: [config]}, {inProcess: true})
+    const downMS = 4000
+    const {run} = await runWithFault(cluster.sim, args(cluster.uri), polled(), {kind: 'restart', downMS, hosts: [config]}, {inProcess: true})
     assert.equal(run.code, 0, `${run.stdout}\n${run.stderr}`)
     const result = parseJson<LocksWatchResult>(run)
     assertHonestSummary(result)
     assert.ok(result.failedPollsByReason.unreachable >= 1, JSON.stringify(result.pollFailures))
-    assert.equal(result.pollFailures.at(-1)?.poll, result.polls, 'still failing at the end')
+    // Every poll from the first that met the fault failed, up to the end or until the config server was back: a
+    // poll answered only once the host was down no longer. (The run usually ends first, but a poll that waits out
+    // --timeout-ms on more than one read, and the last poll at the end, can carry it past the 4 s.)
+    const failed = result.pollFailures.map((f) => f.poll)
+    const first = failed[0]!
+    const facts = JSON.stringify({polls: result.polls, failures: result.pollFailures, startedAt: result.startedAt, durationMS: result.durationMS})
+    assert.deepEqual(failed, Array.from({length: failed.length}, (_, k) => first + k), `the failures are one run of polls: ${facts}`)
+    const lastFailed = failed.at(-1)!
+    if (lastFailed < result.polls) {
+      // The fault came after the first poll began, so the host was back no sooner than downMS after it.
+      const endedMS = Date.parse(result.startedAt) + result.durationMS
+      assert.ok(endedMS >= Date.parse(result.startedAt) + downMS, `a poll answered before the config server was back: ${facts}`)
+    }
     assert.match(result.pollFailures[0]!.error, /HostUnreachable|ECONNREFUSED/)
     await configReadable()
   })
@@ -143,7 +156,7 @@ describe('fault matrix: locks watch', {timeout: 120_000}, () => {
     const result = parseJson<LocksWatchResult>(run)
     assertHonestSummary(result)
     assert.ok(result.failedPollsByReason.unreachable + result.failedPollsByReason.timeout >= 1, JSON.stringify(result.pollFailures))
-    assert.equal(result.pollFailures.at(-1)?.poll, result.polls, 'still failing at the end')
+    assert.equal(result.pollFailures.at(-1)?.poll, result.polls, `still failing at the end: ${JSON.stringify({polls: result.polls, failures: result.pollFailures, startedAt: result.startedAt, durationMS: result.durationMS})}`)
   })
 })
 
