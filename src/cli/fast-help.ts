@@ -5,7 +5,7 @@
  * it at build time (src/cli/help-prerender.ts) into dist/help/, as the pieces oclif's Help passes to
  * its `log`, laid out at each of a few widths. Here those pieces get what PooltoolHelp.log does to
  * them (src/cli/help.ts: fitted to stdout's width) and are written as oclif's ux.stdout writes them.
- * test/unit/fast-help-identity.test.ts runs both paths for every page and holds them byte-identical.
+ * test/cli/fast-help-identity.test.ts runs both paths for every page and holds them byte-identical.
  *
  * The width oclif lays help out at is OCLIF_COLUMNS, else stdout's columns on a terminal (40 at
  * least), else 80 (src/screen.js in @oclif/core). Only the widths rendered at build are served;
