@@ -133,7 +133,7 @@ export function lockInfoEdges(snapshot: LockInfoSnapshot): BlockingEdge[] {
 
 /** A lockInfo edge's resource with the name $currentOp gives it, when lockInfo's resourceId is a hash. */
 function nameFromOperations(edge: BlockingEdge, operations: readonly NodeOperation[]): LockResource {
-  if (edge.resource.name !== null || !(NAMED_BY_DATABASE.has(edge.resource.type) || NAMED_BY_NAMESPACE.has(edge.resource.type))) return edge.resource
+  if (identified(edge.resource)) return edge.resource
   for (const opid of [edge.waiter, edge.blocker]) {
     const op = operations.find((o) => sameOpid(o.opid, opid) && o.node === edge.resource.node)
     const name = op ? resourceOf(op, edge.resource.type).name : null
