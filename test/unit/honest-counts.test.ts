@@ -75,10 +75,13 @@ describe('open loop: every scheduled operation is accounted for', () => {
 })
 
 describe('open loop: why a slot was missed', () => {
-  it('a slot a free worker was about to start when the stop came is interrupted; due slots nobody reached are runEnded', async () => {
-    // 100/s through 2 workers of an instant "server"; the 5th operation blocks the event loop
-    // for 25 ms and then Ctrl-C arrives: the other worker's slot (due 10 ms in) never got its
-    // timer, and the slot after it (due 20 ms in) was due with no worker busy on the server.
+  it('a stop request gives every due slot that never started a reason, and no more of them "interrupted" than the free slots', async () => {
+    // 100/s through 2 slots of an instant "server"; the 5th operation blocks the event loop for 25 ms (two more
+    // slots fall due) and then Ctrl-C arrives. Whether the other slot is free at that instant depends on the event
+    // loop: on time, the 4th operation returned 10 ms earlier and the first due slot is `interrupted`; running late
+    // (a loaded machine), the 4th and 5th started in one wake-up, the 4th has not been heard back from, and every
+    // due slot waited on a full cap. Which reason goes with which state, exactly, is held with the states set by
+    // hand in slot-dispatcher.test.ts; here, through the engine, what holds in both.
     const controller = new AbortController()
     let calls = 0
     const m = await runEngine(plan({rate: 100, concurrency: 2, durationMs: FOREVER_MS}), hooks(async () => {
@@ -90,9 +93,9 @@ describe('open loop: why a slot was missed', () => {
     }, controller.signal))
     assertAccounted(m)
     assert.equal(m.ops, 5)
-    assert.equal(m.missedByReason.interrupted, 1)
-    assert.ok(m.missedByReason.runEnded! >= 1, JSON.stringify(m.missedByReason)) // more if the 5th slot's own timer was late
-    assert.equal(m.missedByReason.inFlightCapFull, 0)
+    assert.ok(m.missed >= 2, `two slots fell due during the 25 ms block: missed ${m.missed}`)
+    // The 5th operation holds one of the two slots: at most one was free to start a due slot.
+    assert.ok((m.missedByReason.interrupted ?? 0) <= 1, JSON.stringify(m.missedByReason))
   })
 })
 
