@@ -188,6 +188,7 @@ async function bounded<T>(target: Target, signal: AbortSignal | undefined, host:
  */
 async function primaryOf(target: Target, readers: NodeReaders, set: SetToRead, signal: AbortSignal | undefined, deadline: ReadDeadline | undefined): Promise<NodeToRead | NodeLocksEntry> {
   const failures: string[] = []
+  const failed = new Map<string, NodeReadError>()
   let primaryFound: (member: ClusterHost) => void = () => undefined
   const selfNamed = new Promise<ClusterHost>((resolve) => (primaryFound = resolve))
   const isPrimary = (hello: Document): boolean => hello.isWritablePrimary === true || hello.ismaster === true
@@ -201,7 +202,9 @@ async function primaryOf(target: Target, readers: NodeReaders, set: SetToRead, s
       } catch (error) {
         signal?.throwIfAborted()
         readers.drop(address)
-        failures.push(`${member.host}: ${errorOf(error, member.host, target).message}`)
+        const failure = errorOf(error, member.host, target)
+        failed.set(member.host, failure)
+        failures.push(`${member.host}: ${failure.message}`)
         return undefined
       }
     }),
@@ -214,7 +217,13 @@ async function primaryOf(target: Target, readers: NodeReaders, set: SetToRead, s
   const named = answered.map((a) => a.hello.primary).find((p): p is string => typeof p === 'string')
   const primary = own ?? set.members.find((m) => m.host === named)
   const base = {role: set.role, ...(set.shard === undefined ? {} : {shard: set.shard}), ...(set.setName === undefined ? {} : {setName: set.setName})}
-  if (primary) return {...base, host: primary.host, address: connectAddress(primary)}
+  if (primary) {
+    // Named by the others while its own hello failed, and the deadline is spent (a primary that stalls or is down):
+    // its own failure is why it is not read, said as it is, rather than that no time was left to read it.
+    const own = failed.get(primary.host)
+    if (own && deadline?.signal.aborted) return {...base, host: primary.host, readAt: null, view: null, error: own, lockInfo: 'not read'}
+    return {...base, host: primary.host, address: connectAddress(primary)}
+  }
   const who = set.shard === undefined ? 'the config server' : `shard ${set.shard}`
   const why = failures.length > 0 ? failures.join('; ') : 'every member answered, none is primary (an election?)'
   return {

@@ -170,6 +170,32 @@ describe('locks: one deadline for a whole node read', () => {
     }
   })
 
+  it('a primary the others name but whose own hello stalls: its hello\'s failure, by the one deadline, is why it is unknown (no second read)', async () => {
+    const {target, asked} = fakeTarget({
+      [C1]: {hello: 'stall', nodeReads: 'answer'},
+      [S2]: {hello: secondaryHello('cfg', C1), nodeReads: 'answer'},
+    })
+    const readers = new NodeReaders(target, 'locks')
+    const {deadline, expire} = testDeadline()
+    try {
+      const reading = readNodes(target, readers, sharded([member(C1, 'config', 'cfg'), member(S2, 'config', 'cfg')]), {deadline})
+      // Both hellos asked; the primary's stalls until the deadline.
+      while (asked.filter((a) => a.name === 'hello').length < 2) await new Promise((resolve) => setImmediate(resolve))
+      expire()
+      const {nodes} = await reading
+      assert.equal(nodes.length, 1)
+      const config = nodes[0]!
+      assert.equal(config.host, C1)
+      assert.equal(config.role, 'config primary')
+      assert.equal(config.view, null)
+      assert.equal(config.error?.code, 'UNREACHABLE')
+      assert.equal(config.error?.message, `${C1} did not answer within 800 ms (--timeout-ms)`)
+      assert.deepEqual(asked.filter((a) => a.host === C1).map((a) => a.name), ['hello'], 'not asked again after the deadline')
+    } finally {
+      await readers.close()
+    }
+  })
+
   it('a stalled secondary spends none of the primary\'s time: the primary is read once it says it is primary', async () => {
     const {target, asked} = fakeTarget({
       [S1]: {hello: primaryHello('sh0'), nodeReads: 'answer'},
