@@ -47,7 +47,8 @@ export default class LocksWatch extends TargetCommand<typeof LocksWatch> {
     'percentiles. A poll that sees a hold begun in the last two intervals, or a transition, starts follow-up reads of the ' +
     'locks until the next poll (50 ms later, the delay doubling while nothing changes; at most 4 per interval on average, ' +
     'no node reads) to pin the end of a short hold (followUps in the JSON). Runs the whole --duration (its last poll at the deadline) or until Ctrl-C, then prints hold-time ' +
-    'percentiles per lock and the episodes per node. Each poll is bounded by --timeout-ms; a poll that fails (router or config server ' +
+    'percentiles per lock and the episodes per node. Each poll is bounded by one --timeout-ms that all its reads share (on a sharded cluster ' +
+    'finding each set\'s primary and reading it included; a node that misses it is unknown for that poll, its error naming the bound); a poll that fails (router or config server ' +
     'unreachable, a stall, a lost privilege; on a standalone or replica set: no node answered) is printed on stderr and counted in the summary (failedPolls, by ' +
     'reason), and the watch goes on. On 6.1+ it follows DDL operations in $currentOp instead of config.locks. On a terminal it shows ' +
     'the locks held now with their verdicts and one line per node (its root blocker, its waiters, or unknown), redrawn in place each poll, and the latest events under them; off a ' +
@@ -55,7 +56,7 @@ export default class LocksWatch extends TargetCommand<typeof LocksWatch> {
     'episode, waitRates, nodeUnread and summary lines. Read only: the killOp hints are for a human, pooltool never kills.\n\n' +
     'JSON: {target, topology: standalone|replset|sharded, distributedLocks: read|"not applicable: …"|"unknown: …", ' +
     'serverVersion, message, startedAt, durationMS, intervalMS, polls, failedPolls, ' +
-    'failedPollsByReason, pollFailures: [{at, poll, reason, error}], pollTimeoutMS, nodeEpisodes: {episodes: [{id, node, ' +
+    'failedPollsByReason, pollFailures: [{at, poll, reason, error}], pollTimeoutMS (the one bound of each poll), nodeEpisodes: {episodes: [{id, node, ' +
     'firstSeenAt, previousPollAt, inProgressAtFirstPoll, lastSeenAt, endedAt, durationMS, durationMinMS, durationMaxMS, ' +
     'root, roots, peakWaiters, resources, longestWait, longestSeenWaiting, polls, lockInfoPolls, confirmedByLockInfo, ' +
     'mergedInto}], episodesTotal, episodesNotKept, maxEpisodesKept, nodes: [{node, polls, episodes, openEpisodes, ' +

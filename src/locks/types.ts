@@ -347,7 +347,10 @@ export interface LocksWatchResult extends ResultEnvelope, Partial<LocksReadConte
   failedPolls: number
   failedPollsByReason: Record<LockPollFailureReason, number>
   pollFailures: LockPollFailure[]
-  /** Bound of each poll (--timeout-ms). */
+  /**
+   * Bound of each poll (--timeout-ms): one deadline every read of the poll shares (the distributed locks, and each
+   * node's, a shard's primary found by hello first); a node that misses it is unknown for that poll, its error naming it.
+   */
   pollTimeoutMS: number
   /** Distributed-lock transitions and hold summaries (a sharded cluster; absent where not applicable). */
   events?: LockEvent[]

@@ -18,7 +18,7 @@ import {LOCKS_PURPOSE} from './list.js'
 import {NodeLockEpisodeTracker} from './node/episodes.js'
 import {namespaceFilterNote} from './node/namespace-filter.js'
 import type {NodeLockEpisodeEvent, NodeLockWaitRatesRecord} from './node/types.js'
-import {type NodeSample, type NodeToRead, NodeReaders, nodesToRead, readNodes} from './nodes.js'
+import {type NodeSample, type NodeToRead, NodeReaders, nodesToRead, readDeadline, readNodes, TIMED_OUT} from './nodes.js'
 import {filterLocks, toLockRows, type LockFilter} from './parse.js'
 import {FOLLOW_UP_FIRST_MS, FOLLOW_UPS_PER_INTERVAL, FollowUpPlanner, sawTransition, youngDdlOpRunning, youngLockHeld} from './follow-up.js'
 import {classifyPollFailure} from './poll-failure.js'
@@ -138,7 +138,7 @@ const NODE_FAILURES_KEPT = 50
 /** A node read's error code → the reason a failed poll is counted under (a standalone or replica set whose every node failed). */
 function reasonOfNodeError(code: string, message: string): LockPollFailureReason {
   if (code === 'UNAUTHORIZED' || code === 'AUTH_FAILED') return 'unauthorized'
-  if (code === 'UNREACHABLE' || code === 'NO_PRIMARY') return /did not answer within/.test(message) ? 'timeout' : 'unreachable'
+  if (code === 'UNREACHABLE' || code === 'NO_PRIMARY') return TIMED_OUT.test(message) ? 'timeout' : 'unreachable'
   return 'server-error'
 }
 
@@ -219,11 +219,12 @@ async function entryVersion(target: Target, readers: NodeReaders, topology: Clus
  * Polls from the start to the deadline (a last poll at the deadline itself, so the watch
  * covers the whole --duration), Ctrl-C or forever. A poll that fails (router or config
  * server gone, a stall, a lost privilege) is a marked round and the watch goes on, so
- * the summary is always produced. Each poll is bounded by the target's --timeout-ms
- * through the driver's per-operation AbortSignal (see ReadBounds), so the last poll ends
- * at most --timeout-ms after the deadline.
+ * the summary is always produced. Each poll is bounded by one deadline, the target's
+ * --timeout-ms, through the driver's per-operation AbortSignal (see ReadBounds): every read
+ * of the poll shares it, so the last poll ends at most --timeout-ms after the deadline.
  *
- * Every poll also reads every node (src/locks/nodes.ts, each bounded on its own) and hands the
+ * Every poll also reads every node (src/locks/nodes.ts, within the poll's deadline: a node that
+ * misses it is unknown for that poll, its error naming the bound) and hands the
  * views to the episode tracker (src/locks/node/episodes.ts), with the node's previous sample for
  * the wait rates. On a sharded cluster a node that cannot be read is no failed poll (the
  * distributed locks answered); where only nodes are polled, a poll none of them answered is one.
@@ -310,9 +311,12 @@ export async function runLocksWatch(target: Target, config: LocksWatchConfig, ho
     while (!hooks.signal.aborted) {
       const at = Date.now()
       polls++
-      const timeout = AbortSignal.timeout(pollTimeoutMS)
+      // One deadline for the whole poll: the distributed locks and every node (a shard's primary found by hello, then
+      // read with what is left), so a poll ends within the pollTimeoutMS it reports, not one bound per phase.
+      const deadline = readDeadline(pollTimeoutMS)
+      const timeout = deadline.signal
       // The nodes are read while the distributed locks are read and followed up (their reads are slower: every node).
-      const nodesRead = plan.topology ? readNodes(target, readers, plan.topology, {signal: hooks.signal, previous, filter: config.filter}).catch(() => undefined) : Promise.resolve(undefined)
+      const nodesRead = plan.topology ? readNodes(target, readers, plan.topology, {signal: hooks.signal, previous, filter: config.filter, deadline}).catch(() => undefined) : Promise.resolve(undefined)
       const distributed = session
         ? await pollDistributed(session, config.filter, {signal: AbortSignal.any([hooks.signal, timeout])}, {locks, ddl}, planner.youngWindowMS).then((r) => ({ok: r}), (error: unknown) => ({error, timedOut: timeout.aborted}))
         : undefined
