@@ -19,7 +19,7 @@ import type {MongoClient} from 'mongodb'
 import type {SimFault} from '../../src/sim/index.js'
 import {type CliRun, runCli} from '../helpers/cli.js'
 import {useCluster} from '../helpers/cluster.js'
-import {observer, runWithFault, waitUntilUp, withUser} from '../helpers/faults.js'
+import {observer, runInProcessAttached, runWithFault, waitUntilUp, withUser} from '../helpers/faults.js'
 import {CliOutput} from '../helpers/output.js'
 
 /** Two samples printed: the watch is past discovery and polling. */
@@ -62,10 +62,11 @@ describe('fault matrix: conns watch', {timeout: 180_000}, () => {
    * printed after the fault was in place matches `reached`. A watch that never gets
    * there runs into runCli's timeout and the test fails.
    */
-  async function watchThrough(uri: string, inject: () => Promise<unknown>, reached: RegExp): Promise<CliRun> {
-    // Spawned: stopped by a real SIGINT (these are the file's real processes of conns watch's exit-0 path).
+  async function watchThrough(uri: string, inject: () => Promise<unknown>, reached: RegExp, {inProcess = true} = {}): Promise<CliRun> {
+    // In this process, Ctrl-C reaches the command's own SIGINT handler (runInProcessAttached); one case spawns the
+    // real process and stops it with a real SIGINT (conns watch's exit-0 path).
     const out = new CliOutput()
-    const running = runCli(watchArgs(uri), {timeoutMs: 60_000, onSpawn: out.attach})
+    const running = inProcess ? runInProcessAttached(watchArgs(uri), out.attach, 60_000) : runCli(watchArgs(uri), {timeoutMs: 60_000, onSpawn: out.attach})
     running.catch(() => undefined)
     await out.until(POLLING)
     await inject()
@@ -85,7 +86,7 @@ describe('fault matrix: conns watch', {timeout: 180_000}, () => {
     it(`${fault.kind}: the watch goes on and the host answers again, exit 0`, async () => {
       // After a restart the first answer shows the counter reset.
       const reached = fault.kind === 'restart' ? /"type":"sample"[^\n]*"counterReset":true/ : ANSWERED_AGAIN
-      const run = await watchThrough(cluster.uri, () => cluster.sim.control(fault), reached)
+      const run = await watchThrough(cluster.uri, () => cluster.sim.control(fault), reached, {inProcess: fault.kind !== 'drop-connections'})
       assert.equal(run.code, 0, `${run.stdout}\n${run.stderr}`)
       const lines = linesOf(run)
       assertHonestSummary(lines, true)
@@ -105,7 +106,7 @@ describe('fault matrix: conns watch', {timeout: 180_000}, () => {
 
   it('stall past the end of the run: the last rounds are marked unreachable, the watch still ends with its summary, exit 0', async () => {
     // The stall outlasts what is left of --duration; overrunning rounds must not push the end (the watch stops by the clock).
-    // In this process (the path bin/run.js takes): the open-ended cases above spawn the real process, exit 0 as here.
+    // In this process (the path bin/run.js takes): the first open-ended case spawns the real process, exit 0 as here.
     const {run} = await runWithFault(cluster.sim, boundedArgs(cluster.uri), {output: POLLING}, {kind: 'stall', ms: 4000}, {inProcess: true})
     await waitUntilUp(cluster.uri)
     assert.equal(run.code, 0, `${run.stdout}\n${run.stderr}`)

@@ -102,11 +102,16 @@ describe('fault matrix: locks watch', {timeout: 120_000}, () => {
   it('connection limit on the router: polls that get no connection are marked, the watch goes on, exit 0', async () => {
     // A refused connection is an answer (the server closes it at once): the long bound, so that opening the
     // session on a loaded machine is not what fails (a stress run saw discovery miss the 800 ms one).
+    // The observer is closed before the limit: its monitor would reconnect and could keep the one connection, and
+    // then the watch's monitor never reaches the router, every poll waits out server selection (the 10 s bound)
+    // and the run ends 10-20 s late. Only the watch's own connections compete for it.
     const {run} = await runWithFault(cluster.sim, args(cluster.uri, true, ANSWERED_TIMEOUT_MS), polling(), async () => {
+      await watch.close()
       await cluster.sim.control({kind: 'max-connections', max: 1, hosts: [router]})
       await cluster.sim.control({kind: 'drop-connections', hosts: [router]})
     }, {inProcess: true})
     await cluster.sim.control({kind: 'max-connections', max: 65_536, hosts: [router]})
+    watch = observer(cluster.uri)
     assert.equal(run.code, 0, `${run.stdout}\n${run.stderr}`)
     assertHonestSummary(parseJson<LocksWatchResult>(run), ANSWERED_TIMEOUT_MS)
   })
@@ -149,6 +154,46 @@ describe('fault matrix: locks watch', {timeout: 120_000}, () => {
     await configReadable()
   })
 
+  /**
+   * A restart while the watch opens its session (hello, buildInfo, config's collections): the router had
+   * answered (the handshake), so the watch rides it out as it does between polls: failed attempts are marked
+   * polls, and the watch starts once the router answers again. On the file's cluster (a start of its own cost
+   * a second sharded cluster), with no other client on the router: the armed trigger counts the router's
+   * commands, and only the watch's may move it, so the observer is closed first (its heartbeats are commands)
+   * and opened again for any case after it. The runs above closed their clients when they ended.
+   */
+  describe('a restart as it starts', () => {
+    before(async () => {
+      await watch.close()
+    })
+    after(() => {
+      watch = observer(cluster.uri)
+    })
+
+    it('the router restarts for 3 s before the first poll: the watch rides it out and starts when it is back, exit 0', async () => {
+      // Two commands in: past the handshake, inside the session's first reads (before this change: exit 4 at once).
+      const armed = await cluster.sim.armFault({kind: 'restart', downMS: 3000, hosts: [router]}, {host: router, opcounter: 'command', grows: 2})
+      // Spawned: stopped by a real SIGINT. Open-ended: stopped with Ctrl-C once it has started after a failed attempt (exit 0: nothing cut short).
+      const run = await runCli(['locks', 'watch', '--uri', cluster.uri, '--interval', '200ms', '--timeout-ms', String(LOST_HOST_TIMEOUT_MS), '--ndjson'], {
+        timeoutMs: 60_000,
+        signalWhen: [[/"type":"pollFailure"[\s\S]*"type":"start"/, 'SIGINT']],
+      })
+      assert.ok(await armed.disarm(), `the restart fired:\n${run.stdout}\n${run.stderr}`)
+      assert.equal(run.code, 0, `${run.stdout}\n${run.stderr}`)
+      const lines = run.stdout.trim().split('\n').map((line) => JSON.parse(line))
+      const summary = lines.at(-1)
+      assert.equal(summary.type, 'summary')
+      assert.equal(summary.interrupted, true)
+      assert.ok(summary.failedPolls >= 1, JSON.stringify(summary.pollFailures))
+      assert.equal(summary.failedPolls, summary.pollFailures.length)
+      assert.equal(summary.failedPolls, sum(summary.failedPollsByReason))
+      assert.equal(summary.pollFailures[0].poll, 1, 'the failed open is the first poll')
+      assert.equal(summary.pollFailures[0].reason, 'unreachable')
+      assert.equal(summary.pollFailures[0].error.includes('pooltool-sim'), false, 'credentials redacted')
+      assert.ok(summary.notes.some((note: string) => /failed polls/.test(note)), JSON.stringify(summary.notes))
+    })
+  })
+
   // Last: the router stays down past the end of the run (the cluster is stopped after it).
   it('router lost: every later poll is unreachable, the summary is produced, exit 0 (earlier polls answered)', async () => {
     const {run} = await runWithFault(cluster.sim, args(cluster.uri), polled(), {kind: 'restart', downMS: 60_000, hosts: [router]}, {inProcess: true})
@@ -157,39 +202,5 @@ describe('fault matrix: locks watch', {timeout: 120_000}, () => {
     assertHonestSummary(result)
     assert.ok(result.failedPollsByReason.unreachable + result.failedPollsByReason.timeout >= 1, JSON.stringify(result.pollFailures))
     assert.equal(result.pollFailures.at(-1)?.poll, result.polls, `still failing at the end: ${JSON.stringify({polls: result.polls, failures: result.pollFailures, startedAt: result.startedAt, durationMS: result.durationMS})}`)
-  })
-})
-
-/**
- * A restart while the watch opens its session (hello, buildInfo, config's collections): the router had
- * answered (the handshake), so the watch rides it out as it does between polls: failed attempts are marked
- * polls, and the watch starts once the router answers again. A cluster of its own, with no other client:
- * the armed trigger counts the router's commands, and only the watch's may move it.
- */
-describe('fault matrix: locks watch, a restart as it starts', {timeout: 120_000}, () => {
-  const cluster = useCluster({topology: 'sharded', versionProfile: '6.0', mongos: 1, shards: 1, auth: true})
-
-  it('the router restarts for 3 s before the first poll: the watch rides it out and starts when it is back, exit 0', async () => {
-    const router = cluster.sim.info.processes.find((p) => p.role === 'mongos')!.host
-    // Two commands in: past the handshake, inside the session's first reads (before this change: exit 4 at once).
-    const armed = await cluster.sim.armFault({kind: 'restart', downMS: 3000, hosts: [router]}, {host: router, opcounter: 'command', grows: 2})
-    // Spawned: stopped by a real SIGINT. Open-ended: stopped with Ctrl-C once it has started after a failed attempt (exit 0: nothing cut short).
-    const run = await runCli(['locks', 'watch', '--uri', cluster.uri, '--interval', '200ms', '--timeout-ms', String(LOST_HOST_TIMEOUT_MS), '--ndjson'], {
-      timeoutMs: 60_000,
-      signalWhen: [[/"type":"pollFailure"[\s\S]*"type":"start"/, 'SIGINT']],
-    })
-    assert.ok(await armed.disarm(), `the restart fired:\n${run.stdout}\n${run.stderr}`)
-    assert.equal(run.code, 0, `${run.stdout}\n${run.stderr}`)
-    const lines = run.stdout.trim().split('\n').map((line) => JSON.parse(line))
-    const summary = lines.at(-1)
-    assert.equal(summary.type, 'summary')
-    assert.equal(summary.interrupted, true)
-    assert.ok(summary.failedPolls >= 1, JSON.stringify(summary.pollFailures))
-    assert.equal(summary.failedPolls, summary.pollFailures.length)
-    assert.equal(summary.failedPolls, sum(summary.failedPollsByReason))
-    assert.equal(summary.pollFailures[0].poll, 1, 'the failed open is the first poll')
-    assert.equal(summary.pollFailures[0].reason, 'unreachable')
-    assert.equal(summary.pollFailures[0].error.includes('pooltool-sim'), false, 'credentials redacted')
-    assert.ok(summary.notes.some((note: string) => /failed polls/.test(note)), JSON.stringify(summary.notes))
   })
 })

@@ -5,6 +5,8 @@
  * what the command or the server shows.
  */
 import assert from 'node:assert/strict'
+import type {ChildProcess} from 'node:child_process'
+import {EventEmitter} from 'node:events'
 
 import {MongoClient, type Document} from 'mongodb'
 
@@ -92,6 +94,24 @@ function withinTime(run: Promise<CliRun>, args: string[], ms: number): Promise<C
     timer = setTimeout(() => reject(new Error(`pooltool ${args.join(' ')} did not finish in ${ms} ms (in process)`)), ms)
   })
   return Promise.race([run, late]).finally(() => clearTimeout(timer))
+}
+
+/**
+ * Runs `pooltool …args` in this process (test/helpers/in-process.ts) and hands `onSpawn` what a spawned run's
+ * child would be to CliOutput (runCli's onSpawn): the output as 'data' (stdout and stderr as one, as CliOutput
+ * reads them), 'close' once the command has returned, and kill(signal), which delivers the signal to the
+ * handlers the running command installed (process.emit: the same handlers, without the operating system's
+ * delivery; a spawned run of the same exit path proves that part). For open-ended commands stopped by Ctrl-C.
+ */
+export function runInProcessAttached(args: string[], onSpawn: (child: ChildProcess) => void, timeoutMs = 40_000): Promise<CliRun> {
+  const stdout = new EventEmitter()
+  const child = Object.assign(new EventEmitter(), {
+    stdout,
+    stderr: new EventEmitter(),
+    kill: (signal: NodeJS.Signals = 'SIGTERM') => process.emit(signal, signal),
+  })
+  onSpawn(child as unknown as ChildProcess)
+  return withinTime(runInProcess(args, {onOutput: (text) => stdout.emit('data', text)}), args, timeoutMs).finally(() => child.emit('close'))
 }
 
 /**
