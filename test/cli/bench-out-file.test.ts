@@ -2,7 +2,9 @@
  * `--out` only ever replaces a regular file, is checked before any load
  * starts, and is written atomically: a device, FIFO, directory, symlink or a
  * missing or read-only directory is refused with exit 2 before the embedded
- * cluster even starts.
+ * cluster even starts. The refusals run in this process (test/helpers/in-process.ts, the path
+ * bin/run.js takes), but for the first one: it, the atomic write (exit 0) and the failed write
+ * (a real SIGINT) are spawned, to prove the real process.
  */
 import assert from 'node:assert/strict'
 import {execFileSync} from 'node:child_process'
@@ -12,6 +14,7 @@ import path from 'node:path'
 import {before, describe, it} from 'node:test'
 
 import {parseJson, runCli} from '../helpers/cli.js'
+import {runInProcess} from '../helpers/in-process.js'
 
 describe('bench --out', () => {
   let dir: string
@@ -19,9 +22,11 @@ describe('bench --out', () => {
     dir = await mkdtemp(path.join(tmpdir(), 'pooltool-out-'))
   })
 
-  const refused = async (out: string, why: RegExp) => {
+  /** `spawned`: the text refusal as a real process (bench's exit-2 path in this file, once); else in this process, the same path. */
+  const refused = async (out: string, why: RegExp, spawned = false) => {
     for (const json of [false, true]) {
-      const run = await runCli(['bench', '--warmup', '0s', '--duration', '1s', '--out', out, ...(json ? ['--json'] : [])])
+      const args = ['bench', '--warmup', '0s', '--duration', '1s', '--out', out, ...(json ? ['--json'] : [])]
+      const run = spawned && !json ? await runCli(args) : await runInProcess(args)
       assert.equal(run.code, 2, `${out}: ${run.stderr}`)
       assert.doesNotMatch(run.stderr, /embedded simulated/, 'refused before the load (and the cluster) started')
       if (json) {
@@ -36,7 +41,7 @@ describe('bench --out', () => {
   }
 
   it('refuses a character device (/dev/null) and leaves it a device', async () => {
-    await refused('/dev/null', /is a device: pooltool only replaces regular files/)
+    await refused('/dev/null', /is a device: pooltool only replaces regular files/, true)
     assert.ok((await lstat('/dev/null')).isCharacterDevice(), '/dev/null is still a device')
   })
 

@@ -2,7 +2,9 @@
  * The time series and per-operation latency of `bench`, through the built CLI
  * and the real driver against the embedded cluster: every operation in
  * exactly one interval, per-interval percentiles, pool and server gauges,
- * the CSV beside the JSON, per-operation histograms of a mixed workload.
+ * the CSV beside the JSON, per-operation histograms of a mixed workload. The JSON runs and the first
+ * refusal are spawned (the real process, exit 0 and 2); the text run and the second refusal go through
+ * this process (test/helpers/in-process.ts, the path bin/run.js takes).
  */
 import assert from 'node:assert/strict'
 import {mkdtemp, readdir, readFile} from 'node:fs/promises'
@@ -13,6 +15,7 @@ import {before, describe, it} from 'node:test'
 import {decodeHistogram} from '../../src/metrics/histograms.js'
 import {parseJson, runCli} from '../helpers/cli.js'
 import {useCluster} from '../helpers/cluster.js'
+import {runInProcess} from '../helpers/in-process.js'
 
 const sum = (values: number[]) => values.reduce((a, b) => a + b, 0)
 
@@ -76,7 +79,7 @@ describe('bench --series-interval / --csv', () => {
     assert.ok(r.latencyByOpUs.find.count > r.latencyByOpUs.update.count, JSON.stringify(r.latencyByOpUs))
     // Encoded beside the summaries, so segments merge exactly.
     for (const name of ['find', 'update']) assert.equal(decodeHistogram(r.histograms.latencyByOpUs[name]).totalCount, r.latencyByOpUs[name].count)
-    const text = await runCli(['bench', '--warmup', '0s', '--uri', cluster.uri, '--workload', 'mixed', '--mix', 'find=50,insert=50', '--duration', '500ms'], {timeoutMs: 60_000})
+    const text = await runInProcess(['bench', '--warmup', '0s', '--uri', cluster.uri, '--workload', 'mixed', '--mix', 'find=50,insert=50', '--duration', '500ms'])
     assert.equal(text.code, 0, text.stderr)
     assert.match(text.stdout, /Latency per operation/)
     assert.match(text.stdout, /: find [\d,]+ ops · p50 /)
@@ -87,7 +90,7 @@ describe('bench --series-interval / --csv', () => {
     const short = await runCli(['bench', '--duration', '1s', '--series-interval', '5ms'])
     assert.equal(short.code, 2, short.stderr)
     assert.match(short.stderr, /--series-interval 5ms is too short/)
-    const device = await runCli(['bench', '--duration', '1s', '--csv', '/dev/null'])
+    const device = await runInProcess(['bench', '--duration', '1s', '--csv', '/dev/null'])
     assert.equal(device.code, 2, device.stderr)
     assert.match(device.stderr, /--csv \/dev\/null is a device/)
     assert.doesNotMatch(device.stderr, /embedded simulated/)

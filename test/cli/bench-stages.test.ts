@@ -1,7 +1,10 @@
 /**
  * `bench --stages` through the built CLI and the real driver against the
  * embedded cluster: one run whose concurrency ramps 2 → 8 → 2, reported per
- * stage and over the run; a bad spec is one usage line.
+ * stage and over the run; a bad spec is one usage line. Spawned, to prove the real process: bench's
+ * exit 0 (the JSON ramp, and the ramp on worker threads) and exit 2 (the first bad spec), report merge's
+ * exit 0 and 2, report compare; the other runs go through this process (test/helpers/in-process.ts,
+ * the path bin/run.js takes), saving a Node start and a CLI load each.
  */
 import assert from 'node:assert/strict'
 import {mkdtemp, readFile, writeFile} from 'node:fs/promises'
@@ -12,6 +15,7 @@ import {describe, it} from 'node:test'
 import {decodeHistogram} from '../../src/metrics/histograms.js'
 import {parseJson, runCli} from '../helpers/cli.js'
 import {useCluster} from '../helpers/cluster.js'
+import {runInProcess} from '../helpers/in-process.js'
 
 const sum = (values: number[]) => values.reduce((a, b) => a + b, 0)
 
@@ -71,13 +75,13 @@ describe('bench --stages', () => {
     // Each worker's peak in the middle stage is its share (4), summed: the ramp happened in both.
     assert.ok(r.stages[0].inFlightPeak <= 2, JSON.stringify(r.stages[0]))
     assert.equal(r.stages[1].inFlightPeak, 8)
-    const refused = await runCli(['bench', '--uri', cluster.uri, '--stages', '300ms:1,300ms:8', '--workers', '2'])
+    const refused = await runInProcess(['bench', '--uri', cluster.uri, '--stages', '300ms:1,300ms:8', '--workers', '2'])
     assert.equal(refused.code, 2)
     assert.match(refused.stderr, /^Error \[USAGE\]: --stages: a stage of concurrency 1 cannot be split over 2 workers/)
   })
 
   it('prints one row per stage under the run', async () => {
-    const run = await runCli(['bench', '--warmup', '0s', '--uri', cluster.uri, '--workload', 'ping', '--stages', '200ms:1,200ms:3'], {timeoutMs: 60_000})
+    const run = await runInProcess(['bench', '--warmup', '0s', '--uri', cluster.uri, '--workload', 'ping', '--stages', '200ms:1,200ms:3'])
     assert.equal(run.code, 0, run.stderr)
     assert.match(run.stdout, /in stages 200ms:1,200ms:3/)
     assert.ok(run.stdout.includes('Per stage'), run.stdout)
@@ -91,7 +95,7 @@ describe('bench --stages', () => {
   it('report merge merges the stages exactly (or drops them, said, when a segment lacks some), refuses other stages; compare reads the file', async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'pooltool-stages-'))
     const file = path.join(dir, 'staged.json')
-    const bench = await runCli(['bench', '--warmup', '0s', '--uri', cluster.uri, '--workload', 'ping', '--stages', '200ms:1,200ms:2', '--out', file], {timeoutMs: 60_000})
+    const bench = await runInProcess(['bench', '--warmup', '0s', '--uri', cluster.uri, '--workload', 'ping', '--stages', '200ms:1,200ms:2', '--out', file])
     assert.equal(bench.code, 0, bench.stderr)
     const single = JSON.parse(await readFile(file, 'utf8'))
     // A twin of the file (report merge refuses one result given twice; a note tells the two apart).
@@ -114,7 +118,7 @@ describe('bench --stages', () => {
     stopped.runs[0].stages = stopped.runs[0].stages.slice(0, 1)
     const stoppedFile = path.join(dir, 'stopped.json')
     await writeFile(stoppedFile, JSON.stringify(stopped))
-    const partial = await runCli(['report', 'merge', file, stoppedFile, '--json'], {timeoutMs: 30_000})
+    const partial = await runInProcess(['report', 'merge', file, stoppedFile, '--json'])
     assert.equal(partial.code, 0, partial.stderr)
     const partialResult = parseJson(partial)
     assert.equal(partialResult.runs[0].stages, undefined)
@@ -135,7 +139,7 @@ describe('bench --stages', () => {
     const run = await runCli(['bench', '--uri', 'mongodb://127.0.0.1:1', '--stages', '300ms:2,300ms'], {timeoutMs: 30_000})
     assert.equal(run.code, 2, run.stderr)
     assert.match(run.stderr, /--stages stage 2 '300ms' is not DURATION:CONCURRENCY/)
-    const combined = await runCli(['bench', '--uri', 'mongodb://127.0.0.1:1', '--stages', '300ms:2', '--duration', '1s'], {timeoutMs: 30_000})
+    const combined = await runInProcess(['bench', '--uri', 'mongodb://127.0.0.1:1', '--stages', '300ms:2', '--duration', '1s'])
     assert.equal(combined.code, 2, combined.stderr)
     assert.match(combined.stderr, /--stages and --duration cannot be combined/)
   })

@@ -2,12 +2,15 @@
  * Honest targets through the built CLI (issue 26): with CI=true and MONGODB_URI set but empty, `bench --fail-on`
  * ran on the embedded cluster and passed the gate. Now an empty variable is a usage error like an empty --uri (every
  * command that picks a target), a gate without a URI is refused unless --sim asks for the embedded cluster, and
- * --sim with --uri is refused; each one line on stderr, exit 2, before anything starts.
+ * --sim with --uri is refused; each one line on stderr, exit 2, before anything starts. The first refusal of each
+ * command and the --sim run are spawned (the real process); the other refusals run in this process
+ * (test/helpers/in-process.ts, the path bin/run.js takes, with the same environment overrides).
  */
 import assert from 'node:assert/strict'
 import {describe, it} from 'node:test'
 
 import {parseJson, runCli} from '../helpers/cli.js'
+import {runInProcess} from '../helpers/in-process.js'
 
 const ONE_USAGE_LINE = /^Error \[USAGE\]: [^\n]+ \(hint: [^\n]+\)\n$/
 
@@ -28,17 +31,17 @@ describe('bench: the target is the one asked for', () => {
   })
 
   it('a gate with no URI at all is refused, the hint naming --uri and --sim', async () => {
-    const run = await runCli(['bench', '--fail-on', 'errors>0', '--duration', '1s'], {env: {CI: 'true'}})
+    const run = await runInProcess(['bench', '--fail-on', 'errors>0', '--duration', '1s'], {env: {CI: 'true'}})
     assert.equal(run.code, 2, run.stderr)
     assert.match(run.stderr, ONE_USAGE_LINE)
     assert.match(run.stderr, /--fail-on would gate a run on the embedded simulated cluster.*\(hint: pass --uri mongodb:\/\/… .*or --sim to gate the embedded one on purpose\)/)
   })
 
   it('--sim with --uri is refused; --sim with --emit too', async () => {
-    const both = await runCli(['bench', '--sim', '--uri', 'mongodb://127.0.0.1:1/', '--duration', '1s'])
+    const both = await runInProcess(['bench', '--sim', '--uri', 'mongodb://127.0.0.1:1/', '--duration', '1s'])
     assert.equal(both.code, 2, both.stderr)
     assert.match(both.stderr, /^Error \[USAGE\]: --sim and --uri cannot be combined \(hint: /)
-    const emit = await runCli(['bench', '--sim', '--emit', 'k8s-job', '--parallelism', '2'])
+    const emit = await runInProcess(['bench', '--sim', '--emit', 'k8s-job', '--parallelism', '2'])
     assert.equal(emit.code, 2, emit.stderr)
     assert.match(emit.stderr, /^Error \[USAGE\]: --sim cannot go into the emitted Job/)
   })
