@@ -14,7 +14,7 @@ import {existsSync} from 'node:fs'
 import {fileURLToPath} from 'node:url'
 import {Worker} from 'node:worker_threads'
 
-import {fromPortable, type Histogram, mergeHistograms, percentileUs, type PortableHistogram, summarize} from '../metrics/histograms.js'
+import {fromPortable, type Histogram, mergeBucketCounts, mergeHistograms, percentileUs, type PortableHistogram, summarize} from '../metrics/histograms.js'
 import {sum, sumRecords} from '../metrics/counts.js'
 import type {PoolTelemetrySnapshot} from '../mongo/pool-telemetry.js'
 import type {EngineMeasurement, EnginePlan} from './engine.js'
@@ -170,7 +170,7 @@ export class WorkerThreadsLoad implements LoadGenerator {
         errors: ticks.reduce((sum, tick) => sum + tick.errors, 0),
         opsPerSecLastTick: ticks.reduce((sum, tick) => sum + tick.opsPerSecLastTick, 0),
         inUse: ticks.reduce((sum, tick) => sum + tick.inUse, 0),
-        latencyUs: merged(ticks.map((tick) => tick.latencyUs)),
+        latencyUs: mergeBucketCounts(ticks.map((tick) => tick.latencyUs)),
       })
     }
     ticker.worker.on('message', onTick)

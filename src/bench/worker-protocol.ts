@@ -15,7 +15,7 @@
  *     ── close ─────────────────▶  closes its clients (after the parent read the servers at the end)
  *     ◀── closed
  */
-import type {PortableHistogram} from '../metrics/histograms.js'
+import type {BucketCounts, PortableHistogram} from '../metrics/histograms.js'
 import type {ClientSettings} from '../mongo/client.js'
 import type {PoolTelemetrySnapshot} from '../mongo/pool-telemetry.js'
 import type {EnginePlan} from './engine.js'
@@ -89,7 +89,8 @@ export type FromWorker =
   | {type: 'failed'; error: WorkerError}
   | {type: 'warmup-window'; index: number; window: WarmupWindow; startPool?: number}
   | {type: 'measure-start'}
-  | {type: 'tick'; elapsedMs: number; ops: number; errors: number; opsPerSecLastTick: number; inUse: number; latencyUs: PortableHistogram}
+  /** latencyUs: the run's histogram so far, as bucket counts (every second: far cheaper than the encoding; see BucketCounts). */
+  | {type: 'tick'; elapsedMs: number; ops: number; errors: number; opsPerSecLastTick: number; inUse: number; latencyUs: BucketCounts}
   | {type: 'done'; outcome: WorkerOutcome}
   | {type: 'closed'}
 

@@ -5,7 +5,7 @@
  */
 import {parentPort, workerData} from 'node:worker_threads'
 
-import {toPortable} from '../metrics/histograms.js'
+import {toBucketCounts, toPortable} from '../metrics/histograms.js'
 import {errorClass} from '../mongo/errors.js'
 import {PoolTelemetry} from '../mongo/pool-telemetry.js'
 import {type EngineMeasurement, type EnginePlan, runEngine} from './engine.js'
@@ -123,7 +123,7 @@ async function main(): Promise<void> {
             }
           : undefined,
       onTick: (tick) =>
-        send({type: 'tick', elapsedMs: tick.elapsedMs, ops: tick.ops, errors: tick.errors, opsPerSecLastTick: tick.opsPerSecLastTick, inUse: telemetry.inUse, latencyUs: toPortable(tick.latencyUs)}),
+        send({type: 'tick', elapsedMs: tick.elapsedMs, ops: tick.ops, errors: tick.errors, opsPerSecLastTick: tick.opsPerSecLastTick, inUse: telemetry.inUse, latencyUs: toBucketCounts(tick.latencyUs)}),
     })
     send({type: 'done', outcome: outcomeOf(measurement, startedAtEpochMs)})
   } catch (error) {

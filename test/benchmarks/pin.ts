@@ -5,8 +5,8 @@
 import {execFileSync} from 'node:child_process'
 import {availableParallelism} from 'node:os'
 
-/** Pin a process (all its threads) to one core; false when taskset is missing. */
-export function pin(pid: number, core: number): boolean {
+/** Pin a process (all its threads) to one core, or to a list of cores ('0,1'); false when taskset is missing. */
+export function pin(pid: number, core: number | string): boolean {
   try {
     execFileSync('taskset', ['-a', '-p', '-c', String(core), String(pid)], {stdio: 'ignore'})
     return true

@@ -21,7 +21,7 @@ import {BENCH_OUTPUT_DIR, type BenchJson, type Figure, loadText, machine, ROOT} 
 
 const {values} = parseArgs({options: {quick: {type: 'boolean', default: false}, only: {type: 'string'}, 'table-only': {type: 'boolean', default: false}}})
 /** In the order they run; the cheap ones whose figures are absolute come last. */
-const BENCHMARKS = ['overhead', 'open-loop', 'rss', 'locks-list', 'conns-poll', 'startup']
+const BENCHMARKS = ['overhead', 'open-loop', 'workers', 'rss', 'locks-list', 'conns-poll', 'startup']
 const only = values.only?.split(',')
 const HERE = path.join(ROOT, 'test', 'benchmarks')
 

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict'
 import {describe, it} from 'node:test'
 
-import {createHistogram, encodeHistogram, summarize, toPortable} from '../../src/metrics/histograms.js'
+import {createHistogram, encodeHistogram, mergeBucketCounts, summarize, toBucketCounts, toPortable} from '../../src/metrics/histograms.js'
 import {mergeOutcomes} from '../../src/bench/worker-load.js'
 import type {WorkerOutcome} from '../../src/bench/worker-protocol.js'
 
@@ -67,5 +67,18 @@ describe('merging worker outcomes', () => {
     const {measurement} = mergeOutcomes(parts, [])
     assert.deepEqual(measurement.stages.map((s) => [s.index, s.startMs, s.concurrency, s.ops, s.inFlightPeak, s.inFlightAreaMs]), [[0, 0, 2, 5, 2, 600], [1, 300, 8, 2, 7, 2100]])
     assert.deepEqual(summarize(measurement.stages[0]!.latencyUs), summarize(histogramOf([...a, ...b])))
+  })
+
+  it('progress ticks: bucket counts merge to the histogram of every value, exact max included, as the encoding does', () => {
+    // Values spread over many buckets (1 µs to 40 s, sub-bucket precision matters at the top) in two workers, and one idle.
+    const fast = Array.from({length: 3000}, (_, i) => 1 + ((i * 7919) % 20_000))
+    const slow = [...Array.from({length: 50}, (_, i) => 123_457 + i * 10_007), 40_000_001]
+    const merged = mergeBucketCounts([fast, slow, []].map((values) => toBucketCounts(histogramOf(values))))
+    const all = histogramOf([...fast, ...slow])
+    assert.deepEqual(summarize(merged), summarize(all))
+    assert.equal(merged.maxValue, 40_000_001)
+    assert.equal(merged.minNonZeroValue, all.minNonZeroValue)
+    for (const p of [10, 50, 75, 90, 99, 99.9, 99.99]) assert.equal(merged.getValueAtPercentile(p), all.getValueAtPercentile(p), `p${p}`)
+    assert.equal(mergeBucketCounts([toBucketCounts(createHistogram())]).totalCount, 0)
   })
 })
