@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// `npm test` after the import check and the build: each tier of the suite in turn, two test files at a
+// `npm test` after the import check and the build (it runs on that build: the cli tier's commands and the
+// embedded clusters' processes come from dist/): each tier of the suite in turn, two test files at a
 // time, then one line per tier with its wall time and result, so a slow tier is seen at once. Every
 // tier runs even when an earlier one failed; the exit code is the first failure's.
 //   node test/run-tiers.mjs [tier ...]     (tiers: unit cluster cli real prometheus; default all)
@@ -24,7 +25,9 @@ function filesOf(tier) {
 
 function runTier(files) {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', ...files], {cwd: root, stdio: 'inherit'})
+    // The embedded clusters the tests start fork the built child (src/sim/host.ts): `npm test` has just built it.
+    const env = {...process.env, POOLTOOL_SIM_CHILD: path.join(root, 'dist', 'src', 'sim', 'child.js')}
+    const child = spawn(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', ...files], {cwd: root, stdio: 'inherit', env})
     child.on('close', (code, signal) => resolve(code ?? (signal ? 1 : 0)))
   })
 }

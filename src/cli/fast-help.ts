@@ -12,7 +12,7 @@
  * any other goes to oclif. So does everything this path is not certain about: any argument but
  * the exact forms above (`-h`, `help <command>`, flags before --help, a plugin's command), a
  * command whose help oclif computes at run time (hasDynamicHelp), any OCLIF_* or POOLTOOL_*
- * variable (POOLTOOL_URI and POOLTOOL_TEST_URI aside: help never reads them), DEBUG, NODE_ENV=development, a
+ * variable (POOLTOOL_URI, POOLTOOL_TEST_URI and POOLTOOL_SIM_CHILD aside: help never reads them), DEBUG, NODE_ENV=development, a
  * MONGODB_LOG_* variable (main.ts prints a line for it), a user theme or user plugins (oclif's
  * config and data directories), Windows (other directories), a current directory that is gone.
  */
@@ -49,8 +49,8 @@ export function helpKey(argv: readonly string[]): string | undefined {
   return words.every((word) => /^[a-z][a-z0-9-]*$/.test(word)) ? argv.join(' ') : undefined
 }
 
-/** pooltool's own variables that help never reads (POOLTOOL_URI, and the test suite's cluster). */
-const OWN_VARIABLES = new Set(['URI', 'TEST_URI'])
+/** pooltool's own variables that help never reads (POOLTOOL_URI, the test suite's cluster, its built sim child). */
+const OWN_VARIABLES = new Set(['URI', 'TEST_URI', 'SIM_CHILD'])
 
 /** Whether the environment leaves oclif's help as rendered at build (see the file comment). */
 export function environmentKeepsHelp(env: NodeJS.ProcessEnv, index: HelpIndex): boolean {

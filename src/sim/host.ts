@@ -67,8 +67,17 @@ const START_TIMEOUT_MS = 15_000
 const STOP_GRACE_MS = 5_000
 const CONTROL_TIMEOUT_MS = 30_000
 
+/**
+ * The child's script. From the build: child.js beside this file. From the sources (tests under tsx): child.ts
+ * under tsx, unless POOLTOOL_SIM_CHILD names a built child.js to fork instead. `npm test` sets it to
+ * dist/src/sim/child.js right after building (test/run-tiers.mjs): tsx's loader and transforms cost the
+ * child about 0.5–1 s of CPU per start, and the suite starts ~150 clusters. Unset (a tier run alone, maybe on
+ * an old build), the child comes from the sources being tested.
+ */
 function childEntry(): {path: string; execArgv: string[]} {
   const here = import.meta.url
+  const built = process.env.POOLTOOL_SIM_CHILD
+  if (here.endsWith('.ts') && built) return {path: built, execArgv: []}
   if (here.endsWith('.ts')) {
     let loader = 'tsx'
     try {
