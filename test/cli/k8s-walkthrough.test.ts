@@ -62,7 +62,9 @@ describe('the Kubernetes walk-through, as printed', {timeout: 180_000}, () => {
   const cluster = useClusterClient({})
 
   it('pods started apart run together; the printed steps collect every pod\'s whole log, and report merge accepts the files', async () => {
-    const emitted = await runInProcess(['bench', '--emit', 'k8s-job', '--parallelism', String(PODS), '--db', DB, '--workload', 'find', '--seed-docs', '60', '--concurrency', '6', '--duration', '600ms', '--image', 'registry.example/pooltool:0.1.0'])
+    // --warmup 0s reaches the pods through the manifest's args (the walk-through is not about warm-up; a segmented
+    // run's default would be a fixed 5 s of full load in every pod).
+    const emitted = await runInProcess(['bench', '--emit', 'k8s-job', '--parallelism', String(PODS), '--db', DB, '--workload', 'find', '--seed-docs', '60', '--concurrency', '6', '--duration', '600ms', '--warmup', '0s', '--image', 'registry.example/pooltool:0.1.0'])
     assert.equal(emitted.code, 0, emitted.stderr)
     const manifest = parseYaml(emitted.stdout)
     new Job(manifest).validate()
@@ -130,7 +132,8 @@ describe('the Kubernetes walk-through, as printed', {timeout: 180_000}, () => {
   })
 
   it('a failed pod ends the wait; the pods that succeeded are collected, and the merge says which segment is missing', async () => {
-    const emitted = await runInProcess(['bench', '--emit', 'k8s-job', '--parallelism', '3', '--db', DB, '--workload', 'ping', '--concurrency', '3', '--duration', '300ms'])
+    // --warmup 0s, in the manifest's args as above.
+    const emitted = await runInProcess(['bench', '--emit', 'k8s-job', '--parallelism', '3', '--db', DB, '--workload', 'ping', '--concurrency', '3', '--duration', '300ms', '--warmup', '0s'])
     assert.equal(emitted.code, 0, emitted.stderr)
     const manifest = parseYaml(emitted.stdout)
     const runId: string = manifest.metadata.labels['pooltool.io/run-id']

@@ -11,6 +11,7 @@ import {after, before, describe, it} from 'node:test'
 
 import {parseJson, runCli} from '../helpers/cli.js'
 import {useCluster} from '../helpers/cluster.js'
+import {runInProcess} from '../helpers/in-process.js'
 import {type ReplayHandle, startReplay} from '../helpers/replay.js'
 
 describe('bench and auth against a replay', () => {
@@ -20,7 +21,8 @@ describe('bench and auth against a replay', () => {
 
   before(async () => {
     const file = path.join(dir, 's.json')
-    const capture = await runCli(['snapshot', '--uri', cluster.uri, '--out', file])
+    // The capture is this file's input, not under test: in this process (test/helpers/in-process.ts, the path bin/run.js takes).
+    const capture = await runInProcess(['snapshot', '--uri', cluster.uri, '--out', file])
     assert.equal(capture.code, 0, capture.stderr)
     replay = await startReplay(file)
   })
@@ -29,8 +31,10 @@ describe('bench and auth against a replay', () => {
     rmSync(dir, {recursive: true, force: true})
   })
 
+  // bench's and auth's exit 7, each in the real process.
   for (const [command, args] of [
-    ['bench', ['--duration', '1s']],
+    // --warmup 0s: refused before any load (were that to change, no 5 s warm-up either).
+    ['bench', ['--duration', '1s', '--warmup', '0s']],
     ['auth', ['--mechanisms', 'none', '--connections', '2']],
   ] as const) {
     it(`${command}: exit 7, one line naming the replay and its capture time`, async () => {
@@ -43,7 +47,8 @@ describe('bench and auth against a replay', () => {
   }
 
   it('conns list runs against the same replay', async () => {
-    const run = await runCli(['conns', 'list', '--uri', replay.uri, '--json'])
+    // In this process: conns list's exit 0 has its real process in other files (conns-*.test.ts).
+    const run = await runInProcess(['conns', 'list', '--uri', replay.uri, '--json'])
     assert.equal(run.code, 0, run.stderr)
   })
 })

@@ -25,7 +25,9 @@ describe('report merge and compare', () => {
   before(async () => {
     dir = await mkdtemp(path.join(tmpdir(), 'pooltool-report-'))
     const bench = async (out: string, extra: string[] = []) => {
-      // Inputs only (this file tests report): in-process, one after another as before.
+      // Inputs only (this file tests report): in-process, one after another as before. A short fixed warm-up, not 0s:
+      // the gate below needs seg0's p50 from a warmed pool and JIT (with --warmup 0s at load 15, a cold seg0 had a
+      // p50 of 45 ms and the file 50 ms per operation slower was within noise), and not auto (5–30 s per run).
       const run = await runInProcess(['bench', '--duration', '1s', '--warmup', '500ms', '--concurrency', '4', '--out', file(out), ...extra])
       assert.equal(run.code, 0, run.stderr)
     }
