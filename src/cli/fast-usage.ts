@@ -6,9 +6,10 @@
  *
  * The model follows @oclif/core's parser (lib/parser/parse.js, validate.js) in the order it fails:
  * while reading the argv, a flag given twice or without its value; then each flag's value (a value
- * not in its options, an integer that is not one or is out of range); then a flag that does not
- * exist. Each error reads as oclif words it, and is reported as BaseCommand.catch reports it
- * (src/cli/failures.ts: USAGE, exit 2, `see 'pooltool <command> --help'`). A command line whose
+ * not in its options, an integer that is not one or is out of range, a duration flag's value that
+ * pooltool's duration parser refuses); then a flag that does not exist. Each error reads as oclif
+ * (or the duration parser) words it, and is reported as BaseCommand.catch reports it (src/cli/failures.ts:
+ * USAGE, exit 2, `see 'pooltool <command> --help'`; a duration's own line and hint). A command line whose
  * flags all parse may still fail one of the command's own checks: bench's --concurrency is checked
  * here with bench's own function when nothing else on the line could fail first (OWN_CHECKS).
  * test/cli/fast-usage-identity.test.ts runs the bad-input table through both paths and holds them
@@ -17,9 +18,9 @@
  * Whatever the model is not sure of goes to oclif: an environment fast-help.ts would not answer in
  * (OCLIF_*, POOLTOOL_* but the URIs, DEBUG, MONGODB_LOG_*, user plugins …), `--`, --debug, a help
  * or version flag anywhere, a positional argument, a short flag with more than its letter, a
- * command with arguments or of a plugin, a flag whose parser is pooltool's (a duration: `custom`)
- * or that reads the environment, stdin or a delimiter, two value errors at once (oclif's order
- * between them is a race of promises), and every command line with no error it can name.
+ * command with arguments or of a plugin, a flag with a parser of its own (`custom`: --fault,
+ * --alert …) or that reads the environment, stdin or a delimiter, two value errors at once (oclif's
+ * order between them is a race of promises), and every command line with no error it can name.
  */
 import {readFileSync} from 'node:fs'
 import path from 'node:path'
@@ -34,8 +35,8 @@ import {failureLine, oneLine} from './failure-text.js'
 export interface UsageFlag {
   name: string
   type: 'boolean' | 'option'
-  /** Which parse function: oclif's own (modelled), or pooltool's (`custom`: the line goes to oclif). */
-  kind: 'boolean' | 'string' | 'integer' | 'custom'
+  /** Which parse function: oclif's own, pooltool's duration flags (src/cli/flags.ts), or another (`custom`: the line goes to oclif). */
+  kind: 'boolean' | 'string' | 'integer' | 'duration' | 'duration-or-auto' | 'custom'
   char?: string
   /** Long aliases and char aliases. */
   aliases: string[]
@@ -188,8 +189,8 @@ async function modelled(argv: readonly string[], env: NodeJS.ProcessEnv, spec: U
   // Past the argv, oclif resolves every flag, given or not: a default from a function, or a value from a variable, could fail there.
   if (flags.some((flag) => flag.defaultFromFunction || (flag.env !== undefined && env[flag.env]))) unsure()
 
-  // Each flag's value (the parser's _flags): only oclif's own parsers are modelled.
-  const problems: string[] = []
+  // Each flag's value (the parser's _flags): oclif's own parsers, and pooltool's duration flags.
+  const problems: PoolToolError[] = []
   for (const {flag, input} of given) {
     if (flag.type === 'boolean') {
       if (flag.kind !== 'boolean') unsure()
@@ -197,15 +198,27 @@ async function modelled(argv: readonly string[], env: NodeJS.ProcessEnv, spec: U
     }
     if (flag.kind === 'custom') unsure()
     if (flag.options && !flag.options.includes(input)) {
-      problems.push(`Expected --${flag.name}=${input} to be one of: ${flag.options.join(', ')}\nSee more help with --help`)
+      problems.push(oclifError(`Expected --${flag.name}=${input} to be one of: ${flag.options.join(', ')}\nSee more help with --help`, commandId))
       continue
     }
-    const problem = flag.kind === 'integer' ? integerProblem(flag, input) : undefined
-    if (problem) problems.push(`Parsing --${flag.name} \n\t${problem}\nSee more help with --help`)
+    if (flag.kind === 'integer') {
+      const problem = integerProblem(flag, input)
+      if (problem) problems.push(oclifError(`Parsing --${flag.name} \n\t${problem}\nSee more help with --help`, commandId))
+    } else if (flag.kind === 'duration' || flag.kind === 'duration-or-auto') {
+      // The duration flags' parse (src/cli/flags.ts) throws a FlagValueError, which BaseCommand reports as the parser's own error.
+      const {parseDurationMs, parseDurationOrAutoMs} = await import('../parse/durations.js')
+      try {
+        if (flag.kind === 'duration') parseDurationMs(input, flag.name)
+        else parseDurationOrAutoMs(input, flag.name)
+      } catch (error) {
+        if (!(error instanceof PoolToolError)) throw error
+        problems.push(error)
+      }
+    }
   }
   // Which of two failing values oclif names depends on the order its promises settle in: not modelled.
   if (problems.length > 1) unsure()
-  if (problems.length === 1) return answer(oclifError(problems[0]!, commandId))
+  if (problems.length === 1) return answer(problems[0]!)
   // The parser's validate: flags that do not exist, before any relation between flags.
   if (nonExistent.length > 0) return answer(oclifError(`Nonexistent flag${nonExistent.length === 1 ? '' : 's'}: ${nonExistent.join(', ')}\nSee more help with --help`, commandId))
 

@@ -2,15 +2,16 @@
  * Build step (bin/manifest.js, after the help pages): what the fast usage path (src/cli/fast-usage.ts)
  * needs to find a bad command line without oclif, read from the built command classes oclif loads:
  * each of pooltool's commands' flags as oclif's parser sees them (its `json` flag, the base flags,
- * the command's), with the kind of each one's parse function. Only oclif's own string, integer and
- * boolean parsers are modelled; a flag with any other parser (a duration) is `custom`, and a command
- * line that gives one goes to oclif.
+ * the command's), with the kind of each one's parse function. oclif's own string, integer and
+ * boolean parsers and pooltool's duration parsers are modelled; a flag with any other parser is
+ * `custom`, and a command line that gives one goes to oclif.
  */
 import {renameSync, writeFileSync} from 'node:fs'
 
 import {type Command, Config, Flags} from '@oclif/core'
 
 import {BaseCommand} from './base-command.js'
+import {durationFlag, durationOrAutoFlag} from './flags.js'
 import type {UsageFlag, UsageSpec} from './fast-usage.js'
 
 type AnyFlag = Record<string, unknown> & {type: 'boolean' | 'option'; parse?: (...args: never[]) => unknown}
@@ -19,10 +20,15 @@ const INTEGER_PARSE = (Flags.integer() as unknown as AnyFlag).parse
 // oclif's string and boolean flags each get a new parse closure per flag: the same source text is the same function.
 const STRING_PARSE = String((Flags.string() as unknown as AnyFlag).parse)
 const BOOLEAN_PARSE = String((Flags.boolean() as unknown as AnyFlag).parse)
+// pooltool's duration flags share one parse function per kind (src/cli/flags.ts).
+const DURATION_PARSE = (durationFlag({summary: ''}) as unknown as AnyFlag).parse
+const DURATION_OR_AUTO_PARSE = (durationOrAutoFlag({summary: '', default: 'auto'}) as unknown as AnyFlag).parse
 
 function kindOf(flag: AnyFlag): UsageFlag['kind'] {
   if (flag.type === 'boolean') return String(flag.parse) === BOOLEAN_PARSE ? 'boolean' : 'custom'
   if (flag.parse === INTEGER_PARSE) return 'integer'
+  if (flag.parse === DURATION_PARSE) return 'duration'
+  if (flag.parse === DURATION_OR_AUTO_PARSE) return 'duration-or-auto'
   return String(flag.parse) === STRING_PARSE ? 'string' : 'custom'
 }
 

@@ -90,6 +90,17 @@ const SERVED = [
   'bench: --timeout-ms 0',
   'locks pings: --timeout-ms not a number',
   'bench: concurrency not a number',
+  'bench: duration not a duration',
+  'bench: --slo not a duration',
+  'locks list: --lock-expiry not a duration',
+  'locks watch: --interval not a duration',
+  'sim: latency not a duration',
+  'conns watch: --interval without a unit',
+  'locks watch: --interval without a unit',
+  'bench: --duration without a unit',
+  'bench: --sim-latency without a unit',
+  'locks pings: --lock-expiry without a unit',
+  'sim: --latency without a unit',
 ]
 
 describe('usage errors without oclif are byte-identical to oclif’s', () => {
@@ -106,7 +117,7 @@ describe('usage errors without oclif are byte-identical to oclif’s', () => {
     assert.deepEqual(served, SERVED)
   })
 
-  it('the parser’s other forms: =, several unknown flags, a flag twice, a missing choice, --no-color, a secret in a value', async () => {
+  it('the parser’s other forms: =, several unknown flags, a flag twice, a missing choice, --no-color, a secret in a value, durations', async () => {
     for (const argv of [
       ['bench', '--rate=0'],
       ['bench', '--bogus=1'],
@@ -121,6 +132,12 @@ describe('usage errors without oclif are byte-identical to oclif’s', () => {
       ['bench', '--uri', 'mongodb://alice:hunter2@db.example:27017/', '--concurrency', 'abc'],
       ['sim', '--topology', 'mongodb://alice:hunter2@db.example:27017/'],
       ['locks', 'list', '--timeout-ms', '-5'],
+      ['bench', '--warmup', 'soon'],
+      ['bench', '--warmup', '7'],
+      ['bench', '--warmup', 'AUTO', '--bogus'],
+      ['bench', '--duration', '5s', '--rate', '0'],
+      ['bench', '--duration=1000h', '--json'],
+      ['conns', 'watch', '--interval', '2s', '--nope'],
     ]) {
       assert.ok(await assertSame(argv), `served: pooltool ${argv.join(' ')}`)
     }
@@ -134,12 +151,14 @@ describe('usage errors without oclif are byte-identical to oclif’s', () => {
       [['bench', '--workload', 'nope']],
       [['bench', '--concurrency', 'abc', '--duration', '5s']],
       [['bench', '--concurrency', 'abc', '--workload', 'find']],
-      [['bench', '--duration', 'xyz']],
+      [['conns', 'watch', '--interval', '10ms']],
+      [['sim', '--fault', 'nope']],
       [['nosuch', '--bogus']],
       [['sim', 'extra']],
       [['report', 'compare', '--bogus']],
       // Two failing values: which one oclif names is a race between its promises.
       [['bench', '--rate', '0', '--doc-size', 'big']],
+      [['bench', '--duration', 'xyz', '--rate', '0']],
       // Forms the model does not follow.
       [['bench', '--bogus', '--']],
       [['bench', '--debug', '--bogus']],

@@ -125,7 +125,7 @@ describe('what a start loads before a command runs', () => {
   }
 
   it('a usage error the fast path is not sure of goes to oclif', async () => {
-    // --duration is parsed by pooltool's duration parser, which the fast path does not model.
+    // bench's own check is answered only beside flags that cannot fail before it: --duration is not one of them.
     const run = await loadedBy(['bench', '--concurrency', 'abc', '--duration', '5s'])
     assert.equal(run.code, 2, run.stderr)
     assert.ok(run.modules.some((module) => module.includes('/node_modules/@oclif/core/')))
