@@ -61,6 +61,8 @@ export async function writeUsageSpec(root: string, file: string): Promise<number
     const command = (await cached.load()) as typeof Command
     // Only what BaseCommand.init parses and BaseCommand.catch reports: strict, no arguments, --json.
     if (!(command.prototype instanceof BaseCommand) || command.strict === false || Object.keys(command.args ?? {}).length > 0 || !command.enableJsonFlag) continue
+    // oclif's init warns about a deprecated command before it parses: not modelled.
+    if (command.state === 'deprecated' || command.deprecationOptions !== undefined) continue
     const flags = {json: Flags.boolean(), ...command.baseFlags, ...command.flags} as unknown as Record<string, AnyFlag>
     spec.commands[cached.id] = Object.entries(flags).map(([name, flag]) => usageFlag(name, flag))
   }
