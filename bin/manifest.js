@@ -40,3 +40,6 @@ if (process.argv.includes('--readme')) {
 // Help pages for the fast path (src/cli/fast-help.ts), rendered by oclif from the manifest just written.
 const {writeHelpPages} = await import('../dist/src/cli/help-prerender.js')
 await writeHelpPages(root, path.join(root, 'dist', 'help'))
+// What the fast usage path (src/cli/fast-usage.ts) needs of each command's flags, beside the pages.
+const {writeUsageSpec} = await import('../dist/src/cli/usage-prerender.js')
+await writeUsageSpec(root, path.join(root, 'dist', 'help', 'usage.json'))

@@ -7,8 +7,10 @@ installSecretGuard()
 const {answerVersion} = await import('../dist/src/cli/version.js')
 // So is help for pooltool, a topic or one of its commands, from pages oclif rendered at build (src/cli/fast-help.ts); anything else goes to oclif.
 const {answerHelp} = await import('../dist/src/cli/fast-help.js')
+// And a bad command line whose usage error is sure from the flags oclif described at build (src/cli/fast-usage.ts): loaded only when asked.
+const answerUsageError = async (argv, env) => (await import('../dist/src/cli/fast-usage.js')).answerUsageError(argv, env)
 const argv = process.argv.slice(2)
-if (!(await answerVersion(argv, process.env, new URL('../package.json', import.meta.url))) && !(await answerHelp(argv, process.env))) {
+if (!(await answerVersion(argv, process.env, new URL('../package.json', import.meta.url))) && !(await answerHelp(argv, process.env)) && !(await answerUsageError(argv, process.env))) {
   const main = await import('../dist/src/cli/main.js')
   await main.runPooltool(import.meta.url)
 }

@@ -5,6 +5,7 @@
 import {BENCH_DEFAULTS, DEFAULT_SERIES_INTERVAL_MS, MAX_WORKERS} from '../defaults.js'
 import {usageError} from '../errors.js'
 import {parseChoiceList, parseIntegerList} from '../parse/lists.js'
+import {parseConcurrencies} from './concurrency.js'
 import {KEY_DISTRIBUTIONS, type KeyDistribution} from './key-dist.js'
 import {checkBenchDatabaseName} from './namespace.js'
 import {checkRunId, parseSegment, parseStartAt, type Segment, START_ALL_READY} from './segment.js'
@@ -214,7 +215,7 @@ export function toBenchConfig(flags: BenchFlagValues, workloadFile?: WorkloadFil
   const staged = stagedLoadOf(flags, String(BENCH_DEFAULTS.concurrency))
   const durationMs = staged?.durationMs ?? (flags.ops === undefined ? flags.duration ?? BENCH_DEFAULTS.durationMS : undefined)
   if (durationMs !== undefined && durationMs <= 0) throw usageError('--duration must be above 0', 'e.g. --duration 10s')
-  const concurrencies = staged ? [staged.concurrency] : parseIntegerList(flags.concurrency, 'concurrency', 1, 100_000)
+  const concurrencies = staged ? [staged.concurrency] : parseConcurrencies(flags.concurrency)
   const maxPoolSizes = flags['max-pool-size'] === undefined ? [undefined] : parseIntegerList(flags['max-pool-size'], 'max-pool-size', 1, 100_000)
   const minPool = flags['min-pool-size']
   if (minPool !== undefined && maxPoolSizes.some((max) => max !== undefined && minPool > max)) {

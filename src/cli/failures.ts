@@ -13,9 +13,10 @@ import {Errors} from '@oclif/core'
 import {EXIT_CODES, PoolToolError, type PoolToolErrorCode} from '../errors.js'
 import {BUG_HINT} from '../mongo/errors.js'
 import {redactText} from '../redact.js'
-import {terminalLine} from '../reporters/escape.js'
+import {oneLine} from './failure-text.js'
 
-const ANSI = /\u001B\[[\d;]*m/g
+// The line itself lives where the fast usage path (fast-usage.ts) reaches it without oclif.
+export {failureLine} from './failure-text.js'
 
 /** Whether the invocation asked for JSON (as oclif decides it: `--json` before any `--`, or POOLTOOL_CONTENT_TYPE=json). */
 export function jsonRequested(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): boolean {
@@ -33,20 +34,6 @@ const CODE_OF_EXIT = new Map<number, PoolToolErrorCode>([
   [EXIT_CODES.wrongTopology, 'WRONG_TOPOLOGY'],
   [EXIT_CODES.serverError, 'SERVER_ERROR'],
 ])
-
-/**
- * oclif's multi-line messages ("Parsing --rate \n\tExpected an integer …\nSee
- * more help with --help") as one line, without the help pointer (the hint has it).
- */
-function oneLine(message: string): string {
-  return message
-    .replace(ANSI, '')
-    .split('\n')
-    .map((line) => line.trim())
-    .filter((line) => line.length > 0 && !/^See more help with/i.test(line))
-    .join(': ')
-    .replace(/:\s*:/g, ':')
-}
 
 /** Edits (insert, delete, replace) between two words. */
 function editDistance(a: string, b: string): number {
@@ -91,14 +78,6 @@ export function fromOclifError(error: Errors.CLIError, commandId: string | undef
 
 export function isOclifError(error: unknown): error is Errors.CLIError {
   return error instanceof Errors.CLIError && !(error instanceof Errors.ExitError)
-}
-
-/**
- * The one line a person reads. A message can quote a server's errmsg or a host name: control
- * characters and newlines are shown escaped, so it stays one line and cannot drive the terminal.
- */
-export function failureLine(failure: {code: string; message: string; hint: string}): string {
-  return terminalLine(`Error [${failure.code}]: ${failure.message} (hint: ${failure.hint})`)
 }
 
 /** What `--json` prints for a failure. */

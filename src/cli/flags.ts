@@ -8,8 +8,8 @@
  */
 import {Flags, type Interfaces} from '@oclif/core'
 
-import {PoolToolError, usageError} from '../errors.js'
-import {formatDuration, parseDurationMs} from '../parse/durations.js'
+import {PoolToolError} from '../errors.js'
+import {formatDuration, parseDurationMs, parseDurationOrAutoMs} from '../parse/durations.js'
 
 /**
  * A usage error from a flag's parse function. oclif rewrites the message of
@@ -70,14 +70,10 @@ const AUTO = 'auto'
 const durationOrAutoDefinition = Flags.custom<number | typeof AUTO>({
   helpValue: '<duration>',
   async parse(input, _context, flag) {
-    if (input.trim().toLowerCase() === AUTO) return AUTO
     try {
-      return parseDurationMs(input, flag.name)
+      return parseDurationOrAutoMs(input, flag.name)
     } catch (error) {
-      if (!(error instanceof PoolToolError)) throw error
-      // Neither a duration nor auto: the hint names both (a number without a unit keeps its own, sharper message).
-      const neither = /is not a duration/.test(error.message)
-      throw new FlagValueError(neither ? usageError(`--${flag.name} '${input}' is neither auto nor a duration`, `give auto (the default) or a length with a unit, e.g. 10s; 0s turns it off`) : error)
+      throw error instanceof PoolToolError ? new FlagValueError(error) : error
     }
   },
 })

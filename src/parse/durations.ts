@@ -45,6 +45,20 @@ export function parseDurationMs(text: string, flagName: string): number {
   return value
 }
 
+/** A duration flag that also takes `auto` (bench --warmup): milliseconds, or 'auto'. */
+export function parseDurationOrAutoMs(text: string, flagName: string): number | 'auto' {
+  if (text.trim().toLowerCase() === 'auto') return 'auto'
+  try {
+    return parseDurationMs(text, flagName)
+  } catch (error) {
+    // Neither a duration nor auto: the hint names both (a number without a unit keeps its own, sharper message).
+    if (error instanceof Error && /is not a duration/.test(error.message)) {
+      throw usageError(`--${flagName} '${text}' is neither auto nor a duration`, `give auto (the default) or a length with a unit, e.g. 10s; 0s turns it off`)
+    }
+    throw error
+  }
+}
+
 /** Milliseconds the way a user would write them back (help texts, messages): 250 → "250ms", 90000 → "90s", 900000 → "15m". */
 export function formatDuration(ms: number): string {
   if (ms === 0) return '0s'

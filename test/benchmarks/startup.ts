@@ -10,7 +10,8 @@
  * the order alternating from round to round, so that a load that comes and goes falls on both
  * sides of a pair. The first --warmup rounds are discarded (a cold page cache). A case's figure
  * is the median of its paired ratios, with a 95 % confidence interval from a bootstrap over the
- * pairs (resampled with replacement, the median taken each time).
+ * pairs (resampled with replacement, the median taken each time): test/benchmarks/paired.ts's
+ * pairedFigure, the figures every benchmark prints, from which bench-startup.json is written too.
  *
  * Node gives a parent no child's resource usage (no wait4), so each child reports its own:
  * `--require` loads a few lines (the same for both sides) that write process.resourceUsage() to
@@ -28,7 +29,7 @@ import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {parseArgs} from 'node:util'
 
-import {benchRecord, type Figure as TableFigure, pairedFigure} from './paired.js'
+import {benchRecord, BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, type Figure as TableFigure, machine, pairedFigure} from './paired.js'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 const {values} = parseArgs({
@@ -102,32 +103,11 @@ function measure(args: string[], expectedExit: number): Promise<Sample> {
   })
 }
 
-function median(xs: readonly number[]): number {
-  const sorted = [...xs].sort((a, b) => a - b)
-  const mid = sorted.length >> 1
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
-}
-
-/** 95 % bootstrap interval of the median (percentile method), from a fixed seed so a rerun over the same pairs agrees. */
-function bootstrapMedianCi(xs: readonly number[], resamples = 4000): [number, number] {
-  let state = 0x9e3779b9
-  const random = () => {
-    // mulberry32: a small, seeded generator; the interval need not be cryptographic, only repeatable.
-    state = (state + 0x6d2b79f5) | 0
-    let t = Math.imul(state ^ (state >>> 15), 1 | state)
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-  const medians: number[] = []
-  for (let r = 0; r < resamples; r++) {
-    const resample = Array.from({length: xs.length}, () => xs[Math.floor(random() * xs.length)]!)
-    medians.push(median(resample))
-  }
-  medians.sort((a, b) => a - b)
-  return [medians[Math.floor(0.025 * resamples)]!, medians[Math.ceil(0.975 * resamples) - 1]!]
-}
-
 const baseline = ['-e', '0']
+// Started before the rounds: its record holds the load average at the start and at the end (the machine may be shared).
+const record = benchRecord('startup', {pairs: rounds, warmupPairs: warmup, order: 'node first on even round + case index', slice: 'one whole process start'})
+console.log(record.header)
+const startLoad = machine().loadavg
 const pairs = new Map<string, {node: Sample; pooltool: Sample}[]>(CASES.map((c) => [c.name, []]))
 const total = warmup + rounds
 for (let round = 0; round < total; round++) {
@@ -143,44 +123,33 @@ for (let round = 0; round < total; round++) {
 process.stderr.write('\n')
 rmSync(scratch, {recursive: true, force: true})
 
-interface Figure {
-  ratio: number
-  ci95: [number, number]
-  goal: number
-  withinGoal: boolean
-  medianMs: number
-  nodeMedianMs: number
-}
+// The figures are paired.ts's (median of the per-pair ratios, its seeded bootstrap interval), so `npm run bench`
+// puts start-up in its one table; bench-startup.json says the same figures in its own shape.
+const figures = new Map(
+  CASES.map((testCase) => {
+    const run = {sides: ['node', 'pooltool'] as const, pairs: pairs.get(testCase.name)!.map((pair) => ({node: {...pair.node}, pooltool: {...pair.pooltool}})), warmupPairs: warmup}
+    const figure = (metric: keyof Sample) =>
+      pairedFigure(run, {label: `pooltool ${testCase.name} ${metric === 'cpuMs' ? 'CPU' : 'wall'}, to node -e 0`, metric, a: 'node', b: 'pooltool', goal: testCase.goal})
+    return [testCase.name, {cpu: figure('cpuMs'), wall: figure('wallMs')}]
+  }),
+)
 
 const round3 = (x: number) => Math.round(x * 1000) / 1000
-function figureOf(samples: {node: Sample; pooltool: Sample}[], key: keyof Sample, goal: number): Figure {
-  const ratios = samples.map((pair) => pair.pooltool[key] / pair.node[key])
-  const ratio = median(ratios)
-  const [lo, hi] = bootstrapMedianCi(ratios)
+function summaryOf(figure: TableFigure) {
   return {
-    ratio: round3(ratio),
-    ci95: [round3(lo), round3(hi)],
-    goal,
-    withinGoal: ratio <= goal,
-    medianMs: round3(median(samples.map((pair) => pair.pooltool[key]))),
-    nodeMedianMs: round3(median(samples.map((pair) => pair.node[key]))),
+    ratio: round3(figure.value),
+    ci95: figure.interval.map(round3) as [number, number],
+    goal: figure.goal,
+    withinGoal: figure.met,
+    medianMs: round3(figure.sides!.pooltool!),
+    nodeMedianMs: round3(figure.sides!.node!),
   }
 }
 
 const results = CASES.map((testCase) => {
-  const samples = pairs.get(testCase.name)!
-  return {case: `pooltool ${testCase.name}`, pairs: samples.length, cpu: figureOf(samples, 'cpuMs', testCase.goal), wall: figureOf(samples, 'wallMs', testCase.goal)}
+  const {cpu, wall} = figures.get(testCase.name)!
+  return {case: `pooltool ${testCase.name}`, pairs: cpu.pairs, cpu: summaryOf(cpu), wall: summaryOf(wall)}
 })
-
-for (const result of results) {
-  for (const kind of ['cpu', 'wall'] as const) {
-    const f = result[kind]
-    console.log(
-      `${result.case} ${kind}: ratio ${f.ratio.toFixed(2)} [${f.ci95[0].toFixed(2)}, ${f.ci95[1].toFixed(2)}] (goal ≤ ${f.goal.toFixed(1)})` +
-        `${f.withinGoal ? '' : ' OVER'} — ${f.medianMs.toFixed(1)} ms vs node -e 0 ${f.nodeMedianMs.toFixed(1)} ms, ${result.pairs} pairs`,
-    )
-  }
-}
 
 const document = {
   benchmark: 'startup',
@@ -189,7 +158,8 @@ const document = {
   platform: `${process.platform}-${process.arch}`,
   rounds,
   warmup,
-  method: 'paired ratio to node -e 0 per round, order alternating; median of ratios, bootstrap 95% CI (4000 resamples)',
+  method: `paired ratio to node -e 0 per round, order alternating; median of ratios, bootstrap 95% CI (${BOOTSTRAP_RESAMPLES} resamples, seed ${BOOTSTRAP_SEED}; test/benchmarks/paired.ts)`,
+  loadavg: {start: startLoad, end: machine().loadavg},
   results,
 }
 const out = path.resolve(values.out!)
@@ -199,13 +169,5 @@ writeFileSync(temporary, `${JSON.stringify(document, null, 2)}\n`)
 renameSync(temporary, out)
 console.log(`wrote ${path.relative(process.cwd(), out) || out}`)
 
-// The same pairs as paired.ts's figures, so `npm run bench` puts start-up in its one table.
-const tableFigures: TableFigure[] = CASES.flatMap((testCase) =>
-  (['cpuMs', 'wallMs'] as const).map((metric) =>
-    pairedFigure(
-      {sides: ['node', 'pooltool'], pairs: pairs.get(testCase.name)!.map((pair) => ({node: {...pair.node}, pooltool: {...pair.pooltool}})), warmupPairs: warmup},
-      {label: `pooltool ${testCase.name} ${metric === 'cpuMs' ? 'CPU' : 'wall'}, to node -e 0`, metric, a: 'node', b: 'pooltool', goal: testCase.goal},
-    ),
-  ),
-)
-await benchRecord('startup', {pairs: rounds, warmupPairs: warmup, order: 'node first on even round + case index', slice: 'one whole process start'}).finish(tableFigures)
+// Each figure printed once, as every benchmark prints it (formatFigure), and written to test-output/bench/startup.json for the table.
+await record.finish(CASES.flatMap((testCase) => [figures.get(testCase.name)!.cpu, figures.get(testCase.name)!.wall]))

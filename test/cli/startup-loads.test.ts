@@ -101,18 +101,35 @@ describe('what a start loads before a command runs', () => {
     }
   })
 
-  // The fast paths (src/cli/version.ts, src/cli/fast-help.ts): no oclif, no command, and for help at a
-  // pipe's default width not even the text fitter's width code (string-width, wrap-ansi).
-  for (const args of [['--version'], [], ['--help'], ['bench', '--help'], ['conns', 'list', '--help'], ['locks', '--help']]) {
+  // The fast paths (src/cli/version.ts, src/cli/fast-help.ts, src/cli/fast-usage.ts): no oclif, no command, and
+  // for help at a pipe's default width not even the text fitter's width code (string-width, wrap-ansi).
+  for (const {args, code} of [
+    {args: ['--version'], code: 0},
+    {args: [], code: 0},
+    {args: ['--help'], code: 0},
+    {args: ['bench', '--help'], code: 0},
+    {args: ['conns', 'list', '--help'], code: 0},
+    {args: ['locks', '--help'], code: 0},
+    {args: ['bench', '--concurrency', 'abc'], code: 2},
+    {args: ['locks', 'list', '--json', '--bogus'], code: 2},
+    {args: ['sim', '--topology', 'ring'], code: 2},
+  ]) {
     it(`pooltool ${args.join(' ')} loads no oclif`, async () => {
       const run = await loadedBy(args)
-      assert.equal(run.code, 0, run.stderr)
+      assert.equal(run.code, code, run.stderr)
       assert.deepEqual(
         run.modules.filter((module) => ['/node_modules/@oclif/', '/dist/commands/', '/node_modules/string-width/', '/node_modules/wrap-ansi/'].some((fragment) => module.replaceAll('\\', '/').includes(fragment))),
         [],
       )
     })
   }
+
+  it('a usage error the fast path is not sure of goes to oclif', async () => {
+    // bench's own check is answered only beside flags that cannot fail before it: --duration is not one of them.
+    const run = await loadedBy(['bench', '--concurrency', 'abc', '--duration', '5s'])
+    assert.equal(run.code, 2, run.stderr)
+    assert.ok(run.modules.some((module) => module.includes('/node_modules/@oclif/core/')))
+  })
 
   it('help in another form goes to oclif (the fast path serves only what it is sure of)', async () => {
     const run = await loadedBy(['bench', '-h'])
