@@ -2,21 +2,40 @@
  * bench's warm-up as a user sets it (issue 26): by default adaptive, until ops/s has settled, and
  * the JSON and the text say how long it was and why it ended; --warmup 0s and --warmup 2s as
  * before; a value that is neither a duration nor auto is one usage line with a hint.
+ *
+ * An adaptive run costs at least the 5-s floor of full load, up to the 30-s cap on a busy machine, so
+ * the file spawns two: one default run read twice (its text on stdout, its JSON through --out) and
+ * one with --workers 2. What the rule decides on given seconds is tested on recorded series in
+ * test/unit/bench-warmup.test.ts; here the real process proves it is wired up, whichever way each
+ * warm-up ends. The cases run side by side: one after another on the shared 2-core machine (load
+ * 12-15), each adaptive run reached the 30-s cap (35 s apiece: its seconds wandered more than the rule
+ * allows), and the fixed ones mostly wait on timers; which way a warm-up ends is not checked here.
  */
 import assert from 'node:assert/strict'
+import {mkdtempSync, readFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import path from 'node:path'
 import {describe, it} from 'node:test'
 
 import {SETTLE_RULE} from '../../src/bench/warmup.js'
-import {parseJson, runCli} from '../helpers/cli.js'
+import {type CliRun, parseJson, runCli} from '../helpers/cli.js'
 
-// The cap (30 s) plus start-up on a shared, loaded machine: the harness's guard, not a claim about speed.
+// The cap (30 s) plus start-up on a shared, loaded machine, every case at once: the harness's guard, not a claim about speed.
 const SLOW = {timeoutMs: 180_000}
 
-describe('bench --warmup', () => {
-  it('by default warms up until ops/s settles, and says how long and why it ended', async () => {
-    const run = await runCli(['bench', '--sim', '--duration', '1s', '--concurrency', '4', '--json'], SLOW)
+describe('bench --warmup', {concurrency: true}, () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'pooltool-warmup-'))
+  /** The default run, once for both of its tests: the text report on stdout, the JSON in a file. */
+  let byDefault: Promise<{run: CliRun; json: string}> | undefined
+  const defaultRun = () => (byDefault ??= (async () => {
+    const out = path.join(dir, 'default.json')
+    const run = await runCli(['bench', '--sim', '--duration', '1s', '--concurrency', '4', '--out', out], SLOW)
     assert.equal(run.code, 0, run.stderr)
-    const result = parseJson(run)
+    return {run, json: readFileSync(out, 'utf8')}
+  })())
+
+  it('by default warms up until ops/s settles, and says how long and why it ended', async () => {
+    const result = JSON.parse((await defaultRun()).json)
     assert.deepEqual(result.config.warmup, {mode: 'auto', windowMS: 1000, windows: 4, tolerance: 0.05, spread: 0.15, confirmations: 2, floorMS: 5000, capMS: 30_000})
     assert.equal(result.config.warmupMS, undefined, 'no fixed length with auto')
     const {warmup} = result.runs[0]
@@ -36,34 +55,9 @@ describe('bench --warmup', () => {
   })
 
   it('the text report says the rule and how each run\'s warm-up ended', async () => {
-    const run = await runCli(['bench', '--sim', '--duration', '500ms', '--concurrency', '2'], SLOW)
-    assert.equal(run.code, 0, run.stderr)
+    const {run} = await defaultRun()
     assert.match(run.stdout, /^warm-up auto before each run, until ops\/s settles \(the last 4 s: halves within 5 %, each second within 15 %, the pool no longer growing, twice running; 5s to 30s\), not measured/m)
-    assert.match(run.stdout, /^Warm-up \(not measured\)\n {2}pool c=2: (settled after [\d.]+ s: the last 4 s level \(halves [\d,]+ → [\d,]+ ops\/s|did not settle within the [\d.]+ s cap: )/m)
-  })
-
-  it('--warmup 0s: none, as before', async () => {
-    const run = await runCli(['bench', '--sim', '--warmup', '0s', '--duration', '500ms', '--concurrency', '2', '--json'])
-    assert.equal(run.code, 0, run.stderr)
-    const result = parseJson(run)
-    assert.equal(result.config.warmupMS, 0)
-    assert.deepEqual(result.config.warmup, {mode: 'off'})
-    assert.deepEqual(result.runs[0].warmup, {mode: 'off', durationMS: 0, endedBy: 'off'})
-    // Without warm-up the measured interval opens the pool's connections itself.
-    assert.ok(result.runs[0].pool.created >= 1, JSON.stringify(result.runs[0].pool))
-  })
-
-  it('--warmup 2s: exactly 2 s, fixed, as before', async () => {
-    const run = await runCli(['bench', '--sim', '--warmup', '2s', '--duration', '500ms', '--concurrency', '2', '--json'])
-    assert.equal(run.code, 0, run.stderr)
-    const result = parseJson(run)
-    assert.equal(result.config.warmupMS, 2000)
-    assert.deepEqual(result.config.warmup, {mode: 'fixed', ms: 2000})
-    const {warmup} = result.runs[0]
-    assert.deepEqual([warmup.mode, warmup.endedBy], ['fixed', 'fixed'])
-    assert.ok(warmup.durationMS >= 1999, `${warmup.durationMS} ms`)
-    assert.equal(warmup.windowsOpsPerSec, undefined, 'a fixed warm-up is not judged')
-    assert.equal(result.runs[0].pool.created, 0, 'the warm-up opened the pool: no set-up in the measured figures')
+    assert.match(run.stdout, /^Warm-up \(not measured\)\n {2}pool c=4: (settled after [\d.]+ s: the last 4 s level \(halves [\d,]+ → [\d,]+ ops\/s|did not settle within the [\d.]+ s cap: )/m)
   })
 
   it('--workers 2: one warm-up for both workers, judged on their sum by the parent', async () => {
@@ -77,22 +71,47 @@ describe('bench --warmup', () => {
     assert.equal(r.workers.count, 2)
   })
 
-  it('--warmup auto with --segment: a fixed 5 s, and why', async () => {
-    const run = await runCli(['bench', '--sim', '--segment', '0/1', '--run-id', 'a1b2c3d4', '--duration', '500ms', '--concurrency', '2', '--json'])
-    assert.equal(run.code, 0, run.stderr)
-    const result = parseJson(run)
-    assert.equal(result.config.warmupMS, 5000)
-    assert.equal(result.config.warmup.mode, 'fixed')
-    assert.match(result.config.warmup.fallback, /^--warmup auto is a fixed 5s here \(--segment: every segment warms up alike/)
-    assert.equal(result.runs[0].warmup.endedBy, 'fixed')
-  })
+  describe('a fixed warm-up, none, and bad values', {concurrency: true}, () => {
+    it('--warmup 0s: none, as before', async () => {
+      const run = await runCli(['bench', '--sim', '--warmup', '0s', '--duration', '500ms', '--concurrency', '2', '--json'], SLOW)
+      assert.equal(run.code, 0, run.stderr)
+      const result = parseJson(run)
+      assert.equal(result.config.warmupMS, 0)
+      assert.deepEqual(result.config.warmup, {mode: 'off'})
+      assert.deepEqual(result.runs[0].warmup, {mode: 'off', durationMS: 0, endedBy: 'off'})
+      // Without warm-up the measured interval opens the pool's connections itself.
+      assert.ok(result.runs[0].pool.created >= 1, JSON.stringify(result.runs[0].pool))
+    })
 
-  it('a value that is neither auto nor a duration: one line with a hint, exit 2', async () => {
-    const run = await runCli(['bench', '--sim', '--warmup', 'soon'])
-    assert.equal(run.code, 2)
-    assert.equal(run.stderr.trim(), "Error [USAGE]: --warmup 'soon' is neither auto nor a duration (hint: give auto (the default) or a length with a unit, e.g. 10s; 0s turns it off)")
-    const bare = await runCli(['bench', '--sim', '--warmup', '5'])
-    assert.equal(bare.code, 2)
-    assert.match(bare.stderr, /--warmup 5 has no unit/)
+    it('--warmup 2s: exactly 2 s, fixed, as before', async () => {
+      const run = await runCli(['bench', '--sim', '--warmup', '2s', '--duration', '500ms', '--concurrency', '2', '--json'], SLOW)
+      assert.equal(run.code, 0, run.stderr)
+      const result = parseJson(run)
+      assert.equal(result.config.warmupMS, 2000)
+      assert.deepEqual(result.config.warmup, {mode: 'fixed', ms: 2000})
+      const {warmup} = result.runs[0]
+      assert.deepEqual([warmup.mode, warmup.endedBy], ['fixed', 'fixed'])
+      assert.ok(warmup.durationMS >= 1999, `${warmup.durationMS} ms`)
+      assert.equal(warmup.windowsOpsPerSec, undefined, 'a fixed warm-up is not judged')
+      assert.equal(result.runs[0].pool.created, 0, 'the warm-up opened the pool: no set-up in the measured figures')
+    })
+
+    it('--warmup auto with --segment: a fixed 5 s, and why', async () => {
+      const run = await runCli(['bench', '--sim', '--segment', '0/1', '--run-id', 'a1b2c3d4', '--duration', '500ms', '--concurrency', '2', '--json'], SLOW)
+      assert.equal(run.code, 0, run.stderr)
+      const result = parseJson(run)
+      assert.equal(result.config.warmupMS, 5000)
+      assert.equal(result.config.warmup.mode, 'fixed')
+      assert.match(result.config.warmup.fallback, /^--warmup auto is a fixed 5s here \(--segment: every segment warms up alike/)
+      assert.equal(result.runs[0].warmup.endedBy, 'fixed')
+    })
+
+    it('a value that is neither auto nor a duration: one line with a hint, exit 2', async () => {
+      const [run, bare] = await Promise.all([runCli(['bench', '--sim', '--warmup', 'soon'], SLOW), runCli(['bench', '--sim', '--warmup', '5'], SLOW)])
+      assert.equal(run.code, 2)
+      assert.equal(run.stderr.trim(), "Error [USAGE]: --warmup 'soon' is neither auto nor a duration (hint: give auto (the default) or a length with a unit, e.g. 10s; 0s turns it off)")
+      assert.equal(bare.code, 2)
+      assert.match(bare.stderr, /--warmup 5 has no unit/)
+    })
   })
 })

@@ -9,7 +9,11 @@
  * One Chromium for the file, each report read in one page. The bench results that are only inputs
  * run in this process (test/helpers/in-process.ts, the path bin/run.js takes) and the open-loop run
  * serves both `report html` cases; the first `report html`, `bench --html`, both `conns watch --html`
- * (the second for its timing, see there) and `locks watch --html` are spawned.
+ * (the second for its timing, see there) and `locks watch --html` are spawned. A bench runs for its
+ * --duration whatever the machine, so the runs are as short as what is checked allows (a series
+ * interval of a quarter of the run gives every chart several points), and the spawned `bench --html`
+ * and `locks watch --html` start with the browser and run while the input benches do (each a process
+ * of its own, and neither reads on a deadline; the conns watches do, see there, so they run alone).
  */
 import assert from 'node:assert/strict'
 import {copyFileSync, mkdirSync, mkdtempSync, readFileSync} from 'node:fs'
@@ -22,7 +26,7 @@ import type {Browser, Page} from 'puppeteer-core'
 
 import type {BenchResult} from '../../src/bench/types.js'
 import {assertNothingInjected, browserMissing, launchBrowser, openReportPage} from '../helpers/browser.js'
-import {parseJson, REPO_ROOT, runCli} from '../helpers/cli.js'
+import {type CliRun, parseJson, REPO_ROOT, runCli} from '../helpers/cli.js'
 import {runInProcess} from '../helpers/in-process.js'
 
 const SCREENSHOTS = path.join(REPO_ROOT, 'test-output', 'screenshots')
@@ -39,8 +43,16 @@ describe('HTML reports in a browser', {skip: missing, timeout: 240_000}, () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'pooltool-html-'))
   const file = (name: string) => path.join(dir, name)
   let browser: Browser
+  let benchHtml: Promise<CliRun>
+  let locksHtml: Promise<CliRun>
 
   before(async () => {
+    // Spawned: bench --html in the real process (exit 0), awaited by its test.
+    benchHtml = runCli(['bench', '--model', 'pool,single,per-op,fixed', '--concurrency', '4', '--duration', '1s', '--series-interval', '250ms', '--warmup', '0', '--html', file('bench.html'), '--json'], {timeoutMs: 120_000})
+    // Spawned: locks watch --html in the real process (exit 0), awaited by its test.
+    locksHtml = runCli(['locks', 'watch', '--sim-profile', '4.4', '--sim-scenario', 'dead-lock-holder', '--duration', '1s', '--interval', '200ms', '--json', '--html', file('locks.html')], {timeoutMs: 120_000})
+    // Not left unhandled if the file fails before their tests await them.
+    for (const run of [benchHtml, locksHtml]) run.catch(() => undefined)
     browser = await launchBrowser()
   })
   after(async () => {
@@ -131,7 +143,7 @@ describe('HTML reports in a browser', {skip: missing, timeout: 240_000}, () => {
   const openLoopRun = () => (openLong ??= bench('open-long.json', ['--rate', '200', '--concurrency', '8', '--duration', '4s']))
 
   it('report html over a sweep and an open-loop run: a panel per run for each metric, every chart has its points, the grid a cell per run', async () => {
-    const sweep = await bench('sweep.json', ['--concurrency', '2,8', '--max-pool-size', '2,8', '--duration', '2s'])
+    const sweep = await bench('sweep.json', ['--concurrency', '2,8', '--max-pool-size', '2,8', '--duration', '1s', '--series-interval', '250ms'])
     const openLoop = await openLoopRun()
     copyFileSync(file('open-long.json'), file('open.json'))
     // Spawned: report html in the real process (exit 0).
@@ -166,7 +178,7 @@ describe('HTML reports in a browser', {skip: missing, timeout: 240_000}, () => {
   })
 
   it('report html over 12 runs of different lengths (13 latency curves): the spectrum too is a panel per run, each run on its own time axis', async () => {
-    const cells = await bench('cells.json', ['--concurrency', '1,2,4,8,16', '--max-pool-size', '2,8', '--duration', '1s', '--series-interval', '250ms'])
+    const cells = await bench('cells.json', ['--concurrency', '1,2,4,8,16', '--max-pool-size', '2,8', '--duration', '500ms', '--series-interval', '125ms'])
     const open = await openLoopRun()
     const closed = await bench('closed.json', ['--concurrency', '4', '--duration', '2s'])
     const made = await runInProcess(['report', 'html', file('cells.json'), file('open-long.json'), file('closed.json'), '--out', file('many.html')])
@@ -179,7 +191,7 @@ describe('HTML reports in a browser', {skip: missing, timeout: 240_000}, () => {
     assert.ok(!charts.some((chart) => chart.id === 'spectrum'), 'no overlay of more curves than colours')
     assert.equal(charts.find((chart) => chart.id === `spectrum-${cells.runs.length}`)!.series, 2, 'the open-loop panel: measured and corrected')
     for (const metric of ['throughput', 'connections']) assert.deepEqual(structure.panels[metric]!.map((panel) => panel.id), panelIds(metric, runs), `${metric}: one panel per run`)
-    // Each run on its own axis: a 1-s cell's labels span about a second, the 4-s run's about four.
+    // Each run on its own axis: a half-second cell's labels span at most a second, the 4-s run's about four.
     const span = (labels: string[]) => {
       const seconds = labels.map((label) => label.split(':').map(Number)).map(([h, m, s]) => h! * 3600 + m! * 60 + s!)
       return Math.max(...seconds) - Math.min(...seconds)
@@ -190,8 +202,8 @@ describe('HTML reports in a browser', {skip: missing, timeout: 240_000}, () => {
   })
 
   it('bench --html writes the same report beside the run', async () => {
-    // Spawned: bench --html in the real process (exit 0).
-    const run = await runCli(['bench', '--model', 'pool,single,per-op,fixed', '--concurrency', '4', '--duration', '2s', '--series-interval', '250ms', '--warmup', '0', '--html', file('bench.html'), '--json'], {timeoutMs: 120_000})
+    // Spawned at the start of the file (see before).
+    const run = await benchHtml
     assert.equal(run.code, 0, run.stderr)
     const result = parseJson<BenchResult>(run)
     const {charts, tables, structure} = await benchStructure(file('bench.html'), 'bench-html-models.png')
@@ -255,8 +267,8 @@ describe('HTML reports in a browser', {skip: missing, timeout: 240_000}, () => {
   })
 
   it('locks watch --html: each lock\'s holds on one time axis', async () => {
-    // Spawned: locks watch --html in the real process (exit 0).
-    const run = await runCli(['locks', 'watch', '--sim-profile', '4.4', '--sim-scenario', 'dead-lock-holder', '--duration', '1s', '--interval', '200ms', '--json', '--html', file('locks.html')], {timeoutMs: 120_000})
+    // Spawned at the start of the file (see before).
+    const run = await locksHtml
     assert.equal(run.code, 0, run.stderr)
     const result = JSON.parse(run.stdout) as {events: Array<{name: string; kind: string}>}
     const {charts, tables} = await openReport(file('locks.html'), 'locks-watch-html.png')

@@ -121,6 +121,60 @@ describe('what the report says', () => {
   })
 })
 
+/**
+ * What test/cli/bench-warmup.test.ts reads in a real run's runs[].warmup, decided here on given seconds,
+ * for both endings: a real run settles or reaches the cap depending on the machine, so one run proves only one.
+ */
+describe('what an adaptive warm-up reports (runs[].warmup)', () => {
+  const json = (outcome: WarmupOutcome) => toRunWarmup(outcome, SETTLE_RULE)
+
+  it('settled: level, the pool not grown, one entry per second, the halves, the pool and the rule', () => {
+    const {outcome, at} = judge([...RAMP, ...STEADY], undefined, 10)
+    const warmup = json(outcome!)
+    assert.equal(warmup.endedBy, 'settled')
+    assert.equal(warmup.level, true)
+    assert.equal(warmup.poolGrew, false)
+    assert.equal(warmup.durationMS, at! * 1000)
+    assert.equal(warmup.windowsOpsPerSec!.length, Math.round(warmup.durationMS / 1000), 'one entry per warm-up second')
+    assert.equal(warmup.halvesOpsPerSec!.length, 2)
+    assert.equal(warmup.poolTotal, 10)
+    assert.deepEqual(warmup.rule, {windowMS: 1000, windows: 4, tolerance: 0.05, spread: 0.15, confirmations: 2, floorMS: 5000, capMS: 30_000})
+  })
+
+  it('the cap: not level, with what was seen in its last span, one entry per second', () => {
+    const {outcome} = judge([...LOADED_COLD, ...LOADED_COLD.map((n) => n * 3)])
+    const warmup = json(outcome!)
+    assert.equal(warmup.endedBy, 'cap')
+    assert.equal(warmup.level, false)
+    assert.equal(warmup.durationMS, SETTLE_RULE.capMs)
+    assert.equal(warmup.windowsOpsPerSec!.length, SETTLE_RULE.capMs / 1000)
+    assert.equal(warmup.halvesOpsPerSec!.length, 2)
+    assert.equal(typeof warmup.spread, 'number')
+  })
+
+  it('never before the floor, however level the load is from its first second', () => {
+    const flat = Array(40).fill(6000)
+    assert.equal(judge(flat, undefined, 10).at, SETTLE_RULE.floorMs / 1000)
+    // A floor later than the rule's own earliest verdict (4 s and a confirmation) is waited for too.
+    const late = new SettleJudge({...SETTLE_RULE, floorMs: 9000}, 10)
+    const at = flat.findIndex((ops) => late.push({ops, durationMs: 1000, poolTotal: 10}) !== undefined) + 1
+    assert.equal(at, 9)
+    // A timer may close a window a little early: half a window short of the floor still counts as there.
+    const early = new SettleJudge(SETTLE_RULE, 10)
+    const ends = flat.slice(0, 5).map((ops) => early.push({ops, durationMs: 910, poolTotal: 10}))
+    assert.equal(ends.findIndex((outcome) => outcome !== undefined), 4, `settled at 4.55 s, within half a window of the 5-s floor`)
+  })
+
+  it('--workers: the parent too waits for the floor, and reports both pools summed', () => {
+    const ended: WarmupOutcome[] = []
+    const parent = new WorkersJudge(SETTLE_RULE, 2, (outcome) => ended.push(outcome))
+    for (let i = 0; i < 10 && ended.length === 0; i++) for (let worker = 0; worker < 2; worker++) parent.window({ops: 3000, durationMs: 1000, poolTotal: 2}, i, i === 0 ? 2 : undefined)
+    assert.equal(ended.length, 1)
+    assert.equal(ended[0]!.windowsOpsPerSec!.length, SETTLE_RULE.floorMs / 1000)
+    assert.equal(ended[0]!.poolTotal, 4, 'two workers of 2 connections each')
+  })
+})
+
 describe('--workers: the parent judges the workers summed', () => {
   it('one verdict for all, once every worker has sent a window', () => {
     const ended: WarmupOutcome[] = []
