@@ -18,6 +18,7 @@ import {after, describe, it} from 'node:test'
 import {pathToFileURL} from 'node:url'
 
 import {REPO_ROOT} from '../helpers/cli.js'
+import {runScript, writeOclifOnlyScript} from '../helpers/oclif-only.js'
 
 const scratch = mkdtempSync(path.join(tmpdir(), 'pooltool-fast-help-'))
 after(() => rmSync(scratch, {recursive: true, force: true}))
@@ -172,24 +173,12 @@ describe('help without oclif is byte-identical to oclif’s', () => {
   })
 
   it('bin/run.js prints the same bytes, on stdout only, exit 0, as the oclif path alone', async () => {
-    const oclifOnly = path.join(scratch, 'oclif-only.mjs')
-    writeFileSync(
-      oclifOnly,
-      `import {installSecretGuard} from ${JSON.stringify(dist('secret-guard.js'))}\ninstallSecretGuard()\n` +
-        `const main = await import(${JSON.stringify(dist('main.js'))})\nawait main.runPooltool(${JSON.stringify(pathToFileURL(path.join(REPO_ROOT, 'bin', 'run.js')).href)})\n`,
-    )
-    const run = (script: string, argv: string[], env: Record<string, string>) =>
-      new Promise<{code: number | null; stdout: string; stderr: string}>((resolve, reject) => {
-        const childEnv: NodeJS.ProcessEnv = {...process.env, ...env}
-        for (const name of ['COLUMNS', 'OCLIF_COLUMNS', 'NO_COLOR', 'FORCE_COLOR', 'DEBUG']) if (!(name in env)) delete childEnv[name]
-        const child = spawn(process.execPath, [script, ...argv], {env: childEnv, stdio: ['ignore', 'pipe', 'pipe']})
-        let stdout = ''
-        let stderr = ''
-        child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk))
-        child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
-        child.on('error', reject)
-        child.on('close', (code) => resolve({code, stdout, stderr}))
-      })
+    const oclifOnly = writeOclifOnlyScript(scratch)
+    const run = (script: string, argv: string[], env: Record<string, string>) => {
+      const childEnv: NodeJS.ProcessEnv = {...process.env, ...env}
+      for (const name of ['COLUMNS', 'OCLIF_COLUMNS', 'NO_COLOR', 'FORCE_COLOR', 'DEBUG']) if (!(name in env)) delete childEnv[name]
+      return runScript(script, argv, childEnv)
+    }
     for (const [argv, env] of [
       [[], {}],
       [['bench', '--help'], {}],

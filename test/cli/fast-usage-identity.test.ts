@@ -10,8 +10,7 @@
  * (it writes dist/help/usage.json).
  */
 import assert from 'node:assert/strict'
-import {spawn} from 'node:child_process'
-import {mkdtempSync, rmSync, writeFileSync} from 'node:fs'
+import {mkdtempSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
 import {after, describe, it} from 'node:test'
@@ -20,6 +19,7 @@ import {pathToFileURL} from 'node:url'
 import type {UsageAnswer, UsageSpec} from '../../src/cli/fast-usage.js'
 import {REPO_ROOT} from '../helpers/cli.js'
 import {runInProcess} from '../helpers/in-process.js'
+import {runScript, writeOclifOnlyScript} from '../helpers/oclif-only.js'
 import {cases} from './bad-input-cases.js'
 
 const dist = (file: string) => pathToFileURL(path.join(REPO_ROOT, 'dist/src/cli', file)).href
@@ -180,22 +180,8 @@ describe('usage errors without oclif are byte-identical to oclif’s', () => {
   it('bin/run.js prints the same bytes, with the same exit code, as the oclif path alone', async () => {
     const scratch = mkdtempSync(path.join(tmpdir(), 'pooltool-fast-usage-'))
     after(() => rmSync(scratch, {recursive: true, force: true}))
-    const oclifOnly = path.join(scratch, 'oclif-only.mjs')
-    writeFileSync(
-      oclifOnly,
-      `import {installSecretGuard} from ${JSON.stringify(dist('secret-guard.js'))}\ninstallSecretGuard()\n` +
-        `const main = await import(${JSON.stringify(dist('main.js'))})\nawait main.runPooltool(${JSON.stringify(pathToFileURL(path.join(REPO_ROOT, 'bin', 'run.js')).href)})\n`,
-    )
-    const run = (script: string, argv: string[]) =>
-      new Promise<{code: number | null; stdout: string; stderr: string}>((resolve, reject) => {
-        const child = spawn(process.execPath, [script, ...argv], {env: commandEnv(), stdio: ['ignore', 'pipe', 'pipe']})
-        let stdout = ''
-        let stderr = ''
-        child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk))
-        child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
-        child.on('error', reject)
-        child.on('close', (code) => resolve({code, stdout, stderr}))
-      })
+    const oclifOnly = writeOclifOnlyScript(scratch)
+    const run = (script: string, argv: string[]) => runScript(script, argv, commandEnv())
     for (const argv of [
       ['bench', '--concurrency', 'abc'],
       ['locks', 'list', '--json', '--bogus'],
