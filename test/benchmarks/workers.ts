@@ -36,9 +36,21 @@
  *
  * (b) is paired by the method of paired.ts: slices of `--workers 1` and `--workers 2` alternating
  * A B B A …, warm-up pairs discarded, figure = median of the per-pair ratios of CPU per operation
- * (process.cpuUsage: user + system of every thread, i.e. the two workers' summed CPU and the main
- * thread's) with a bootstrap 95% interval. A slice is a fresh runBench with a fixed warm-up (3 s: the
- * worker threads' code compiled, as in a user's run) and a 4 s measured interval; CPU is read at its progress ticks 2 s and 3 s in (after the pool opened;
+ * (process.cpuUsage: user + system of every thread, i.e. the two workers' summed CPU, the main
+ * thread's and V8's background threads') with a bootstrap 95% interval. A slice is a fresh runBench
+ * with a fixed warm-up (12 s, --warmup-ms) and a 4 s measured interval. The warm-up is that long
+ * because the comparison is of warm code on both sides: `--workers 1` runs on this process's main
+ * thread, warm from the slices before, while each `--workers 2` slice starts two fresh isolates that
+ * V8 compiles from cold, each at half the rate (so half the calls per second towards its
+ * optimizing tiers), the compilation on V8's background threads, which process.cpuUsage counts and
+ * `--cpu-prof` does not see. Read per thread (/proc/self/task), those background threads took
+ * ~400 µs per operation in the two workers' seconds 3–11 of a run against ~55 for one worker, and
+ * the two workers' CPU per operation kept falling until ~15 s into a run (2026-11-28, load 11–13);
+ * with a 3 s warm-up the figure was 1.81 on an idle machine, the warm-up's cost and not the split's.
+ * The thread split of each slice is printed (main · worker threads · V8 background), so a window
+ * still in the workers' warm-up shows as background CPU far above the one worker's. The per-run
+ * cost of warming a second isolate is not in the figure; it is a one-off of a run, not per operation.
+ * CPU is read at its progress ticks 2 s and 3 s in (after the pool opened;
  * with workers, the tick that reaches the parent from worker 0), and the operations of that second
  * are its series interval [2 s, 3 s) (merged exactly over the workers). A slice that did not keep
  * the rate (±10 % of the second's schedule) is left out with its pair. `--workers 1` runs the engine
@@ -51,10 +63,10 @@
  * each run on a core of their own, one of them sharing core 1 with the cluster (at 1,000/s neither
  * side is near a full core). One worker (A) gets the same two cores. Without taskset nothing is pinned.
  *
- * Flags: --rate N (1000) --concurrency N (64) --pairs N (16; --quick 4) --warmup-pairs N (1)
- *        --profile-slices N (6; --quick 3; 0 skips figure (a)) --warmup-ms MS (figure (b)'s warm-up, 3000)
+ * Flags: --rate N (1000) --concurrency N (64) --pairs N (8; --quick 3) --warmup-pairs N (1)
+ *        --profile-slices N (6; --quick 3; 0 skips figure (a)) --warmup-ms MS (figure (b)'s warm-up, 12000)
  */
-import {spawn} from 'node:child_process'
+import {execFileSync, spawn} from 'node:child_process'
 import {readdirSync, readFileSync, rmSync} from 'node:fs'
 import {mkdir} from 'node:fs/promises'
 import {availableParallelism} from 'node:os'
@@ -76,7 +88,7 @@ const {values} = parseArgs({
     rate: {type: 'string', default: '1000'},
     'profile-slices': {type: 'string'},
     /** Figure (b)'s fixed warm-up before the measured interval, ms. */
-    'warmup-ms': {type: 'string', default: '3000'},
+    'warmup-ms': {type: 'string', default: '12000'},
     /** machinery: figure (a) only; ratio: figure (b) only. */
     only: {type: 'string'},
     /** Internal: this process is the profiled child of figure (a); it prints one WINDOW line per run. */
@@ -113,6 +125,61 @@ interface Mark {
   cpu: number
   atUs: number
   elapsedMs: number
+  /** CPU by thread (threadCpu), undefined off Linux. */
+  threads?: Map<number, number>
+}
+
+/** clock ticks per second of /proc's CPU times (USER_HZ). */
+const CLOCK_TICKS = (() => {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK'], {encoding: 'utf8'}).trim()) || 100
+  } catch {
+    return 100
+  }
+})()
+
+/**
+ * CPU (user + system, µs) of each thread of this process by thread id, from /proc/self/task (Linux); undefined
+ * elsewhere. process.cpuUsage() sums every thread, and `node --cpu-prof` sees only threads running JavaScript:
+ * this is what tells the main thread, the worker threads and V8's background threads (concurrent compilation,
+ * GC helpers; libuv's pool) apart.
+ */
+function threadCpu(): Map<number, number> | undefined {
+  let tids: string[]
+  try {
+    tids = readdirSync('/proc/self/task')
+  } catch {
+    return undefined
+  }
+  const cpu = new Map<number, number>()
+  for (const tid of tids) {
+    try {
+      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8')
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+      cpu.set(Number(tid), ((Number(fields[11]) + Number(fields[12])) * 1e6) / CLOCK_TICKS)
+    } catch {
+      // The thread ended between the listing and the read: its CPU is not in either mark.
+    }
+  }
+  return cpu
+}
+
+/** Where a window's CPU went: this process's main thread, the worker threads, and the threads that were there before the run (V8's platform threads: background compilation and GC helpers). */
+interface ThreadSplit {
+  main: number
+  workers: number
+  background: number
+}
+
+function splitOf(from: Map<number, number>, to: Map<number, number>, before: ReadonlySet<number>): ThreadSplit {
+  const split = {main: 0, workers: 0, background: 0}
+  for (const [tid, cpu] of to) {
+    const delta = cpu - (from.get(tid) ?? 0)
+    if (tid === process.pid) split.main += delta
+    else if (before.has(tid)) split.background += delta
+    else split.workers += delta
+  }
+  return split
 }
 
 /** One runBench of `threads` workers; its first three progress ticks (1, 2, 3 s into the measured interval) and its series. */
@@ -122,31 +189,49 @@ async function benchSlice(target: Target, threads: number, warmupMs = 0) {
     concurrency: String(concurrency), duration: RUN_MS, warmup: warmupMs, workers: threads, rate,
   })
   const marks: Mark[] = []
+  // Threads there before the run: the main thread and V8's and libuv's; a run's worker threads are new.
+  const before = new Set(threadCpu()?.keys() ?? [])
   const result = await runBench(target, config, {
     signal: new AbortController().signal,
     onTick: (_cell, tick) => {
-      if (marks.length < 3) marks.push({cpu: cpuMicros(), atUs: monotonicUs(), elapsedMs: tick.elapsedMs})
+      if (marks.length < 3) marks.push({cpu: cpuMicros(), atUs: monotonicUs(), elapsedMs: tick.elapsedMs, threads: threadCpu()})
     },
   })
   const endUs = monotonicUs()
   const run = result.runs[0]!
   const opsFrom = (fromMs: number) => run.series?.find((point) => point.tMS === fromMs)
   // A loaded machine can hold a tick past the run's end (the event loop late by half a second): no window, the slice measured nothing.
-  return {marks: marks.length >= 3 ? marks : undefined, endUs, opsFrom}
+  return {marks: marks.length >= 3 ? marks : undefined, endUs, opsFrom, before}
 }
 
 /** Figure (b)'s slice: CPU per operation over the second between the ticks at 2 s and 3 s. */
 async function cpuSlice(target: Target, threads: number): Promise<SliceValues> {
-  // Warmed up first (--warmup-ms): each --workers 2 slice starts two fresh worker threads, whose code V8 compiles
-  // from cold, while --workers 1 runs on this process's main thread, warm from the slices before. Without a warm-up
-  // the ratio was the cold JIT's: 2.60 [2.31, 2.89] on an idle machine (one 281 µs/op, two 720), where a user's
-  // run (the default warm-up is at least 5 s) measures warm threads.
-  const {marks, opsFrom} = await benchSlice(target, threads, ratioWarmupMs)
+  // Warmed up first (--warmup-ms, see the header): each --workers 2 slice starts two fresh worker threads, whose code
+  // V8 compiles from cold, while --workers 1 runs on this process's main thread, warm from the slices before. Without
+  // a warm-up the ratio was the cold JIT's: 2.60 [2.31, 2.89] on an idle machine (one 281 µs/op, two 720); with 3 s,
+  // 1.81 [1.75, 1.92], the two isolates' compilation still running on V8's background threads.
+  const {marks, opsFrom, before} = await benchSlice(target, threads, ratioWarmupMs)
   const point = opsFrom(2000)
-  if (!marks || !point) return {ops: point?.ops ?? 0, cpuUsPerOp: Number.NaN, windowMs: Number.NaN}
+  if (!marks || !point) return {ops: point?.ops ?? 0, cpuUsPerOp: Number.NaN, windowMs: Number.NaN, mainUsPerOp: Number.NaN, workersUsPerOp: Number.NaN, backgroundUsPerOp: Number.NaN}
   const cpuUsPerOp = (marks[2]!.cpu - marks[1]!.cpu) / point.ops
   const keptRate = Math.abs(point.ops / ((rate * point.durationMS) / 1000) - 1) <= KEPT_RATE
-  return {ops: point.ops, cpuUsPerOp: keptRate ? cpuUsPerOp : Number.NaN, windowMs: marks[2]!.elapsedMs - marks[1]!.elapsedMs}
+  const from = marks[1]!.threads
+  const to = marks[2]!.threads
+  const split = from && to ? splitOf(from, to, before) : {main: Number.NaN, workers: Number.NaN, background: Number.NaN}
+  return {
+    ops: point.ops,
+    cpuUsPerOp: keptRate ? cpuUsPerOp : Number.NaN,
+    windowMs: marks[2]!.elapsedMs - marks[1]!.elapsedMs,
+    mainUsPerOp: split.main / point.ops,
+    workersUsPerOp: split.workers / point.ops,
+    backgroundUsPerOp: split.background / point.ops,
+  }
+}
+
+/** A slice's CPU per operation by thread, for the pair lines: main · worker threads · V8 background. */
+function splitText(v: SliceValues): string {
+  if (Number.isNaN(v.mainUsPerOp!)) return ''
+  return ` (main ${v.mainUsPerOp!.toFixed(0)} · workers ${v.workersUsPerOp!.toFixed(0)} · V8 background ${v.backgroundUsPerOp!.toFixed(0)})`
 }
 
 // ---- figure (a): the profiled child, and the reading of its profiles ----
@@ -307,7 +392,7 @@ async function withCluster<T>(body: (target: Target, cores: string, pid: number)
 
 if (values['profile-child']) await withCluster((target) => profileChild(target))
 else {
-  const {pairs, warmupPairs} = runRatio ? pairsOf(values, {full: 16, quick: 4, warmup: 1}) : {pairs: 0, warmupPairs: 0}
+  const {pairs, warmupPairs} = runRatio ? pairsOf(values, {full: 8, quick: 3, warmup: 1}) : {pairs: 0, warmupPairs: 0}
   const record = benchRecord('workers', {
     pairs,
     warmupPairs,
@@ -328,7 +413,7 @@ else {
         onPair: (index, v, measured) =>
           console.log(
             `${measured ? `pair ${index - warmupPairs + 1}` : `warm-up ${index + 1}`} (${index % 2 === 0 ? 'A→B' : 'B→A'}): ` +
-              (['one', 'two'] as const).map((s) => `${s} ${v[s].ops} ops ${v[s].cpuUsPerOp!.toFixed(1)} µs CPU/op${Number.isNaN(v[s].cpuUsPerOp!) ? ' (did not keep the rate)' : ''}`).join(' | ') +
+              (['one', 'two'] as const).map((s) => `${s} ${v[s].ops} ops ${v[s].cpuUsPerOp!.toFixed(1)} µs CPU/op${Number.isNaN(v[s].cpuUsPerOp!) ? ' (did not keep the rate)' : splitText(v[s])}`).join(' | ') +
               ` · ratio ${(v.two.cpuUsPerOp! / v.one.cpuUsPerOp!).toFixed(3)}`,
           ),
       })
@@ -344,12 +429,23 @@ else {
         note: `${run.cores}; a pair is left out when a side did not keep ${rate}/s in its window (±${KEPT_RATE * 100} %)`,
       }),
     )
+    // Where each side's CPU per operation went, medians over the kept pairs: a window still in the worker threads'
+    // warm-up shows as V8 background CPU (compilation) far above the one worker's.
+    const kept = run.paired.pairs.filter((pair) => Number.isFinite(pair.one.cpuUsPerOp!) && Number.isFinite(pair.two.cpuUsPerOp!))
+    const threads = Object.fromEntries(
+      (['one', 'two'] as const).map((side) => [side, Object.fromEntries((['mainUsPerOp', 'workersUsPerOp', 'backgroundUsPerOp'] as const).map((key) => [key, median(kept.map((pair) => pair[side][key]!))]))]),
+    )
+    console.log(
+      `CPU per operation by thread (medians of the kept pairs, /proc/self/task): ` +
+        (['one', 'two'] as const).map((side) => `${side}: main ${threads[side]!.mainUsPerOp!.toFixed(0)} · worker threads ${threads[side]!.workersUsPerOp!.toFixed(0)} · V8 background ${threads[side]!.backgroundUsPerOp!.toFixed(0)} µs`).join(' | '),
+    )
+    extra.cpuByThread = threads
   }
   if (profileSlices > 0) {
     console.log(`\nfigure (a): ${profileSlices} runs of --workers 2 in a child under node --cpu-prof`)
     const machinery = await machineryFigure()
     figures.unshift(machinery.figure)
-    extra = machinery.extra
+    extra = {...extra, ...machinery.extra}
   }
   console.log('')
   await record.finish(figures, extra)
