@@ -435,9 +435,14 @@ else {
     const threads = Object.fromEntries(
       (['one', 'two'] as const).map((side) => [side, Object.fromEntries((['mainUsPerOp', 'workersUsPerOp', 'backgroundUsPerOp'] as const).map((key) => [key, median(kept.map((pair) => pair[side][key]!))]))]),
     )
+    const known = kept.length > 0 && Number.isFinite(threads.one!.mainUsPerOp!)
     console.log(
       `CPU per operation by thread (medians of the kept pairs, /proc/self/task): ` +
-        (['one', 'two'] as const).map((side) => `${side}: main ${threads[side]!.mainUsPerOp!.toFixed(0)} · worker threads ${threads[side]!.workersUsPerOp!.toFixed(0)} · V8 background ${threads[side]!.backgroundUsPerOp!.toFixed(0)} µs`).join(' | '),
+        (known
+          ? (['one', 'two'] as const).map((side) => `${side}: main ${threads[side]!.mainUsPerOp!.toFixed(0)} · worker threads ${threads[side]!.workersUsPerOp!.toFixed(0)} · V8 background ${threads[side]!.backgroundUsPerOp!.toFixed(0)} µs`).join(' | ')
+          : kept.length === 0
+            ? 'unknown (no pair kept)'
+            : 'unknown (no /proc/self/task here)'),
     )
     extra.cpuByThread = threads
   }
