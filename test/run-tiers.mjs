@@ -25,8 +25,8 @@ function filesOf(tier) {
 
 function runTier(files) {
   return new Promise((resolve) => {
-    // The embedded clusters the tests start fork the built child (src/sim/host.ts): `npm test` has just built it.
-    const env = {...process.env, POOLTOOL_SIM_CHILD: path.join(root, 'dist', 'src', 'sim', 'child.js')}
+    // The embedded clusters the tests start fork the built child, bundled (src/sim/host.ts): `npm test` has just built it.
+    const env = {...process.env, POOLTOOL_SIM_CHILD: path.join(root, 'dist', 'src', 'sim', 'child.bundle.js')}
     const child = spawn(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', ...files], {cwd: root, stdio: 'inherit', env})
     child.on('close', (code, signal) => resolve(code ?? (signal ? 1 : 0)))
   })

@@ -14,7 +14,7 @@
  * (EPIPE, ERR_IPC_CHANNEL_CLOSED) at the caller when the child is already gone.
  */
 import {fork, type ChildProcess} from 'node:child_process'
-import {existsSync} from 'node:fs'
+import {existsSync, statSync} from 'node:fs'
 import {fileURLToPath} from 'node:url'
 
 import {PoolToolError} from '../errors.js'
@@ -68,11 +68,13 @@ const STOP_GRACE_MS = 5_000
 const CONTROL_TIMEOUT_MS = 30_000
 
 /**
- * The child's script. From the build: child.js beside this file. From the sources (tests under tsx): child.ts
- * under tsx, unless POOLTOOL_SIM_CHILD names a built child.js to fork instead. `npm test` sets it to
- * dist/src/sim/child.js right after building (test/run-tiers.mjs): tsx's loader and transforms cost the
- * child about 0.5–1 s of CPU per start, and the suite starts ~150 clusters. Unset (a tier run alone, maybe on
- * an old build), the child comes from the sources being tested.
+ * The child's script. From the build: child.bundle.js beside this file, the child and its modules in one file
+ * (bin/bundle-sim.js, a step of npm run build: Node 20's ESM loader spends ~0.1 s of CPU resolving and linking
+ * the ~70 modules one by one), or child.js when there is no bundle or a later tsc build may have left it behind.
+ * From the sources (tests under tsx): child.ts under tsx, unless POOLTOOL_SIM_CHILD names a built child to fork
+ * instead. `npm test` sets it to dist/src/sim/child.bundle.js right after building (test/run-tiers.mjs): tsx's
+ * loader and transforms cost the child about 0.5–1 s of CPU per start, and the suite starts ~150 clusters.
+ * Unset (a tier run alone, maybe on an old build), the child comes from the sources being tested.
  */
 function childEntry(): {path: string; execArgv: string[]} {
   const here = import.meta.url
@@ -87,7 +89,19 @@ function childEntry(): {path: string; execArgv: string[]} {
     }
     return {path: fileURLToPath(new URL('./child.ts', here)), execArgv: ['--import', loader]}
   }
-  return {path: fileURLToPath(new URL('./child.js', here)), execArgv: []}
+  const bundle = fileURLToPath(new URL('./child.bundle.js', here))
+  return {path: bundleIsCurrent(bundle, fileURLToPath(new URL('../../.tsbuildinfo', here))) ? bundle : fileURLToPath(new URL('./child.js', here)), execArgv: []}
+}
+
+/**
+ * The bundle exists and no tsc build ran after it: `npx tsc` alone (the build without its bundle step) rewrites
+ * dist/.tsbuildinfo and the modules, not the bundle, which then holds the code of before.
+ */
+function bundleIsCurrent(bundle: string, buildInfo: string): boolean {
+  const bundled = statSync(bundle, {throwIfNoEntry: false})
+  if (!bundled) return false
+  const compiled = statSync(buildInfo, {throwIfNoEntry: false})
+  return !compiled || compiled.mtimeMs <= bundled.mtimeMs
 }
 
 type Channel = {ref?(): void; unref?(): void}

@@ -9,8 +9,7 @@
  * - user names are escaped in `n=` (`=` → `=3D`, `,` → `=2C`).
  */
 import {createHash, createHmac, pbkdf2, pbkdf2Sync, randomBytes, timingSafeEqual} from 'node:crypto'
-
-import {saslprep} from '@mongodb-js/saslprep'
+import {createRequire} from 'node:module'
 
 export type ScramMechanism = 'SCRAM-SHA-1' | 'SCRAM-SHA-256'
 export const SCRAM_MECHANISMS: readonly ScramMechanism[] = ['SCRAM-SHA-1', 'SCRAM-SHA-256']
@@ -33,6 +32,19 @@ export function keyLength(mech: ScramMechanism): number {
 /** hex(MD5("user:mongo:password")): what SCRAM-SHA-1 hashes on MongoDB. */
 export function mongoPasswordDigest(username: string, password: string): string {
   return createHash('md5').update(`${username}:mongo:${password}`, 'utf8').digest('hex')
+}
+
+type SaslPrep = (typeof import('@mongodb-js/saslprep'))['saslprep']
+let saslprepFn: SaslPrep | undefined
+
+/**
+ * The package, loaded on the first SCRAM-SHA-256 password: at load it inflates its Unicode tables (zlib, ~0.1 s
+ * of CPU), which an embedded cluster without auth or a command that never authenticates would pay for nothing.
+ * Its CommonJS build (the one the driver loads), through require so that scramPassword stays synchronous.
+ */
+function saslprep(password: string): string {
+  saslprepFn ??= (createRequire(import.meta.url)('@mongodb-js/saslprep') as typeof import('@mongodb-js/saslprep')).saslprep
+  return saslprepFn(password)
 }
 
 /** The string fed to Hi() for a mechanism. */

@@ -237,7 +237,6 @@ function intentModesOf(global: Document): Document {
 export function buildServerStatus(proc: SimProcess, exclude: Set<string>): Document {
   const c = proc.counters
   const uptimeMs = Date.now() - c.startedAt
-  const mem = process.memoryUsage()
   const doc: Document = {
     host: proc.hostPort,
     version: proc.profile.version,
@@ -258,7 +257,11 @@ export function buildServerStatus(proc: SimProcess, exclude: Set<string>): Docum
     ['locks', () => (proc.role === 'mongos' ? undefined : locksSection(proc))],
     [
       'mem',
-      () => ({bits: 64, resident: Math.round(mem.rss / 1048576), virtual: Math.round((mem.rss + mem.external) / 1048576), supported: true}),
+      // Read only when the section is asked for: process.memoryUsage() gathers V8's heap statistics too.
+      () => {
+        const mem = process.memoryUsage()
+        return {bits: 64, resident: Math.round(mem.rss / 1048576), virtual: Math.round((mem.rss + mem.external) / 1048576), supported: true}
+      },
     ],
     [
       'network',

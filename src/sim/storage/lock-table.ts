@@ -63,6 +63,9 @@ export class LockTable {
   /** Drops every request of `owner` (granted or pending) and grants what can now run. */
   releaseAll(owner: object): void {
     for (const [key, head] of this.table) {
+      // Every operation ends here: most heads (Global, RSTL … held by the other connections) do not hold it,
+      // and rebuilding their lists for nothing was most of this method's time in a bench's profile.
+      if (!head.granted.some((r) => r.owner === owner) && !head.pending.some((r) => r.owner === owner)) continue
       const before = head.granted.length + head.pending.length
       head.granted = head.granted.filter((r) => r.owner !== owner)
       head.pending = head.pending.filter((r) => r.owner !== owner)
