@@ -18,7 +18,10 @@ const NO_STACK = /^\s+at .+:\d+:\d+\)?$/m
 const MARKERS = 'pooltool_runs'
 
 describe('bench owns its namespace', () => {
-  const cluster = useCluster({})
+  // 10 ms per operation: the tests wait for states (collections, markers, counts) and check what was dropped or
+  // kept, never how much load ran, so every bench here (two until a signal, one until the reclaim) is bound by
+  // timers instead of running at full CPU beside the others.
+  const cluster = useCluster({latencyMs: 10})
   let client: MongoClient
   const databases = async (): Promise<string[]> =>
     ((await client.db('admin').command({listDatabases: 1, nameOnly: true})).databases as Array<{name: string}>).map((d) => d.name)

@@ -3,13 +3,16 @@
  * the JSON and the text say how long it was and why it ended; --warmup 0s and --warmup 2s as
  * before; a value that is neither a duration nor auto is one usage line with a hint.
  *
- * An adaptive run costs at least the 5-s floor of full load, up to the 30-s cap on a busy machine, so
- * the file spawns two: one default run read twice (its text on stdout, its JSON through --out) and
- * one with --workers 2. What the rule decides on given seconds is tested on recorded series in
+ * An adaptive run costs at least the 5-s floor of load, up to the 30-s cap, so the file spawns two:
+ * one default run read twice (its text on stdout, its JSON through --out) and one with --workers 2.
+ * What the rule decides on given seconds is tested on recorded series in
  * test/unit/bench-warmup.test.ts; here the real process proves it is wired up, whichever way each
- * warm-up ends. The cases run side by side: one after another on the shared 2-core machine (load
- * 12-15), each adaptive run reached the 30-s cap (35 s apiece: its seconds wandered more than the rule
- * allows), and the fixed ones mostly wait on timers; which way a warm-up ends is not checked here.
+ * warm-up ends. Every run gives the embedded cluster a 50 ms service time (--sim-latency): the load is
+ * then bound by timers, not by the CPU. Without it each warm-up second was CPU-bound on the shared
+ * 2-core machine (load 12), wandered 78 → 951 ops/s and ran to the 30-s cap, 13.3 CPU-s for one run;
+ * with it the same run held 64–69 ops/s, settled after 6 s and cost 4.0 CPU-s. The warm-up flags and
+ * what the JSON and text say about them are the same either way. The fixed cases run side by side, then
+ * the adaptive ones side by side; which way a warm-up ends is not checked here.
  */
 import assert from 'node:assert/strict'
 import {mkdtempSync, readFileSync} from 'node:fs'
@@ -20,60 +23,27 @@ import {describe, it} from 'node:test'
 import {SETTLE_RULE} from '../../src/bench/warmup.js'
 import {type CliRun, parseJson, runCli} from '../helpers/cli.js'
 
-// The cap (30 s) plus start-up on a shared, loaded machine, every case at once: the harness's guard, not a claim about speed.
+// The cap (30 s) plus start-up on a shared, loaded machine, a group of cases at once: the harness's guard, not a claim about speed.
 const SLOW = {timeoutMs: 180_000}
+/** A service time that bounds the load by timers instead of CPU (see above): 4 in flight, ~80 ops/s. */
+const SERVICE = ['--sim-latency', '50ms']
 
-describe('bench --warmup', {concurrency: true}, () => {
+// The fixed runs first, then the adaptive ones: a warm-up judged on ops/s is not shared with the start-up of
+// five other processes (that starved its first seconds and held it to the cap). Within each group, side by side.
+describe('bench --warmup', () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'pooltool-warmup-'))
   /** The default run, once for both of its tests: the text report on stdout, the JSON in a file. */
   let byDefault: Promise<{run: CliRun; json: string}> | undefined
   const defaultRun = () => (byDefault ??= (async () => {
     const out = path.join(dir, 'default.json')
-    const run = await runCli(['bench', '--sim', '--duration', '1s', '--concurrency', '4', '--out', out], SLOW)
+    const run = await runCli(['bench', '--sim', ...SERVICE, '--duration', '300ms', '--concurrency', '4', '--out', out], SLOW)
     assert.equal(run.code, 0, run.stderr)
     return {run, json: readFileSync(out, 'utf8')}
   })())
 
-  it('by default warms up until ops/s settles, and says how long and why it ended', async () => {
-    const result = JSON.parse((await defaultRun()).json)
-    assert.deepEqual(result.config.warmup, {mode: 'auto', windowMS: 1000, windows: 4, tolerance: 0.05, spread: 0.15, confirmations: 2, floorMS: 5000, capMS: 30_000})
-    assert.equal(result.config.warmupMS, undefined, 'no fixed length with auto')
-    const {warmup} = result.runs[0]
-    assert.equal(warmup.mode, 'auto')
-    // Settled or the cap: which one depends on the machine; either is said, with what was seen.
-    assert.ok(['settled', 'cap'].includes(warmup.endedBy), JSON.stringify(warmup))
-    assert.ok(warmup.durationMS >= SETTLE_RULE.floorMs - SETTLE_RULE.windowMs / 2, `not before the floor: ${warmup.durationMS} ms`)
-    assert.equal(warmup.windowsOpsPerSec.length, Math.round(warmup.durationMS / 1000), 'one entry per warm-up second')
-    assert.equal(warmup.halvesOpsPerSec.length, 2)
-    assert.equal(typeof warmup.level, 'boolean')
-    assert.equal(warmup.poolTotal, 4, 'the pool filled to the concurrency')
-    assert.deepEqual(warmup.rule, {windowMS: 1000, windows: 4, tolerance: 0.05, spread: 0.15, confirmations: 2, floorMS: 5000, capMS: 30_000})
-    if (warmup.endedBy === 'settled') {
-      assert.equal(warmup.level, true)
-      assert.equal(warmup.poolGrew, false)
-    }
-  })
-
-  it('the text report says the rule and how each run\'s warm-up ended', async () => {
-    const {run} = await defaultRun()
-    assert.match(run.stdout, /^warm-up auto before each run, until ops\/s settles \(the last 4 s: halves within 5 %, each second within 15 %, the pool no longer growing, twice running; 5s to 30s\), not measured/m)
-    assert.match(run.stdout, /^Warm-up \(not measured\)\n {2}pool c=4: (settled after [\d.]+ s: the last 4 s level \(halves [\d,]+ → [\d,]+ ops\/s|did not settle within the [\d.]+ s cap: )/m)
-  })
-
-  it('--workers 2: one warm-up for both workers, judged on their sum by the parent', async () => {
-    const run = await runCli(['bench', '--sim', '--workers', '2', '--duration', '1s', '--concurrency', '4', '--json'], SLOW)
-    assert.equal(run.code, 0, run.stderr)
-    const [r] = parseJson(run).runs
-    assert.equal(r.warmup.mode, 'auto')
-    assert.ok(['settled', 'cap'].includes(r.warmup.endedBy), JSON.stringify(r.warmup))
-    assert.equal(r.warmup.poolTotal, 4, 'both workers\' pools (2 connections each), summed')
-    assert.ok(r.warmup.windowsOpsPerSec.length >= SETTLE_RULE.floorMs / 1000, JSON.stringify(r.warmup))
-    assert.equal(r.workers.count, 2)
-  })
-
   describe('a fixed warm-up, none, and bad values', {concurrency: true}, () => {
     it('--warmup 0s: none, as before', async () => {
-      const run = await runCli(['bench', '--sim', '--warmup', '0s', '--duration', '500ms', '--concurrency', '2', '--json'], SLOW)
+      const run = await runCli(['bench', '--sim', ...SERVICE, '--warmup', '0s', '--duration', '300ms', '--concurrency', '2', '--json'], SLOW)
       assert.equal(run.code, 0, run.stderr)
       const result = parseJson(run)
       assert.equal(result.config.warmupMS, 0)
@@ -84,7 +54,7 @@ describe('bench --warmup', {concurrency: true}, () => {
     })
 
     it('--warmup 2s: exactly 2 s, fixed, as before', async () => {
-      const run = await runCli(['bench', '--sim', '--warmup', '2s', '--duration', '500ms', '--concurrency', '2', '--json'], SLOW)
+      const run = await runCli(['bench', '--sim', ...SERVICE, '--warmup', '2s', '--duration', '300ms', '--concurrency', '2', '--json'], SLOW)
       assert.equal(run.code, 0, run.stderr)
       const result = parseJson(run)
       assert.equal(result.config.warmupMS, 2000)
@@ -97,7 +67,7 @@ describe('bench --warmup', {concurrency: true}, () => {
     })
 
     it('--warmup auto with --segment: a fixed 5 s, and why', async () => {
-      const run = await runCli(['bench', '--sim', '--segment', '0/1', '--run-id', 'a1b2c3d4', '--duration', '500ms', '--concurrency', '2', '--json'], SLOW)
+      const run = await runCli(['bench', '--sim', ...SERVICE, '--segment', '0/1', '--run-id', 'a1b2c3d4', '--duration', '300ms', '--concurrency', '2', '--json'], SLOW)
       assert.equal(run.code, 0, run.stderr)
       const result = parseJson(run)
       assert.equal(result.config.warmupMS, 5000)
@@ -112,6 +82,45 @@ describe('bench --warmup', {concurrency: true}, () => {
       assert.equal(run.stderr.trim(), "Error [USAGE]: --warmup 'soon' is neither auto nor a duration (hint: give auto (the default) or a length with a unit, e.g. 10s; 0s turns it off)")
       assert.equal(bare.code, 2)
       assert.match(bare.stderr, /--warmup 5 has no unit/)
+    })
+  })
+
+  describe('adaptive, by default', {concurrency: true}, () => {
+    it('by default warms up until ops/s settles, and says how long and why it ended', async () => {
+      const result = JSON.parse((await defaultRun()).json)
+      assert.deepEqual(result.config.warmup, {mode: 'auto', windowMS: 1000, windows: 4, tolerance: 0.05, spread: 0.15, confirmations: 2, floorMS: 5000, capMS: 30_000})
+      assert.equal(result.config.warmupMS, undefined, 'no fixed length with auto')
+      const {warmup} = result.runs[0]
+      assert.equal(warmup.mode, 'auto')
+      // Settled or the cap: which one depends on the machine; either is said, with what was seen.
+      assert.ok(['settled', 'cap'].includes(warmup.endedBy), JSON.stringify(warmup))
+      assert.ok(warmup.durationMS >= SETTLE_RULE.floorMs - SETTLE_RULE.windowMs / 2, `not before the floor: ${warmup.durationMS} ms`)
+      assert.equal(warmup.windowsOpsPerSec.length, Math.round(warmup.durationMS / 1000), 'one entry per warm-up second')
+      assert.equal(warmup.halvesOpsPerSec.length, 2)
+      assert.equal(typeof warmup.level, 'boolean')
+      assert.equal(warmup.poolTotal, 4, 'the pool filled to the concurrency')
+      assert.deepEqual(warmup.rule, {windowMS: 1000, windows: 4, tolerance: 0.05, spread: 0.15, confirmations: 2, floorMS: 5000, capMS: 30_000})
+      if (warmup.endedBy === 'settled') {
+        assert.equal(warmup.level, true)
+        assert.equal(warmup.poolGrew, false)
+      }
+    })
+
+    it('the text report says the rule and how each run\'s warm-up ended', async () => {
+      const {run} = await defaultRun()
+      assert.match(run.stdout, /^warm-up auto before each run, until ops\/s settles \(the last 4 s: halves within 5 %, each second within 15 %, the pool no longer growing, twice running; 5s to 30s\), not measured/m)
+      assert.match(run.stdout, /^Warm-up \(not measured\)\n {2}pool c=4: (settled after [\d.]+ s: the last 4 s level \(halves [\d,]+ → [\d,]+ ops\/s|did not settle within the [\d.]+ s cap: )/m)
+    })
+
+    it('--workers 2: one warm-up for both workers, judged on their sum by the parent', async () => {
+      const run = await runCli(['bench', '--sim', ...SERVICE, '--workers', '2', '--duration', '300ms', '--concurrency', '4', '--json'], SLOW)
+      assert.equal(run.code, 0, run.stderr)
+      const [r] = parseJson(run).runs
+      assert.equal(r.warmup.mode, 'auto')
+      assert.ok(['settled', 'cap'].includes(r.warmup.endedBy), JSON.stringify(r.warmup))
+      assert.equal(r.warmup.poolTotal, 4, 'both workers\' pools (2 connections each), summed')
+      assert.ok(r.warmup.windowsOpsPerSec.length >= SETTLE_RULE.floorMs / 1000, JSON.stringify(r.warmup))
+      assert.equal(r.workers.count, 2)
     })
   })
 })

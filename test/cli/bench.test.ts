@@ -29,7 +29,9 @@ function keysOf(value: unknown, path = ''): string[] {
 describe('bench without a URI', () => {
   it('runs against the embedded cluster and follows the JSON contract', async () => {
     // Spawned: the real process of bench's exit-0 path (it starts, reports and stops its own embedded cluster).
-    const run = await runCli(['bench', '--duration', '1s', '--concurrency', '4', '--json'])
+    // A 50 ms service time: the default (adaptive) warm-up's load is bound by timers, not the CPU, so it settles
+    // (about 80 ops/s) instead of running at full CPU up to its 30 s cap on a loaded machine (bench-warmup.test.ts).
+    const run = await runCli(['bench', '--sim-latency', '50ms', '--duration', '1s', '--concurrency', '4', '--json'], {timeoutMs: 90_000})
     assert.equal(run.code, 0, run.stderr)
     const result = parseJson(run)
     // The envelope every command shares (src/result.ts), then bench's own fields.
@@ -134,7 +136,9 @@ describe('bench bad input', () => {
 })
 
 describe('bench against a cluster under faults', () => {
-  const cluster = useCluster({latencyMs: 1})
+  // 5 ms per operation: every test below waits for states or counts, and the load (4 s of it in-process under
+  // the faults) then costs a fifth of the CPU it did at 1 ms; more operations are in flight when a fault hits.
+  const cluster = useCluster({latencyMs: 5})
   const authCluster = useCluster({auth: true})
   /** A long-lived client on the cluster for the triggers (server states), never for the load. */
   let watcher: MongoClient
