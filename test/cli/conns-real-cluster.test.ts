@@ -4,6 +4,11 @@
  * limit and % used; lock queues and lock-wait rates read from serverStatus (the
  * embedded cluster's fsync lock holds writes in globalLock.currentQueue, as
  * mongod's does), never waiting a fixed time.
+ *
+ * Runs go through this process, by the path bin/run.js takes (test/helpers/in-process.ts: the same
+ * code over real TCP, output and exit code captured), sparing a Node start and CLI load each; the
+ * lock-queue watch stays a real process (it is stopped by a signal). conns list's and conns
+ * watch's exit 0 are spawned in conns-watch and conns-pools-limits too.
  */
 import assert from 'node:assert/strict'
 import {after, before, describe, it} from 'node:test'
@@ -12,6 +17,7 @@ import {MongoClient} from 'mongodb'
 
 import {parseJson, runCli} from '../helpers/cli.js'
 import {useCluster} from '../helpers/cluster.js'
+import {runInProcess} from '../helpers/in-process.js'
 import {CliOutput} from '../helpers/output.js'
 
 describe('conns on a sharded cluster reached through localhost', () => {
@@ -20,7 +26,7 @@ describe('conns on a sharded cluster reached through localhost', () => {
   it('two seeds naming one router as localhost and 127.0.0.1-in-config.mongos: one row, the other name an alias, in JSON and in a note', async () => {
     const [first, second] = cluster.sim.info.processes.filter((p) => p.role === 'mongos')
     const uri = `mongodb://localhost:${first!.port},${second!.host}/`
-    const run = await runCli(['conns', 'list', '--uri', uri, '--no-holders', '--json'])
+    const run = await runInProcess(['conns', 'list', '--uri', uri, '--no-holders', '--json'])
     assert.equal(run.code, 0, run.stderr)
     const result = parseJson(run)
     const rows = result.hosts.filter((h: {host: string; aliases?: string[]}) => h.host.endsWith(`:${first!.port}`) || h.aliases?.some((a) => a.endsWith(`:${first!.port}`)))
@@ -36,7 +42,7 @@ describe('conns on a sharded cluster reached through localhost', () => {
   it('watch: merged in the first round both names answer, never a row of its own after it; one summary row', async () => {
     const [first, second] = cluster.sim.info.processes.filter((p) => p.role === 'mongos')
     const uri = `mongodb://localhost:${first!.port},${second!.host}/`
-    const run = await runCli(['conns', 'watch', '--uri', uri, '--no-holders', '--interval', '200ms', '--count', '3', '--ndjson'])
+    const run = await runInProcess(['conns', 'watch', '--uri', uri, '--no-holders', '--interval', '200ms', '--count', '3', '--ndjson'])
     assert.equal(run.code, 0, run.stderr)
     const lines = run.stdout.trim().split('\n').map((l) => JSON.parse(l))
     const samples = lines.filter((l) => l.type === 'sample')
@@ -54,7 +60,7 @@ describe('conns on a sharded cluster reached through localhost', () => {
   it('one seed: the entry router is polled at the address given, named as the cluster names it, with its version from config.mongos', async () => {
     const router = cluster.sim.info.processes.find((p) => p.role === 'mongos')!
     const uri = `mongodb://localhost:${router.port}/`
-    const run = await runCli(['conns', 'list', '--uri', uri, '--no-holders', '--json'])
+    const run = await runInProcess(['conns', 'list', '--uri', uri, '--no-holders', '--json'])
     assert.equal(run.code, 0, run.stderr)
     const result = parseJson(run)
     const entry = result.hosts.find((h: {entry?: boolean}) => h.entry)
@@ -65,7 +71,7 @@ describe('conns on a sharded cluster reached through localhost', () => {
     assert.equal(result.hosts.filter((h: {host: string}) => h.host === router.host).length, 1)
     assert.deepEqual(result.topology.routerVersions, {[cluster.sim.info.serverVersion]: result.hosts.filter((h: {role: string}) => h.role === 'mongos').map((h: {host: string}) => h.host)})
     assert.ok(result.topology.configMongosCount >= 2, JSON.stringify(result.topology))
-    const text = await runCli(['conns', 'list', '--uri', uri, '--no-holders'])
+    const text = await runInProcess(['conns', 'list', '--uri', uri, '--no-holders'])
     assert.match(text.stdout, new RegExp(`${router.host.replaceAll('.', '\\.')} \\(entry, via localhost:${router.port}\\) +│ mongos ${cluster.sim.info.serverVersion.replaceAll('.', '\\.')}`))
   })
 
@@ -76,12 +82,12 @@ describe('conns on a sharded cluster reached through localhost', () => {
     try {
       const [shard] = await direct.db('config').collection('shards').find({}).toArray()
       await direct.db('config').collection('shards').updateOne({_id: shard!._id}, {$addToSet: {tags: 'NYC'}})
-      const run = await runCli(['conns', 'list', '--uri', cluster.uri, '--no-holders', '--json'])
+      const run = await runInProcess(['conns', 'list', '--uri', cluster.uri, '--no-holders', '--json'])
       assert.equal(run.code, 0, run.stderr)
       const members = parseJson(run).hosts.filter((h: {shard?: string}) => h.shard === shard!._id)
       assert.ok(members.length > 0)
       for (const m of members) assert.deepEqual(m.tags, ['NYC'])
-      const text = await runCli(['conns', 'list', '--uri', cluster.uri, '--no-holders'])
+      const text = await runInProcess(['conns', 'list', '--uri', cluster.uri, '--no-holders'])
       assert.match(text.stdout, new RegExp(`shard ${String(shard!._id)} P zones NYC`))
     } finally {
       await direct.close()
@@ -90,7 +96,7 @@ describe('conns on a sharded cluster reached through localhost', () => {
 
   it('--no-discover: the URI\'s routers only', async () => {
     const router = cluster.sim.info.processes.find((p) => p.role === 'mongos')!
-    const run = await runCli(['conns', 'list', '--uri', `mongodb://${router.host}/`, '--no-holders', '--no-discover', '--json'])
+    const run = await runInProcess(['conns', 'list', '--uri', `mongodb://${router.host}/`, '--no-holders', '--no-discover', '--json'])
     assert.equal(run.code, 0, run.stderr)
     assert.deepEqual(parseJson(run).hosts.map((h: {host: string}) => h.host), [router.host])
   })
@@ -108,7 +114,7 @@ describe('conns: connection limit and lock queues on one mongod', () => {
   })
 
   it('list: maxIncoming is current + available (the server limit), with % used; lock queues and active clients as read', async () => {
-    const run = await runCli(['conns', 'list', '--uri', cluster.uri, '--no-holders', '--json'])
+    const run = await runInProcess(['conns', 'list', '--uri', cluster.uri, '--no-holders', '--json'])
     assert.equal(run.code, 0, run.stderr)
     const [host] = parseJson(run).hosts
     assert.equal(host.maxIncoming, 40)
@@ -116,7 +122,7 @@ describe('conns: connection limit and lock queues on one mongod', () => {
     assert.equal(host.usedPct, Math.round((10_000 * host.current) / 40) / 100)
     assert.deepEqual(host.lockQueue, {total: 0, readers: 0, writers: 0})
     assert.equal(typeof host.activeClients.total, 'number')
-    const text = await runCli(['conns', 'list', '--uri', cluster.uri, '--no-holders'])
+    const text = await runInProcess(['conns', 'list', '--uri', cluster.uri, '--no-holders'])
     assert.match(text.stdout, new RegExp(`${host.usedPct < 10 ? host.usedPct.toFixed(1) : Math.round(host.usedPct)}% of 40`))
   })
 

@@ -2,12 +2,19 @@
  * `conns watch` / `conns list` through the built CLI against an embedded
  * replica set: every member found, the JSON contract, ndjson, the snapshot,
  * and bad input with its exit codes.
+ *
+ * Runs that need no process of their own go through this process, by the path bin/run.js takes
+ * (test/helpers/in-process.ts: the same code over real TCP, output and exit code captured),
+ * sparing a Node start and CLI load each. Spawned stay: the Ctrl-C cases (a signal needs a
+ * process), plain rows on a pipe, and conns list starting its own embedded cluster; the bad
+ * input's exit paths are spawned in bad-input.
  */
 import assert from 'node:assert/strict'
 import {describe, it} from 'node:test'
 
 import {parseJson, runCli} from '../helpers/cli.js'
 import {useCluster} from '../helpers/cluster.js'
+import {runInProcess} from '../helpers/in-process.js'
 
 const NO_STACK = /^\s+at .+:\d+:\d+\)?$/m
 
@@ -16,7 +23,7 @@ describe('conns against a replica set', () => {
 
   it('watch --count 4 --json finds every member and follows the result contract', async () => {
     const {sim} = cluster
-    const run = await runCli(['conns', 'watch', '--uri', sim.info.uri, '--count', '4', '--interval', '500ms', '--json'])
+    const run = await runInProcess(['conns', 'watch', '--uri', sim.info.uri, '--count', '4', '--interval', '500ms', '--json'])
     assert.equal(run.code, 0, run.stderr)
     const result = parseJson(run)
     // The envelope every command's --json shares (src/result.ts).
@@ -51,7 +58,7 @@ describe('conns against a replica set', () => {
 
   it('--ndjson streams one sample per host per round, then the summary', async () => {
     const {sim} = cluster
-    const run = await runCli(['conns', 'watch', '--uri', sim.info.uri, '--count', '2', '--interval', '200ms', '--ndjson', '--verbose'])
+    const run = await runInProcess(['conns', 'watch', '--uri', sim.info.uri, '--count', '2', '--interval', '200ms', '--ndjson', '--verbose'])
     assert.equal(run.code, 0, run.stderr)
     const lines = run.stdout.trim().split('\n').map((l) => JSON.parse(l))
     assert.equal(lines[0].type, 'topology')
@@ -91,7 +98,7 @@ describe('conns against a replica set', () => {
 
   it('list: one snapshot with the version fields and holders', async () => {
     const {sim} = cluster
-    const run = await runCli(['conns', 'list', '--uri', sim.info.uri, '--json'])
+    const run = await runInProcess(['conns', 'list', '--uri', sim.info.uri, '--json'])
     assert.equal(run.code, 0, run.stderr)
     const result = parseJson(run)
     assert.deepEqual(result.target, {uri: sim.info.uri, source: '--uri', simulated: false})
@@ -105,7 +112,7 @@ describe('conns against a replica set', () => {
       assert.equal(h.totalCreatedRatePerSec, undefined)
       assert.ok(h.holders.length >= 1, `${h.host} holders ${JSON.stringify(h.holders)}`)
     }
-    const text = await runCli(['conns', 'list', '--uri', sim.info.uri, '--no-holders'])
+    const text = await runInProcess(['conns', 'list', '--uri', sim.info.uri, '--no-holders'])
     assert.equal(text.code, 0, text.stderr)
     assert.match(text.stdout, /conns list .* replica set rs0, 3 hosts/)
     assert.doesNotMatch(text.stdout, /who holds/)
@@ -135,7 +142,7 @@ describe('conns bad input', () => {
   ]
   for (const [name, args, code, message] of cases) {
     it(name, async () => {
-      const run = await runCli(args)
+      const run = await runInProcess(args)
       assert.equal(run.code, code, run.stderr)
       if (args.includes('--json')) {
         // Under --json the error is the documented object on stdout.
@@ -151,7 +158,7 @@ describe('conns bad input', () => {
   }
 
   it('credentials never printed in the unreachable error', async () => {
-    const run = await runCli(['conns', 'watch', '--uri', 'mongodb://alice:s3cret@127.0.0.1:1/', '--timeout-ms', '500', '--json'])
+    const run = await runInProcess(['conns', 'watch', '--uri', 'mongodb://alice:s3cret@127.0.0.1:1/', '--timeout-ms', '500', '--json'])
     assert.equal(run.code, 4)
     assert.equal(parseJson(run).error.exitCode, 4)
     assert.doesNotMatch(run.stdout + run.stderr, /s3cret/)

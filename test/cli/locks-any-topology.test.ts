@@ -5,6 +5,11 @@
  * primary beside the distributed locks. A node that cannot be read is listed with its error, never
  * as "no contention". A write held by fsyncLock waits behind the fsyncLockWorker: the root blocker.
  * `locks pings` still refuses a replica set, naming the document that cannot exist there.
+ *
+ * Most runs go through this process, by the path bin/run.js takes (test/helpers/in-process.ts: the
+ * same code over real TCP, output and exit code captured), sparing a Node start and CLI load each;
+ * the episode watch stays a real process (Ctrl-C ends it, and its timing is the server's, not this
+ * busy process's). The other exit paths are spawned in bad-input and locks-dead-holder44.
  */
 import assert from 'node:assert/strict'
 import {describe, it} from 'node:test'
@@ -12,6 +17,7 @@ import {describe, it} from 'node:test'
 import {MongoClient} from '../../src/mongo/driver.js'
 import {parseJson, runCli} from '../helpers/cli.js'
 import {useCluster} from '../helpers/cluster.js'
+import {runInProcess} from '../helpers/in-process.js'
 import {waitForState} from '../helpers/sim.js'
 
 const DISTRIBUTED_FIELDS = ['entry', 'model', 'expiryMS', 'locks', 'pings', 'inMemory']
@@ -20,7 +26,7 @@ describe('locks list on a standalone', {timeout: 60_000}, () => {
   const cluster = useCluster({topology: 'standalone'})
 
   it('exits 0 with the node view; distributed locks are not applicable and their fields absent', async () => {
-    const run = await runCli(['locks', 'list', '--json', '--uri', cluster.uri])
+    const run = await runInProcess(['locks', 'list', '--json', '--uri', cluster.uri])
     assert.equal(run.code, 0, run.stderr)
     const r = parseJson(run)
     assert.equal(r.topology, 'standalone')
@@ -33,14 +39,14 @@ describe('locks list on a standalone', {timeout: 60_000}, () => {
     assert.equal(typeof node.readAt, 'string')
     assert.match(node.lockInfo, /^(read|refused: .+)$/)
     assert.deepEqual(r.rootBlockers, [])
-    const text = await runCli(['locks', 'list', '--uri', cluster.uri])
+    const text = await runInProcess(['locks', 'list', '--uri', cluster.uri])
     assert.equal(text.code, 0, text.stderr)
     assert.match(text.stdout, /── node \S+ \(standalone/)
     assert.match(text.stdout, /no operation waits for a lock on the nodes read/)
   })
 
   it('locks watch polls the node (exit 0): no distributed-lock fields, no episode where nothing waited', async () => {
-    const run = await runCli(['locks', 'watch', '--json', '--uri', cluster.uri, '--duration', '1s', '--interval', '200ms'], {timeoutMs: 30_000})
+    const run = await runInProcess(['locks', 'watch', '--json', '--uri', cluster.uri, '--duration', '1s', '--interval', '200ms'])
     assert.equal(run.code, 0, run.stderr)
     const r = parseJson(run)
     assert.equal(r.topology, 'standalone')
@@ -58,7 +64,7 @@ describe('locks list on a replica set', {timeout: 90_000}, () => {
   const cluster = useCluster({topology: 'replset', members: 3})
 
   it('exits 0 with a view of every member', async () => {
-    const run = await runCli(['locks', 'list', '--json', '--uri', cluster.uri])
+    const run = await runInProcess(['locks', 'list', '--json', '--uri', cluster.uri])
     assert.equal(run.code, 0, run.stderr)
     const r = parseJson(run)
     assert.equal(r.topology, 'replset')
@@ -82,7 +88,7 @@ describe('locks list on a replica set', {timeout: 90_000}, () => {
           () => client.db('admin').aggregate([{$currentOp: {allUsers: true}}, {$match: {waitingForLock: true}}]).toArray(),
           (ops) => ops.length > 0,
         )
-        const run = await runCli(['locks', 'list', '--json', '--uri', cluster.uri])
+        const run = await runInProcess(['locks', 'list', '--json', '--uri', cluster.uri])
         assert.equal(run.code, 0, run.stderr)
         const r = parseJson(run)
         const node = r.nodes.find((n: any) => n.host === primary)
@@ -91,7 +97,7 @@ describe('locks list on a replica set', {timeout: 90_000}, () => {
         assert.equal(chain.root.operation.desc, 'fsyncLockWorker')
         assert.deepEqual(chain.root.children.map((c: any) => [c.operation.opid, c.operation.commandName, c.edge.resource.type, c.edge.waiterMode, c.edge.blockerMode]), [[waiting!.opid, 'insert', 'Global', 'IX', 'S']])
         assert.deepEqual(r.rootBlockers.map((b: any) => [b.host, b.opid]), [[primary, chain.root.operation.opid]])
-        const text = await runCli(['locks', 'list', '--uri', cluster.uri])
+        const text = await runInProcess(['locks', 'list', '--uri', cluster.uri])
         assert.match(text.stdout, new RegExp(`^root blocker: opid ${chain.root.operation.opid} on \\S+ \\(primary\\) blocks 1 operation\\(s\\)`, 'm'))
         assert.match(text.stdout, /fsyncLockWorker/)
       } finally {
@@ -104,7 +110,7 @@ describe('locks list on a replica set', {timeout: 90_000}, () => {
   })
 
   it('locks pings refuses a replica set, naming the document that cannot exist there (exit 7)', async () => {
-    const run = await runCli(['locks', 'pings', '--uri', cluster.uri])
+    const run = await runInProcess(['locks', 'pings', '--uri', cluster.uri])
     assert.equal(run.code, 7, run.stderr)
     assert.equal(run.stdout, '')
     const lines = run.stderr.trim().split('\n')
@@ -117,7 +123,7 @@ describe('locks list on a replica set', {timeout: 90_000}, () => {
   it('a member that cannot be read is listed with its error: unknown, never "no contention"', async () => {
     const down = cluster.sim.info.processes.find((p) => p.memberState === 'secondary')!.host
     await cluster.sim.control({kind: 'restart', downMS: 60_000, hosts: [down]})
-    const run = await runCli(['locks', 'list', '--json', '--uri', cluster.uri, '--timeout-ms', '2000'])
+    const run = await runInProcess(['locks', 'list', '--json', '--uri', cluster.uri, '--timeout-ms', '2000'])
     assert.equal(run.code, 0, run.stderr)
     const r = parseJson(run)
     const unread = r.nodes.find((n: any) => n.host === down)
@@ -129,7 +135,7 @@ describe('locks list on a replica set', {timeout: 90_000}, () => {
     assert.equal(typeof unread.error.message, 'string')
     assert.equal(r.nodes.filter((n: any) => n.view !== null).length, 2)
     assert.ok(r.notes.some((n: string) => /2 of 3 node\(s\) read, 1 unknown/.test(n)), JSON.stringify(r.notes))
-    const text = await runCli(['locks', 'list', '--uri', cluster.uri, '--timeout-ms', '2000'])
+    const text = await runInProcess(['locks', 'list', '--uri', cluster.uri, '--timeout-ms', '2000'])
     assert.match(text.stdout, new RegExp(`── node ${down.replace(/\./g, '\\.')} .*\\n\\s*locks unknown: not read \\(`))
     assert.match(text.stdout, /\(1 node\(s\) unknown: not read\)/)
   })
@@ -139,7 +145,7 @@ describe('locks list on a sharded cluster', {timeout: 90_000}, () => {
   const cluster = useCluster({topology: 'sharded', versionProfile: '4.4', timeScale: 0.01, mongos: 1})
 
   it('exits 0 with every shard primary and the config primary beside the distributed locks', async () => {
-    const run = await runCli(['locks', 'list', '--json', '--uri', cluster.uri])
+    const run = await runInProcess(['locks', 'list', '--json', '--uri', cluster.uri])
     assert.equal(run.code, 0, run.stderr)
     const r = parseJson(run)
     assert.equal(r.topology, 'sharded')
@@ -157,7 +163,7 @@ describe('locks list on a sharded cluster', {timeout: 90_000}, () => {
   it('entered through a shard member: the node locks, and the distributed locks read on its config server', async () => {
     const shard = cluster.sim.info.processes.find((p) => p.role === 'shard' && p.memberState === 'secondary')!.host
     const config = cluster.sim.info.processes.find((p) => p.role === 'config' && p.memberState === 'primary')!.host
-    const run = await runCli(['locks', 'list', '--json', '--uri', `mongodb://${shard}/?directConnection=true`])
+    const run = await runInProcess(['locks', 'list', '--json', '--uri', `mongodb://${shard}/?directConnection=true`])
     assert.equal(run.code, 0, run.stderr)
     const r = parseJson(run)
     assert.equal(r.topology, 'sharded')
@@ -191,7 +197,7 @@ describe('a blocker holding a collection lock with two waiters, on the embedded 
       try {
         const waiting = await waitForState('two inserts wait for the collection lock', () => waitingInserts(client), (ops) => ops.length === 2)
         const waiterOpids = waiting.map((op) => op.opid).sort()
-        const run = await runCli(['locks', 'list', '--json', '--uri', cluster.uri])
+        const run = await runInProcess(['locks', 'list', '--json', '--uri', cluster.uri])
         assert.equal(run.code, 0, run.stderr)
         const r = parseJson(run)
         const node = r.nodes.find((n: any) => n.host === primary)
@@ -212,7 +218,7 @@ describe('a blocker holding a collection lock with two waiters, on the embedded 
         assert.deepEqual(r.rootBlockers.map((b: any) => [b.host, b.opid, b.waiterCount, b.killOpHint]), [[primary, rootOpid, 2, `db.killOp(${rootOpid})`]])
 
         // The text says the same: the root blocker first, with the hint, and each waiter under it.
-        const text = await runCli(['locks', 'list', '--uri', cluster.uri])
+        const text = await runInProcess(['locks', 'list', '--uri', cluster.uri])
         assert.equal(text.code, 0, text.stderr)
         const lines = text.stdout.split('\n')
         assert.match(lines[2]!, new RegExp(`^root blocker: opid ${rootOpid} on ${primary.replace(/\./g, '\\.')} \\(primary\\) blocks 2 operation\\(s\\)`))

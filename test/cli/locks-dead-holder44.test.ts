@@ -53,8 +53,9 @@ describe('locks on the 4.4 profile with a dead lock holder', {timeout: 150_000},
   it('shows the lock held, then stale after the expiry, then overtaken by a later DDL', async () => {
     const uri = cluster.uri
     // In this process (test/helpers/in-process.ts, the path bin/run.js takes): the holder died as the cluster started,
-    // and a spawned run's start at load 16 once read it only after the expiry (stale, not held). locks list's real
-    // process is the stale run below and the text run in the last test.
+    // and a spawned run's start at load 16 once read it only after the expiry (stale, not held). So do the other
+    // reads here, sparing a Node start and CLI load each: locks list's and locks pings' real processes are in
+    // snapshot-replay and hostile-strings; the two watches stopped by a signal stay spawned.
     const first = parseJson(await runInProcess(['locks', 'list', '--json', '--uri', uri]))
     assert.equal(first.model, 'config.locks')
     assert.equal(first.serverVersion, '4.4.29')
@@ -74,7 +75,7 @@ describe('locks on the 4.4 profile with a dead lock holder', {timeout: 150_000},
     // pings: the dead instance and its restarted successor on the same host:port. A process is
     // dead once its last ping is three ping intervals old.
     await clockReached('the dead holder\'s last ping is three ping intervals old', Date.parse(held.holderLastPing) + ALIVE_MS)
-    const pings = parseJson(await runCli(['locks', 'pings', '--json', '--uri', uri]))
+    const pings = parseJson(await runInProcess(['locks', 'pings', '--json', '--uri', uri]))
     assert.equal(pings.target.uri, uri)
     assert.equal(pings.pingIntervalMS, PING_INTERVAL_MS)
     const hostPort = held.process.split(':').slice(0, 2).join(':')
@@ -104,7 +105,7 @@ describe('locks on the 4.4 profile with a dead lock holder', {timeout: 150_000},
     const firstLookBy = Date.now()
 
     await clockReached('the dead holder\'s last ping is one expiry old', Date.parse(held.holderLastPing) + EXPIRY_MS)
-    const later = parseJson(await runCli(['locks', 'list', '--json', '--uri', uri, '--state', 'stale']))
+    const later = parseJson(await runInProcess(['locks', 'list', '--json', '--uri', uri, '--state', 'stale']))
     assert.deepEqual(later.locks.map((l: any) => [l.name, l.verdict]), [['scenario.orders', 'stale']])
     assert.ok(later.locks[0].holderPingAgeMS >= EXPIRY_MS, `ping age ${later.locks[0].holderPingAgeMS} ms`)
 
@@ -135,7 +136,7 @@ describe('locks on the 4.4 profile with a dead lock holder', {timeout: 150_000},
   })
 
   it('runs the whole --duration: the last poll is at the deadline', async () => {
-    const run = await runCli(['locks', 'watch', '--json', '--uri', cluster.uri, '--duration', '2s', '--interval', '500ms'], {timeoutMs: 30_000})
+    const run = await runInProcess(['locks', 'watch', '--json', '--uri', cluster.uri, '--duration', '2s', '--interval', '500ms'])
     assert.equal(run.code, 0, run.stderr)
     const result = parseJson(run)
     assert.ok(result.durationMS >= 2000, `covered ${result.durationMS} ms of 2000`)
@@ -189,7 +190,7 @@ describe('locks on the 4.4 profile with a dead lock holder', {timeout: 150_000},
     assert.equal(db.heldMS, null)
     assert.equal(typeof db.sinceAgeMS, 'number')
     assert.ok(Date.parse(db.since) <= Date.parse(json.now), 'since is the last grab, on the server clock')
-    const text = await runCli(['locks', 'list', '--uri', cluster.uri, '--db', 'released'])
+    const text = await runInProcess(['locks', 'list', '--uri', cluster.uri, '--db', 'released'])
     assert.equal(text.code, 0, text.stderr)
     const row = text.stdout.split('\n').find((line) => line.includes('│ released '))
     assert.ok(row, text.stdout)

@@ -5,12 +5,18 @@
  * the distributed locks on the config server it names (serverStatus.sharding), pings is refused
  * with that config server's address. The 4.4 cluster carries the
  * permanent balancer lock of a cluster upgraded from 3.4 and a dead holder's lock.
+ *
+ * The commands run in this process through the path bin/run.js takes (test/helpers/in-process.ts:
+ * the same code over real TCP, output and exit code captured), sparing a Node start and CLI load
+ * per run; their real processes are in other files (exit 0: locks list and pings in hostile-strings,
+ * locks watch in locks-dead-holder44; exit 7: bad-input).
  */
 import assert from 'node:assert/strict'
 import {before, describe, it} from 'node:test'
 
-import {parseJson, runCli} from '../helpers/cli.js'
+import {parseJson} from '../helpers/cli.js'
 import {useCluster} from '../helpers/cluster.js'
+import {runInProcess} from '../helpers/in-process.js'
 
 const direct = (host: string) => `mongodb://${host}/?directConnection=true`
 
@@ -24,8 +30,8 @@ describe('locks from a config-server member and a shard member (4.4)', {timeout:
   })
 
   it('locks list against the config server reads its config.locks directly, as through the mongos', async () => {
-    const viaRouter = parseJson(await runCli(['locks', 'list', '--json', '--uri', cluster.uri]))
-    const run = await runCli(['locks', 'list', '--json', '--uri', direct(config)])
+    const viaRouter = parseJson(await runInProcess(['locks', 'list', '--json', '--uri', cluster.uri]))
+    const run = await runInProcess(['locks', 'list', '--json', '--uri', direct(config)])
     assert.equal(run.code, 0, run.stderr)
     const viaConfig = parseJson(run)
     assert.equal(viaConfig.entry, 'config-server')
@@ -41,18 +47,18 @@ describe('locks from a config-server member and a shard member (4.4)', {timeout:
   })
 
   it('the upgraded cluster\'s balancer lock reads as by design; pings work from the config server too', async () => {
-    const run = await runCli(['locks', 'list', '--uri', direct(config)])
+    const run = await runInProcess(['locks', 'list', '--uri', direct(config)])
     assert.equal(run.code, 0, run.stderr)
     assert.match(run.stdout, /config primary step-up \d+d ago/)
     assert.match(run.stdout, /balancer: left by 3\.4, by design/)
     assert.match(run.stdout, /a cluster upgraded from 3\.4 shows it held by ConfigServer for years: by design, not a finding/)
-    const pings = parseJson(await runCli(['locks', 'pings', '--json', '--uri', direct(config)]))
+    const pings = parseJson(await runInProcess(['locks', 'pings', '--json', '--uri', direct(config)]))
     assert.equal(pings.entry, 'config-server')
     assert.ok(pings.pings.some((p: any) => p.process === 'ConfigServer'), JSON.stringify(pings.pings))
   })
 
   it('locks watch against the config server starts with the locks held there, with verdicts', async () => {
-    const run = await runCli(['locks', 'watch', '--json', '--uri', direct(config), '--duration', '1s', '--interval', '200ms'], {timeoutMs: 30_000})
+    const run = await runInProcess(['locks', 'watch', '--json', '--uri', direct(config), '--duration', '1s', '--interval', '200ms'])
     assert.equal(run.code, 0, run.stderr)
     const watched = parseJson(run)
     assert.equal(watched.entry, 'config-server')
@@ -63,7 +69,7 @@ describe('locks from a config-server member and a shard member (4.4)', {timeout:
   })
 
   it('locks pings on a shard member exits 7 naming the config server, where config.lockpings is', async () => {
-    const run = await runCli(['locks', 'pings', '--uri', direct(shard)])
+    const run = await runInProcess(['locks', 'pings', '--uri', direct(shard)])
     assert.equal(run.code, 7, run.stderr)
     assert.equal(run.stdout, '')
     const lines = run.stderr.trim().split('\n')
@@ -73,14 +79,14 @@ describe('locks from a config-server member and a shard member (4.4)', {timeout:
   })
 
   it('locks list and watch on a shard member read the distributed locks on its config server, beside the node locks', async () => {
-    const list = await runCli(['locks', 'list', '--json', '--uri', direct(shard)])
+    const list = await runInProcess(['locks', 'list', '--json', '--uri', direct(shard)])
     assert.equal(list.code, 0, list.stderr)
     const r = parseJson(list)
     assert.equal(r.entry, 'config-server')
     assert.equal(r.distributedLocks, 'read')
     assert.ok(r.locks.some((l: any) => l.name === 'scenario.orders' && l.state === 'locked'), JSON.stringify(r.locks))
     assert.ok(r.nodes.some((n: any) => n.role === 'config primary'), JSON.stringify(r.nodes))
-    const watch = await runCli(['locks', 'watch', '--json', '--uri', direct(shard), '--duration', '1s', '--interval', '200ms'], {timeoutMs: 30_000})
+    const watch = await runInProcess(['locks', 'watch', '--json', '--uri', direct(shard), '--duration', '1s', '--interval', '200ms'])
     assert.equal(watch.code, 0, watch.stderr)
     const watched = parseJson(watch)
     assert.equal(watched.entry, 'config-server')
@@ -96,7 +102,7 @@ describe('locks from a config-server member on 7.0 (in-memory DDL locks)', {time
   it('says the view covers that node\'s operations and reads every shard discovery finds', async () => {
     const config = cluster.sim.info.processes.find((p) => p.role === 'config')!.host
     const shards = cluster.sim.info.processes.filter((p) => p.role === 'shard' && p.memberState === 'primary').map((p) => p.host)
-    const run = await runCli(['locks', 'list', '--json', '--uri', direct(config)])
+    const run = await runInProcess(['locks', 'list', '--json', '--uri', direct(config)])
     assert.equal(run.code, 0, run.stderr)
     const r = parseJson(run)
     assert.equal(r.entry, 'config-server')
@@ -115,7 +121,7 @@ describe('locks from a config-server member on 7.0 (in-memory DDL locks)', {time
     const config = cluster.sim.info.processes.find((p) => p.role === 'config')!.host
     const [down, up] = cluster.sim.info.processes.filter((p) => p.role === 'shard' && p.memberState === 'primary').map((p) => p.host)
     await cluster.sim.control({kind: 'restart', downMS: 60_000, hosts: [down!]})
-    const run = await runCli(['locks', 'list', '--json', '--uri', direct(config), '--timeout-ms', '2000'])
+    const run = await runInProcess(['locks', 'list', '--json', '--uri', direct(config), '--timeout-ms', '2000'])
     assert.equal(run.code, 0, run.stderr)
     const r = parseJson(run)
     assert.equal(r.inMemory.shardsFound, 2)
@@ -124,7 +130,7 @@ describe('locks from a config-server member on 7.0 (in-memory DDL locks)', {time
     assert.ok(unread && typeof unread.unavailable === 'string' && !('resources' in unread), JSON.stringify(r.inMemory.serverStatusLocks))
     assert.ok(r.inMemory.serverStatusLocks.find((s: any) => s.host === up)?.resources, 'the other shard was read')
     assert.match(r.inMemory.note, /1 of 2 shard\(s\) read, 1 unknown/)
-    const text = await runCli(['locks', 'list', '--uri', direct(config), '--timeout-ms', '2000'])
+    const text = await runInProcess(['locks', 'list', '--uri', direct(config), '--timeout-ms', '2000'])
     assert.match(text.stdout, new RegExp(`\\(${down!.replace(/\./g, '\\.')}\\): DDL lock entries unknown \\(`))
   })
 })

@@ -1,12 +1,19 @@
 /**
  * `pooltool locks list` on the 6.0 and 7.0 profiles (the shapes those versions really have)
  * and on a replica set (list reads the node locks; pings: no config.lockpings there, exit 7, one line).
+ *
+ * The commands run in this process through the path bin/run.js takes (test/helpers/in-process.ts:
+ * the same code over real TCP, output and exit code captured), sparing a Node start and CLI load
+ * per run; one stays spawned (locks list on the embedded cluster it starts). Their other runs'
+ * real processes are in other files (exit 0: locks list and pings in hostile-strings, locks watch
+ * in locks-dead-holder44; exit 2 and 7: bad-input).
  */
 import assert from 'node:assert/strict'
 import {after, before, describe, it} from 'node:test'
 import {MongoClient, MongoServerError} from 'mongodb'
 
 import {parseJson, runCli} from '../helpers/cli.js'
+import {runInProcess} from '../helpers/in-process.js'
 import {useCluster} from '../helpers/cluster.js'
 import {waitForState} from '../helpers/sim.js'
 
@@ -22,7 +29,7 @@ describe('locks on the 6.0 profile', {timeout: 60_000}, () => {
 
   it('shows shard-name processes, fixed lock ids and terms; one ping per shard name plus config', async () => {
     await client.db('app60').createCollection('c')
-    const r = parseJson(await runCli(['locks', 'list', '--json', '--uri', cluster.uri]))
+    const r = parseJson(await runInProcess(['locks', 'list', '--json', '--uri', cluster.uri]))
     assert.deepEqual(r.target, {uri: cluster.uri, source: '--uri', simulated: false}, 'the envelope names the cluster')
     assert.equal(r.interrupted, false)
     assert.deepEqual(r.notes, ['the embedded cluster runs at time scale 0.01: ping interval 300 ms, expiry 9000 ms'])
@@ -48,7 +55,7 @@ describe('locks on the 6.0 profile', {timeout: 60_000}, () => {
 
     // Shards share one lock session id: a coordinator takes the dead node's lock at once.
     await client.db('scenario').collection('orders').drop()
-    const after = parseJson(await runCli(['locks', 'list', '--json', '--uri', cluster.uri, '--db', 'scenario']))
+    const after = parseJson(await runInProcess(['locks', 'list', '--json', '--uri', cluster.uri, '--db', 'scenario']))
     assert.deepEqual(after.locks.map((l: any) => [l.name, l.verdict]), [['scenario', 'free'], ['scenario.orders', 'free']])
   })
 })
@@ -86,7 +93,7 @@ describe('locks on the 7.0 profile', {timeout: 60_000}, () => {
     let r: any
     try {
       await waitForState('a create waits for the ddl7 DDL lock', () => waitingCreates('ddl7'), (waiting) => waiting > 0, 30_000)
-      r = parseJson(await runCli(['locks', 'list', '--json', '--uri', cluster.uri]))
+      r = parseJson(await runInProcess(['locks', 'list', '--json', '--uri', cluster.uri]))
     } finally {
       contending = false
       await Promise.all(workers)
@@ -122,16 +129,16 @@ describe('locks on a replica set', {timeout: 30_000}, () => {
   const cluster = useCluster({topology: 'replset', members: 1})
 
   it('list reads the node locks (exit 0); pings exits 7 with one line naming the document that cannot exist there', async () => {
-    const list = await runCli(['locks', 'list', '--json', '--uri', cluster.uri])
+    const list = await runInProcess(['locks', 'list', '--json', '--uri', cluster.uri])
     assert.equal(list.code, 0, list.stderr)
     assert.equal(parseJson(list).topology, 'replset')
-    const run = await runCli(['locks', 'pings', '--uri', cluster.uri])
+    const run = await runInProcess(['locks', 'pings', '--uri', cluster.uri])
     assert.equal(run.code, 7)
     assert.equal(run.stdout, '')
     const lines = run.stderr.trim().split('\n')
     assert.equal(lines.length, 1, run.stderr)
     assert.match(lines[0]!, /^Error \[WRONG_TOPOLOGY\]: config\.lockpings cannot exist here: .* is a replica set member \(set 'rs0'\), .* \(hint: .*mongos.*\)$/)
-    const json = parseJson(await runCli(['locks', 'pings', '--json', '--uri', cluster.uri]))
+    const json = parseJson(await runInProcess(['locks', 'pings', '--json', '--uri', cluster.uri]))
     assert.equal(json.error.code, 'WRONG_TOPOLOGY')
     assert.equal(json.error.exitCode, 7)
   })
@@ -139,15 +146,16 @@ describe('locks on a replica set', {timeout: 30_000}, () => {
 
 describe('locks with no URI: the embedded cluster it starts', {timeout: 120_000}, () => {
   it('7.0 by default, with the command that shows persisted locks; --sim-profile and --sim-scenario change it', async () => {
+    // Spawned: locks list's real process starting its own embedded cluster.
     const memory = parseJson(await runCli(['locks', 'list', '--json']))
     assert.equal(memory.model, 'in-memory')
     assert.ok(memory.notes.some((note: string) => note.endsWith('pooltool locks list --sim-profile 4.4 --sim-scenario dead-lock-holder')), JSON.stringify(memory.notes))
-    const persisted = parseJson(await runCli(['locks', 'list', '--json', '--sim-profile', '4.4', '--sim-scenario', 'dead-lock-holder']))
+    const persisted = parseJson(await runInProcess(['locks', 'list', '--json', '--sim-profile', '4.4', '--sim-scenario', 'dead-lock-holder']))
     assert.equal(persisted.model, 'config.locks')
     assert.equal(persisted.serverVersion, '4.4.29')
     assert.ok(persisted.locks.some((lock: {name: string; state: string}) => lock.name === 'scenario.orders' && lock.state === 'locked'), JSON.stringify(persisted.locks))
     assert.ok(!persisted.notes.some((note: string) => note.includes('--sim-profile')), 'no hint where locks are persisted')
-    const refused = await runCli(['locks', 'pings', '--sim-scenario', 'upgraded-from-3.4'])
+    const refused = await runInProcess(['locks', 'pings', '--sim-scenario', 'upgraded-from-3.4'])
     assert.equal(refused.code, 2)
     assert.match(refused.stderr, /^Error \[USAGE\]: --sim-scenario upgraded-from-3\.4 needs --sim-profile 4\.4/)
   })
@@ -157,7 +165,7 @@ describe('locks watch --ndjson', {timeout: 120_000}, () => {
   const cluster = useCluster({topology: 'sharded', versionProfile: '4.4', timeScale: 0.01, scenarios: ['dead-lock-holder']})
 
   it('streams a start line, an event line per transition, and the summary last', async () => {
-    const run = await runCli(['locks', 'watch', '--uri', cluster.uri, '--ndjson', '--duration', '600ms', '--interval', '200ms'])
+    const run = await runInProcess(['locks', 'watch', '--uri', cluster.uri, '--ndjson', '--duration', '600ms', '--interval', '200ms'])
     assert.equal(run.code, 0, run.stderr)
     const lines = run.stdout.trim().split('\n').map((line) => JSON.parse(line) as {type: string; [key: string]: unknown})
     assert.equal(lines[0]!.type, 'start')

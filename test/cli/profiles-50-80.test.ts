@@ -9,14 +9,21 @@
  * - 8.0: tickets in `queues.execution` (the 8.x manual's `queues` section; dynamic sizing from 7.0: never "exhausted"), no ParallelBatchWriterMode, no FCV lock,
  *   the MultiDocumentTransactionsBarrier beside an S/X global lock, DDLDatabase / DDLCollection in
  *   serverStatus.locks, `connections.queuedForEstablishment`, DDL locks in memory.
+ *
+ * The commands run in this process through the path bin/run.js takes (test/helpers/in-process.ts:
+ * the same code over real TCP, output and exit code captured), sparing a Node start and CLI load
+ * per run; these exit-0 runs are spawned as real processes in other files (locks list in
+ * hostile-strings, locks watch in locks-dead-holder44 and locks-any-topology, conns list in
+ * conns-pools-limits).
  */
 import assert from 'node:assert/strict'
 import {describe, it} from 'node:test'
 
 import {MongoClient} from '../../src/mongo/driver.js'
 import type {SimVersionProfile} from '../../src/sim/index.js'
-import {parseJson, runCli} from '../helpers/cli.js'
+import {parseJson} from '../helpers/cli.js'
 import {useCluster} from '../helpers/cluster.js'
+import {runInProcess} from '../helpers/in-process.js'
 import {waitForState} from '../helpers/sim.js'
 
 interface Expect {
@@ -95,7 +102,7 @@ for (const profile of ['5.0', '8.0'] as const satisfies readonly SimVersionProfi
             () => client.db('admin').aggregate([{$currentOp: {allUsers: true}}, {$match: {waitingForLock: true, ns: 'app.orders'}}]).toArray(),
             (ops) => ops.length === 1,
           )
-          const run = await runCli(['locks', 'list', '--json', '--uri', cluster.uri])
+          const run = await runInProcess(['locks', 'list', '--json', '--uri', cluster.uri])
           assert.equal(run.code, 0, run.stderr)
           const r = parseJson(run)
           assert.equal(r.topology, 'replset')
@@ -120,7 +127,7 @@ for (const profile of ['5.0', '8.0'] as const satisfies readonly SimVersionProfi
           const globalWait = node.view.waits.rows.find((row: any) => row.resource === 'Global' && row.mode === 'w')
           assert.ok(globalWait.acquireWaitCount >= 1, JSON.stringify(globalWait))
 
-          const text = await runCli(['locks', 'list', '--uri', cluster.uri])
+          const text = await runInProcess(['locks', 'list', '--uri', cluster.uri])
           assert.equal(text.code, 0, text.stderr)
           assert.match(text.stdout, new RegExp(`^tickets \\(${e.tickets.replace(/\./g, '\\.')}\\):$`, 'm'))
           assert.doesNotMatch(text.stdout, /exhausted/)
@@ -134,7 +141,7 @@ for (const profile of ['5.0', '8.0'] as const satisfies readonly SimVersionProfi
     })
 
     it('locks watch --ndjson polls every member and exits 0', async () => {
-      const run = await runCli(['locks', 'watch', '--ndjson', '--uri', cluster.uri, '--duration', '600ms', '--interval', '200ms'], {timeoutMs: 60_000})
+      const run = await runInProcess(['locks', 'watch', '--ndjson', '--uri', cluster.uri, '--duration', '600ms', '--interval', '200ms'])
       assert.equal(run.code, 0, run.stderr)
       const lines = run.stdout.trim().split('\n').map((line) => JSON.parse(line) as {type: string; [key: string]: unknown})
       assert.equal(lines[0]!.type, 'start')
@@ -144,7 +151,7 @@ for (const profile of ['5.0', '8.0'] as const satisfies readonly SimVersionProfi
     })
 
     it(`conns list: the connections fields ${profile} reports`, async () => {
-      const run = await runCli(['conns', 'list', '--json', '--uri', cluster.uri])
+      const run = await runInProcess(['conns', 'list', '--json', '--uri', cluster.uri])
       assert.equal(run.code, 0, run.stderr)
       const r = parseJson(run)
       assert.equal(r.hosts.length, 2)
@@ -166,7 +173,7 @@ for (const profile of ['5.0', '8.0'] as const satisfies readonly SimVersionProfi
       } finally {
         await client.close()
       }
-      const run = await runCli(['locks', 'list', '--json', '--uri', cluster.uri])
+      const run = await runInProcess(['locks', 'list', '--json', '--uri', cluster.uri])
       assert.equal(run.code, 0, run.stderr)
       const r = parseJson(run)
       assert.equal(r.serverVersion, e.version)
@@ -200,7 +207,7 @@ for (const profile of ['5.0', '8.0'] as const satisfies readonly SimVersionProfi
     })
 
     it('locks watch --ndjson exits 0 with the version in its start line', async () => {
-      const run = await runCli(['locks', 'watch', '--ndjson', '--uri', cluster.uri, '--duration', '600ms', '--interval', '200ms'], {timeoutMs: 60_000})
+      const run = await runInProcess(['locks', 'watch', '--ndjson', '--uri', cluster.uri, '--duration', '600ms', '--interval', '200ms'])
       assert.equal(run.code, 0, run.stderr)
       const lines = run.stdout.trim().split('\n').map((line) => JSON.parse(line) as {type: string; [key: string]: unknown})
       assert.equal(lines[0]!.type, 'start')
@@ -210,7 +217,7 @@ for (const profile of ['5.0', '8.0'] as const satisfies readonly SimVersionProfi
     })
 
     it('conns list: routers, shard and config members with the version\'s connections fields', async () => {
-      const run = await runCli(['conns', 'list', '--json', '--uri', cluster.uri])
+      const run = await runInProcess(['conns', 'list', '--json', '--uri', cluster.uri])
       assert.equal(run.code, 0, run.stderr)
       const r = parseJson(run)
       const reached = r.hosts.filter((h: any) => h.state === 'ok')

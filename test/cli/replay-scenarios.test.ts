@@ -5,6 +5,12 @@
  * checked loosely: a field present with a value, an array holding a matching element, a
  * phrase in a note. The fixture files themselves are checked too: sources cited, what was
  * assembled said, every captured host answering hello, no credentials.
+ *
+ * The replays are real processes; the verdicts' commands (all exit 0: conns list, locks list,
+ * locks pings) run in this process through the path bin/run.js takes (test/helpers/in-process.ts:
+ * the same code over real TCP, output and exit code captured), sparing a Node start and CLI
+ * load for each. Spawned runs of these commands against a replay are in conns-replay-findings,
+ * replay-refusal and snapshot-node-locks.
  */
 import assert from 'node:assert/strict'
 import {readdirSync, readFileSync} from 'node:fs'
@@ -12,7 +18,8 @@ import path from 'node:path'
 import {after, before, describe, it} from 'node:test'
 import {EJSON} from 'bson'
 
-import {parseJson, REPO_ROOT, runCli} from '../helpers/cli.js'
+import {parseJson, REPO_ROOT} from '../helpers/cli.js'
+import {runInProcess} from '../helpers/in-process.js'
 import {startReplay} from '../helpers/replay.js'
 
 const DIR = path.join(REPO_ROOT, 'test', 'fixtures', 'replay')
@@ -177,7 +184,7 @@ for (const file of FILES) {
 
     for (const [command, verdict] of Object.entries(fixture.verdicts)) {
       it(`${command}: ${verdict.conclusion}`, async () => {
-        const run = await runCli([...verdict.argv, '--uri', replay.uri, '--timeout-ms', TIMEOUT_MS], {timeoutMs: 120_000})
+        const run = await runInProcess([...verdict.argv, '--uri', replay.uri, '--timeout-ms', TIMEOUT_MS])
         const output = `stdout:\n${run.stdout.slice(0, 4000)}\nstderr:\n${run.stderr.slice(0, 2000)}`
         assert.equal(run.code, verdict.exit, `exit code\n${output}`)
         if (verdict.json !== undefined) {

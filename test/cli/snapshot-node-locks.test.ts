@@ -5,6 +5,11 @@
  * `locks list` gave, frozen at capture (running times and waits as captured). The file keeps no command
  * values (the inserts' documents), says per node how its node-lock reads went, and a format-1 file without
  * them replays with the node locks unknown ("not captured"), never "no locks".
+ *
+ * The replays are real processes; `locks list` and `snapshot` run in this process by the path bin/run.js
+ * takes (test/helpers/in-process.ts: the same code over real TCP, output and exit code captured), sparing
+ * a Node start and CLI load each. Their real processes: snapshot against a cluster in snapshot-replay and
+ * conns-pools-limits, locks list against a replay in snapshot-replay and against a cluster in hostile-strings.
  */
 import assert from 'node:assert/strict'
 import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
@@ -16,8 +21,9 @@ import {EJSON} from 'bson'
 
 import {MongoClient} from '../../src/mongo/driver.js'
 import {rewriteNames} from '../../src/snapshot/rewrite.js'
-import {parseJson, runCli} from '../helpers/cli.js'
+import {parseJson} from '../helpers/cli.js'
 import {type ClusterHandle, useCluster} from '../helpers/cluster.js'
+import {runInProcess} from '../helpers/in-process.js'
 import {type ReplayHandle, startReplay} from '../helpers/replay.js'
 import {waitForState} from '../helpers/sim.js'
 
@@ -78,9 +84,9 @@ async function captureBlocked(cluster: ClusterHandle, name: string): Promise<Cap
         () => client.db('admin').aggregate([{$currentOp: {allUsers: true}}, {$match: {waitingForLock: true, ns: NS}}]).toArray(),
         (ops) => ops.length === 2,
       )
-      const run = await runCli(['locks', 'list', '--json', '--uri', cluster.uri])
+      const run = await runInProcess(['locks', 'list', '--json', '--uri', cluster.uri])
       assert.equal(run.code, 0, run.stderr)
-      const capture = await runCli(['snapshot', '--json', '--out', file, '--uri', cluster.uri])
+      const capture = await runInProcess(['snapshot', '--json', '--out', file, '--uri', cluster.uri])
       assert.equal(capture.code, 0, capture.stderr)
       return {primary, waiterOpids: waiting.map((op) => op.opid).sort(), live: parseJson(run), file, summary: parseJson(capture), snapshot: EJSON.parse(readFileSync(file, 'utf8'), {relaxed: true})}
     } finally {
@@ -146,7 +152,7 @@ for (const topology of ['replset', 'standalone'] as const) {
     })
 
     it('locks list against the replay gives the live chain, root blocker, waiters, modes, resources and ranking', async () => {
-      const run = await runCli(['locks', 'list', '--json', '--uri', replay.uri])
+      const run = await runInProcess(['locks', 'list', '--json', '--uri', replay.uri])
       assert.equal(run.code, 0, run.stderr)
       const replayed = parseJson(run)
       const listener = replay.hosts[captured.primary]!
@@ -165,7 +171,7 @@ for (const topology of ['replset', 'standalone'] as const) {
       assert.deepEqual(node.view.waits, then.view.waits)
       assert.deepEqual(node.view.tickets, then.view.tickets)
 
-      const text = await runCli(['locks', 'list', '--uri', replay.uri])
+      const text = await runInProcess(['locks', 'list', '--uri', replay.uri])
       assert.equal(text.code, 0, text.stderr)
       const rootOpid = chainsOf(replayed, listener).chains[0].root.opid
       assert.match(text.stdout, new RegExp(`root blocker: opid ${rootOpid} on ${listener.replace(/\./g, '\\.')} \\(\\w+\\) blocks 2 operation\\(s\\)`))
@@ -176,7 +182,7 @@ for (const topology of ['replset', 'standalone'] as const) {
       asFormatOne(captured.file, old)
       const oldReplay = await startReplay(old)
       try {
-        const run = await runCli(['locks', 'list', '--json', '--uri', oldReplay.uri])
+        const run = await runInProcess(['locks', 'list', '--json', '--uri', oldReplay.uri])
         assert.equal(run.code, 0, run.stderr)
         const r = parseJson(run)
         assert.ok(r.nodes.length > 0)
@@ -185,7 +191,7 @@ for (const topology of ['replset', 'standalone'] as const) {
           assert.match(node.error.message, /\$currentOp operations were not captured in .*format1\.json: this node's locks and operations are unknown, not none \(a format-1 snapshot/)
         }
         assert.deepEqual(r.rootBlockers, [])
-        const text = await runCli(['locks', 'list', '--uri', oldReplay.uri])
+        const text = await runInProcess(['locks', 'list', '--uri', oldReplay.uri])
         assert.equal(text.code, 0, text.stderr)
         assert.match(text.stdout, /locks unknown: not read \(.*not captured/)
         assert.match(text.stdout, /node locks unknown: none of the \d+ node\(s\) could be read/)

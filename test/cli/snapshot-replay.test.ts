@@ -4,6 +4,13 @@
  * commands computed at capture time (the file's `views`), host names mapped to the
  * replay's listeners; a read that failed at capture fails the same way in the replay;
  * credentials never reach the file; --redact-hosts leaves no name or address behind.
+ *
+ * The replays and the first capture are real processes (`sim --replay` has to outlive the
+ * commands pointed at it), and so are one locks list and one locks pings against a replay.
+ * The other reads against them, the polls and the other captures run in this process by the
+ * path bin/run.js takes (test/helpers/in-process.ts: the same code, real TCP, output and exit
+ * code captured), sparing a Node start and CLI load per run. One run per command and exit
+ * path stays spawned here or elsewhere in the suite.
  */
 import assert from 'node:assert/strict'
 import {mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync} from 'node:fs'
@@ -19,6 +26,7 @@ import {MAX_SNAPSHOT_BYTES} from '../../src/replay/run.js'
 import {rewriteNames} from '../../src/snapshot/rewrite.js'
 import {parseJson, runCli} from '../helpers/cli.js'
 import {useCluster} from '../helpers/cluster.js'
+import {runInProcess} from '../helpers/in-process.js'
 import {type ReplayHandle, startReplay} from '../helpers/replay.js'
 import {waitForState} from '../helpers/sim.js'
 
@@ -75,7 +83,7 @@ describe('snapshot and replay of a sharded 4.4 cluster with a dead lock holder',
     // Capture once the dead holder's lock is stale: a verdict that only ages further in the replay.
     await waitForState(
       'the dead holder\'s lock is stale',
-      async () => parseJson(await runCli(['locks', 'list', '--json', '--uri', cluster.uri])),
+      async () => parseJson(await runInProcess(['locks', 'list', '--json', '--uri', cluster.uri])),
       (r) => r.locks.some((l: any) => l.verdict === 'stale'),
     )
     const capture = await runCli(['snapshot', '--json', '--out', file, '--uri', cluster.uri])
@@ -117,7 +125,7 @@ describe('snapshot and replay of a sharded 4.4 cluster with a dead lock holder',
   })
 
   it('conns list against the replay gives the captured hosts, roles, counts, pools and holders', async () => {
-    const run = await runCli(['conns', 'list', '--json', '--uri', replay.uri])
+    const run = await runInProcess(['conns', 'list', '--json', '--uri', replay.uri])
     assert.equal(run.code, 0, run.stderr)
     const replayed = parseJson(run)
     const captured = asReplayed(snapshot.views['conns list'], replay)
@@ -127,6 +135,7 @@ describe('snapshot and replay of a sharded 4.4 cluster with a dead lock holder',
   })
 
   it('locks list against the replay gives the captured lock rows and verdicts', async () => {
+    // Spawned, as is locks pings below: each command's real process against a replay (conns list's is in conns-replay-findings).
     const run = await runCli(['locks', 'list', '--json', '--uri', replay.uri])
     assert.equal(run.code, 0, run.stderr)
     const replayed = parseJson(run)
@@ -149,7 +158,7 @@ describe('snapshot and replay of a sharded 4.4 cluster with a dead lock holder',
     assert.deepEqual(snapshot.hosts.filter((h: any) => h.nodeLocks).map((h: any) => h.host).sort(), listed)
     for (const host of snapshot.hosts.filter((h: any) => h.nodeLocks)) assert.deepEqual(host.nodeLocks, {currentOp: 'captured', serverStatus: 'captured', lockInfo: 'captured'}, host.host)
     assert.ok(snapshot.hosts.filter((h: any) => h.role === 'mongos').every((h: any) => h.nodeLocks === undefined), 'a router keeps no node locks')
-    const replayed = parseJson(await runCli(['locks', 'list', '--json', '--uri', replay.uri]))
+    const replayed = parseJson(await runInProcess(['locks', 'list', '--json', '--uri', replay.uri]))
     const nodes = (r: any) => r.nodes.map((n: any) => ({host: n.host, role: n.role, lockInfo: n.lockInfo, blocking: n.view?.blocking, waits: n.view?.waits, tickets: n.view?.tickets}))
     assert.deepEqual(nodes(replayed), nodes(captured))
     assert.deepEqual(replayed.rootBlockers, captured.rootBlockers)
@@ -171,14 +180,14 @@ describe('snapshot and replay of a sharded 4.4 cluster with a dead lock holder',
     assert.ok(replay.notes.some((n) => /frozen at capture/.test(n)), `the replay says how its clocks run: ${JSON.stringify(replay.notes)}`)
     const later = await startReplay(file, {args: ['--replay-clock-offset', '5m']})
     try {
-      const conns = parseJson(await runCli(['conns', 'list', '--json', '--uri', later.uri]))
+      const conns = parseJson(await runInProcess(['conns', 'list', '--json', '--uri', later.uri]))
       assert.deepEqual(connsFigures(conns), connsFigures(asReplayed(snapshot.views['conns list'], later)))
       assert.ok(conns.hosts.every((h: any) => h.state === 'ok'), JSON.stringify(conns.hosts.map((h: any) => [h.host, h.state])))
-      const locks = parseJson(await runCli(['locks', 'list', '--json', '--uri', later.uri]))
+      const locks = parseJson(await runInProcess(['locks', 'list', '--json', '--uri', later.uri]))
       const capturedLocks = asReplayed(snapshot.views['locks list'], later)
       assert.deepEqual(locks.locks.map((l: any) => [l.name, l.verdict]), capturedLocks.locks.map((l: any) => [l.name, l.verdict]))
       assertFrozenAtCapture(locks, capturedLocks, 5 * 60_000)
-      const pings = parseJson(await runCli(['locks', 'pings', '--json', '--uri', later.uri]))
+      const pings = parseJson(await runInProcess(['locks', 'pings', '--json', '--uri', later.uri]))
       const capturedPings = asReplayed(snapshot.views['locks pings'], later)
       const alive = (r: any) => r.pings.map((p: any) => [p.process, p.alive]).sort()
       assert.deepEqual(alive(pings), alive(capturedPings), 'no process declared dead that was alive at capture')
@@ -217,7 +226,7 @@ describe('snapshot of a replica set read by a user without clusterMonitor', {tim
     cs.username = 'watcher'
     cs.password = password
     userUri = cs.toString()
-    const capture = await runCli(['snapshot', '--out', file, '--uri', userUri])
+    const capture = await runInProcess(['snapshot', '--out', file, '--uri', userUri])
     assert.equal(capture.code, 0, capture.stderr)
     replay = await startReplay(file)
   })
@@ -246,7 +255,7 @@ describe('snapshot of a replica set read by a user without clusterMonitor', {tim
     } finally {
       await client.close()
     }
-    const run = await runCli(['conns', 'list', '--json', '--uri', replay.uri])
+    const run = await runInProcess(['conns', 'list', '--json', '--uri', replay.uri])
     assert.equal(run.code, 0, run.stderr)
     const replayed = parseJson(run)
     const view = asReplayed(snapshot.views['conns list'], replay)
@@ -262,7 +271,7 @@ describe('snapshot of a replica set read by a user without clusterMonitor', {tim
       assert.match(nodeLocks.currentOp, /^not permitted: /, host)
       assert.match(nodeLocks.lockInfo, /^not permitted: /, host)
     }
-    const replayed = parseJson(await runCli(['locks', 'list', '--json', '--uri', replay.uri]))
+    const replayed = parseJson(await runInProcess(['locks', 'list', '--json', '--uri', replay.uri]))
     const view = asReplayed(snapshot.views['locks list'], replay)
     assert.deepEqual(replayed.nodes.map((n: any) => [n.host, n.view, n.error?.code]), view.nodes.map((n: any) => [n.host, null, n.error?.code]))
     assert.ok(replayed.nodes.every((n: any) => n.error?.code === 'UNAUTHORIZED'), JSON.stringify(replayed.nodes.map((n: any) => n.error)))
@@ -278,7 +287,7 @@ describe('snapshot of a replica set read by a user without clusterMonitor', {tim
     } finally {
       await client.close()
     }
-    const run = await runCli(['conns', 'list', '--uri', cs.toString()])
+    const run = await runInProcess(['conns', 'list', '--uri', cs.toString()])
     assert.equal(run.code, 5, run.stderr)
     assert.match(run.stderr, /it is a replay of a snapshot, which has no users/, 'the user is told why, not to check the password')
     assert.ok(!run.stderr.includes(password))
@@ -288,7 +297,7 @@ describe('snapshot of a replica set read by a user without clusterMonitor', {tim
 describe('snapshot --redact-hosts of the embedded cluster', {timeout: 120_000}, () => {
   it('leaves no host name or address in the file, and the redacted file still replays', async () => {
     const file = path.join(dir, 'redacted.json')
-    const capture = await runCli(['snapshot', '--redact-hosts', '--out', file])
+    const capture = await runInProcess(['snapshot', '--redact-hosts', '--out', file])
     assert.equal(capture.code, 0, capture.stderr)
     const text = readFileSync(file, 'utf8')
     assert.doesNotMatch(text, /127\.0\.0\.1|localhost/)
@@ -298,7 +307,7 @@ describe('snapshot --redact-hosts of the embedded cluster', {timeout: 120_000}, 
     assert.ok(snapshot.hosts.every((h: any) => /^host-\d+\.redacted:\d+$/.test(h.host)), JSON.stringify(snapshot.hosts.map((h: any) => h.host)))
     const replay = await startReplay(file)
     try {
-      const replayed = parseJson(await runCli(['conns', 'list', '--json', '--uri', replay.uri]))
+      const replayed = parseJson(await runInProcess(['conns', 'list', '--json', '--uri', replay.uri]))
       assert.deepEqual(connsFigures(replayed), connsFigures(asReplayed(snapshot.views['conns list'], replay)))
     } finally {
       await replay.stop()
@@ -311,7 +320,7 @@ describe('snapshot and replay refuse what cannot work, before any work', () => {
     const json = await runCli(['snapshot', '--json', '--uri', 'mongodb://127.0.0.1:1/'])
     assert.equal(json.code, 2, json.stderr + json.stdout)
     assert.match(json.stdout, /add --out FILE/)
-    const directory = await runCli(['snapshot', '--out', dir, '--uri', 'mongodb://127.0.0.1:1/'])
+    const directory = await runInProcess(['snapshot', '--out', dir, '--uri', 'mongodb://127.0.0.1:1/'])
     assert.equal(directory.code, 2, directory.stderr)
     assert.match(directory.stderr, /is a directory/)
   })
@@ -322,17 +331,17 @@ describe('snapshot and replay refuse what cannot work, before any work', () => {
     assert.match(missing.stderr, /nope\.json does not exist/)
     const other = path.join(dir, 'other.json')
     writeFileSync(other, '{"format": "something-else"}')
-    const wrong = await runCli(['sim', '--replay', other])
+    const wrong = await runInProcess(['sim', '--replay', other])
     assert.equal(wrong.code, 2)
     assert.match(wrong.stderr, /other\.json is not a pooltool snapshot/)
     // Over the cap (a sparse file): refused from its size, not parsed (Extended JSON holds several times a file's size).
     const huge = path.join(dir, 'huge.json')
     writeFileSync(huge, '')
     truncateSync(huge, MAX_SNAPSHOT_BYTES + 1)
-    const tooBig = await runCli(['sim', '--replay', huge])
+    const tooBig = await runInProcess(['sim', '--replay', huge])
     assert.equal(tooBig.code, 2, tooBig.stderr)
     assert.match(tooBig.stderr, /--replay .*huge\.json is [\d,]+ bytes, over the 256 MiB a snapshot may be/)
-    const shaped = await runCli(['sim', '--replay', other, '--topology', 'replset'])
+    const shaped = await runInProcess(['sim', '--replay', other, '--topology', 'replset'])
     assert.equal(shaped.code, 2)
     assert.match(shaped.stderr, /--topology=replset cannot also be provided when using --replay/)
   })
