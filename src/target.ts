@@ -30,7 +30,7 @@ import {checkDriverAcceptsUri, CLOSE_GRACE_MS, closeWithin, createClient, create
 import {toPoolToolError} from './mongo/errors.js'
 import {type ReadRecorder, ServerReader} from './probes/reader.js'
 import {redactText, redactUri, secretsOfUri} from './redact.js'
-import {type SimCluster, type SimOptions, startSimCluster} from './sim/index.js'
+import type {SimCluster, SimOptions} from './sim/index.js'
 
 export type TargetSource = '--uri' | 'POOLTOOL_URI' | 'MONGODB_URI' | 'embedded'
 
@@ -240,6 +240,8 @@ export async function resolveTarget(input: ResolveTargetInput): Promise<Target> 
   const choice = chooseTarget(input)
   const connection = input.connection ?? DEFAULT_CONNECTION
   if (choice.source !== 'embedded') return targetFromUri({uri: choice.uri, source: choice.source, connection, recorder: input.recorder})
+  // The embedded cluster's door loads only here, where one starts: a run against --uri never needs it.
+  const {startSimCluster} = await import('./sim/index.js')
   const sim = await startSimCluster(input.embedded ?? {})
   const target = targetFromUri({uri: sim.info.uri, source: 'embedded', connection, recorder: input.recorder, sim})
   const ignored = choice.ignored.length > 0 ? ` (${choice.ignored.join(' and ')} ignored)` : ''

@@ -5,6 +5,9 @@
  * cmap/wire_protocol/constants.js) has
  * one place to land.
  */
+// First: saslprep's stand-in must be in place before the driver requires it (see the module).
+import './lazy-saslprep.js'
+
 export {MongoClient} from 'mongodb'
 export type {
   Collection,

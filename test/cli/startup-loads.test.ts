@@ -4,7 +4,7 @@
  * driver, the bench engine, the embedded cluster, zod, yaml or the HDR histograms. The built CLI
  * runs with a module hook that lists every module loaded, ESM and CommonJS alike; the test reads
  * the list, so a new top-level import of a heavy module in a command or in src/cli fails here
- * with the module named.
+ * with the module named. A real command, up to its first connection, is held to what it needs too.
  */
 import assert from 'node:assert/strict'
 import {spawn} from 'node:child_process'
@@ -119,6 +119,31 @@ describe('what a start loads before a command runs', () => {
       assert.equal(run.code, code, run.stderr)
       assert.deepEqual(
         run.modules.filter((module) => ['/node_modules/@oclif/', '/dist/commands/', '/node_modules/string-width/', '/node_modules/wrap-ansi/'].some((fragment) => module.replaceAll('\\', '/').includes(fragment))),
+        [],
+      )
+    })
+  }
+
+  // A real command up to its first connection, to a port nobody listens on (refused: exit 4). What it must not load
+  // there, by the path fragment that gives it away: semver (oclif's index checks Node against oclif's own engines
+  // with it; bin/run.js skips that check), saslprep's Unicode tables (built as the driver loads, used only by a
+  // SCRAM-SHA-256 handshake with a password: src/mongo/lazy-saslprep.ts) and, where no cluster starts, the embedded
+  // cluster's door (target.ts imports it where one starts).
+  const SEMVER = '/node_modules/semver/'
+  const SASLPREP_TABLES = ['/node_modules/@mongodb-js/saslprep/dist/memory-code-points.js', '/node_modules/sparse-bitfield/']
+  const SIM_DOOR = '/dist/src/sim/'
+  const unreachable = ['--uri', 'mongodb://127.0.0.1:1', '--timeout-ms', '200']
+  for (const {args, mustNot} of [
+    {args: ['locks', 'list', ...unreachable], mustNot: [SEMVER, ...SASLPREP_TABLES]},
+    {args: ['conns', 'list', ...unreachable], mustNot: [SEMVER, ...SASLPREP_TABLES]},
+    {args: ['bench', ...unreachable, '--duration', '1s'], mustNot: [SEMVER, ...SASLPREP_TABLES, SIM_DOOR]},
+  ]) {
+    it(`pooltool ${args.join(' ')} (no credentials): not ${mustNot.join(', ')}`, async () => {
+      const run = await loadedBy(args)
+      assert.equal(run.code, 4, run.stderr)
+      assert.ok(run.modules.some((module) => module.includes('/node_modules/mongodb/')), 'the driver loaded: the run got as far as connecting')
+      assert.deepEqual(
+        run.modules.filter((module) => mustNot.some((fragment) => module.replaceAll('\\', '/').includes(fragment))),
         [],
       )
     })
