@@ -46,7 +46,9 @@
  * `--cpu-prof` does not see. Read per thread (/proc/self/task), those background threads took
  * ~400 µs per operation in the two workers' seconds 3–11 of a run against ~55 for one worker, and
  * the two workers' CPU per operation kept falling until ~15 s into a run (2026-11-28, load 11–13);
- * with a 3 s warm-up the figure was 1.81 on an idle machine, the warm-up's cost and not the split's.
+ * with a 3 s warm-up the figure was 1.81 on an idle machine. Warmed 12 s it is still 1.835 (idle,
+ * 2026-11-28 12:26): background back to 60 against 25 µs per operation, the worker threads' own
+ * JavaScript 380 against the main thread's 225, so compilation was part of the gap, not all of it.
  * The thread split of each slice is printed (main · worker threads · V8 background), so a window
  * still in the workers' warm-up shows as background CPU far above the one worker's. The per-run
  * cost of warming a second isolate is not in the figure; it is a one-off of a run, not per operation.
@@ -209,7 +211,7 @@ async function cpuSlice(target: Target, threads: number): Promise<SliceValues> {
   // Warmed up first (--warmup-ms, see the header): each --workers 2 slice starts two fresh worker threads, whose code
   // V8 compiles from cold, while --workers 1 runs on this process's main thread, warm from the slices before. Without
   // a warm-up the ratio was the cold JIT's: 2.60 [2.31, 2.89] on an idle machine (one 281 µs/op, two 720); with 3 s,
-  // 1.81 [1.75, 1.92], the two isolates' compilation still running on V8's background threads.
+  // 1.81 [1.75, 1.92], the two isolates' compilation still running on V8's background threads; with 12 s, 1.835 (see the header).
   const {marks, opsFrom, before} = await benchSlice(target, threads, ratioWarmupMs)
   const point = opsFrom(2000)
   if (!marks || !point) return {ops: point?.ops ?? 0, cpuUsPerOp: Number.NaN, windowMs: Number.NaN, mainUsPerOp: Number.NaN, workersUsPerOp: Number.NaN, backgroundUsPerOp: Number.NaN}
