@@ -36,7 +36,7 @@ describe('host API', () => {
   it('the child exits when its parent is killed', async () => {
     const hostUrl = new URL('../../src/sim/host.ts', import.meta.url).href
     const script = `const {startSimCluster} = await import(${JSON.stringify(hostUrl)}); const s = await startSimCluster(); console.log('PID ' + s.info.pid); setInterval(() => {}, 1000)`
-    const parent = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+    const parent = spawn(process.execPath, ['--import', fileURLToPath(new URL('../helpers/ts-loader.mjs', import.meta.url)), '--input-type=module', '-e', script], {
       cwd: fileURLToPath(new URL('../..', import.meta.url)),
       stdio: ['ignore', 'pipe', 'inherit'],
     })

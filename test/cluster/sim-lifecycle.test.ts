@@ -83,7 +83,7 @@ function startParent(stopBeforeExit: boolean): ChildProcessWithoutNullStreams {
     console.log('READY ' + sim.info.pid + ' ' + sim.info.processes[0].port)
     setInterval(() => {}, 1000)
   `
-  return spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+  return spawn(process.execPath, ['--import', fileURLToPath(new URL('../helpers/ts-loader.mjs', import.meta.url)), '--input-type=module', '-e', script], {
     cwd: fileURLToPath(new URL('../..', import.meta.url)),
     stdio: ['pipe', 'pipe', 'inherit'],
     detached: true,

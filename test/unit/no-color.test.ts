@@ -6,6 +6,7 @@ import assert from 'node:assert/strict'
 import {execFileSync} from 'node:child_process'
 import path from 'node:path'
 import {describe, it} from 'node:test'
+import {fileURLToPath} from 'node:url'
 
 import {colorAllowed} from '../../src/reporters/color.js'
 import {REPO_ROOT} from '../helpers/cli.js'
@@ -16,7 +17,7 @@ const COLOR = /\u001B\[(3|9)\dm/
 function drawn(env: NodeJS.ProcessEnv): string {
   const script = path.join(REPO_ROOT, 'test/unit/fixtures/progress-colors.ts')
   const clean = {...process.env, FORCE_COLOR: undefined, NO_COLOR: undefined, ...env}
-  return JSON.parse(execFileSync(process.execPath, ['--import', 'tsx', script], {cwd: REPO_ROOT, env: clean as NodeJS.ProcessEnv, encoding: 'utf8'})) as string
+  return JSON.parse(execFileSync(process.execPath, ['--import', fileURLToPath(new URL('../helpers/ts-loader.mjs', import.meta.url)), script], {cwd: REPO_ROOT, env: clean as NodeJS.ProcessEnv, encoding: 'utf8'})) as string
 }
 
 describe('color', () => {
