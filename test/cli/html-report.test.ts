@@ -14,7 +14,9 @@
  * (measured: about 2 CPU-s for the file). The closed-loop sweep and the open-loop run serve both
  * `report html` cases. A bench runs for its --duration whatever the machine, so the runs are as short
  * as what is checked allows (a series interval of a quarter of the run gives every chart several
- * points); `bench --html` and `locks watch --html` start with the browser (neither reads on a
+ * points), and the closed-loop ones run with a 5-ms simulated service time (--sim-latency): a bench's CPU
+ * goes by its operations, and what is checked needs points in every chart, not thousands of operations;
+ * `bench --html` and `locks watch --html` start with the browser (neither reads on a
  * deadline; the conns watches do, see there, so they are spawned and run alone).
  */
 import assert from 'node:assert/strict'
@@ -50,7 +52,7 @@ describe('HTML reports in a browser', {skip: missing, timeout: 240_000}, () => {
 
   before(async () => {
     // In this process (report html's spawned run proves a real process writes the page), awaited by its test.
-    benchHtml = runInProcess(['bench', '--model', 'pool,single,per-op,fixed', '--concurrency', '4', '--duration', '500ms', '--series-interval', '125ms', '--warmup', '0', '--html', file('bench.html'), '--json'])
+    benchHtml = runInProcess(['bench', '--model', 'pool,single,per-op,fixed', '--concurrency', '4', '--duration', '500ms', '--series-interval', '125ms', '--sim-latency', '5ms', '--warmup', '0', '--html', file('bench.html'), '--json'])
     // In this process too, queued behind bench --html; awaited by its test.
     locksHtml = runInProcess(['locks', 'watch', '--sim-profile', '4.4', '--sim-scenario', 'dead-lock-holder', '--duration', '1s', '--interval', '200ms', '--json', '--html', file('locks.html')])
     // Not left unhandled if the file fails before their tests await them.
@@ -145,7 +147,7 @@ describe('HTML reports in a browser', {skip: missing, timeout: 240_000}, () => {
   const openLoopRun = () => (openLong ??= bench('open-long.json', ['--rate', '200', '--concurrency', '8', '--duration', '4s']))
   /** One closed-loop sweep (4 runs of 1 s) for both: sweep.json in the first, closed.json in the second. */
   let sweepResult: Promise<BenchResult> | undefined
-  const sweepRun = () => (sweepResult ??= bench('sweep.json', ['--concurrency', '2,8', '--max-pool-size', '2,8', '--duration', '1s', '--series-interval', '250ms']))
+  const sweepRun = () => (sweepResult ??= bench('sweep.json', ['--concurrency', '2,8', '--max-pool-size', '2,8', '--duration', '1s', '--series-interval', '250ms', '--sim-latency', '5ms']))
 
   it('report html over a sweep and an open-loop run: a panel per run for each metric, every chart has its points, the grid a cell per run', async () => {
     const sweep = await sweepRun()
@@ -185,7 +187,7 @@ describe('HTML reports in a browser', {skip: missing, timeout: 240_000}, () => {
   it('report html over 12 runs of different lengths (13 latency curves): the spectrum too is a panel per run, each run on its own time axis', async () => {
     // 7 half-second cells, the 4-s open-loop run and the first case's sweep of four 1-s closed-loop runs as closed.json:
     // 12 runs of three lengths without benching again what is already on disk.
-    const cells = await bench('cells.json', ['--concurrency', '1,2,3,4,6,8,16', '--max-pool-size', '8', '--duration', '500ms', '--series-interval', '125ms'])
+    const cells = await bench('cells.json', ['--concurrency', '1,2,3,4,6,8,16', '--max-pool-size', '8', '--duration', '500ms', '--series-interval', '125ms', '--sim-latency', '5ms'])
     const open = await openLoopRun()
     const closed = await sweepRun()
     copyFileSync(file('sweep.json'), file('closed.json'))
