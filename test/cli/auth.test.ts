@@ -2,6 +2,11 @@
  * `pooltool auth` end to end: the built CLI against the embedded cluster with auth
  * (SCRAM iteration counts 10000 for SHA-1, 15000 for SHA-256). Assertions are
  * orderings and exact counts, never absolute times.
+ *
+ * Spawned, one per exit path: the default run (0), the wrong password in text (5, the real
+ * secret guard), the missing SCRAM-SHA-1 credentials (2) and Ctrl-C (130, a real SIGINT). The
+ * other runs go through this process (test/helpers/in-process.ts, the path bin/run.js takes).
+ * The standalone cluster is shared by every standalone case, Ctrl-C last.
  */
 import assert from 'node:assert/strict'
 import type {ChildProcess} from 'node:child_process'
@@ -208,6 +213,31 @@ describe('pooltool auth', () => {
     assert.equal(run.code, 2, run.stderr)
     assert.match(run.stderr, /^Error \[USAGE\]: the server does not offer authMechanism=PLAIN from the URI \(hint: .*\)\n$/)
   })
+
+  // Last in this block: it leaves the cluster mid-run (connections aborted by Ctrl-C).
+  it('stops on Ctrl-C with what it measured and exit 130', async () => {
+    // Ctrl-C once the server has counted some SCRAM-SHA-256 authentications of the run (not after a fixed time).
+    const observer = new MongoClient(cluster.uri, {directConnection: true, maxPoolSize: 1})
+    const received = async () => Number((await observer.db('admin').command({serverStatus: 1})).security?.authentication?.mechanisms?.['SCRAM-SHA-256']?.authenticate?.received ?? 0)
+    let child: ChildProcess | undefined
+    try {
+      const baseline = await received()
+      // 500 connections per pass: the first SCRAM-SHA-256 ones come after 100 unauthenticated ones, and thousands
+      // more of the run are still to come when the signal lands.
+      const running = runCli(['auth', '--uri', cluster.uri, '--connections', '500', '--parallel', '10', '--json'], {onSpawn: (c) => (child = c)})
+      await waitForState('10 SCRAM-SHA-256 authentications of the run', received, (n) => n - baseline >= 10)
+      child!.kill('SIGINT')
+      const run = await running
+      assert.equal(run.code, 130, run.stderr)
+      const result = parseJson<AuthResult>(run)
+      assert.equal(result.interrupted, true)
+      assert.equal(result.pooledPingUs, null)
+      assert.ok(result.mechanisms.length > 0, 'mechanisms measured before Ctrl-C are reported')
+      for (const m of result.mechanisms) assert.equal(m.connectionsOpened, m.connectionsSucceeded + m.connectionsFailed + m.connectionsAborted)
+    } finally {
+      await observer.close()
+    }
+  })
 })
 
 describe('pooltool auth on a replica set', () => {
@@ -227,7 +257,7 @@ describe('pooltool auth on a replica set', () => {
 })
 
 describe('pooltool auth on a sharded cluster', () => {
-  const cluster = useCluster({topology: 'sharded', auth: true, mongos: 2, shards: 1})
+  const cluster = useCluster({topology: 'sharded', auth: true, mongos: 2, shards: 1, shardMembers: 1, configMembers: 1})
 
   it('measures on the router the URI names first, as discovery names it', async () => {
     const run = await runInProcess(['auth', '--uri', cluster.uri, '--mechanisms', 'none,SCRAM-SHA-256', '--connections', '2', '--parallel', '1', '--pings', '10', '--json'])
@@ -236,31 +266,5 @@ describe('pooltool auth on a sharded cluster', () => {
     const firstRouter = /^mongodb:\/\/[^@]*@([^,/]+)/.exec(cluster.uri)?.[1]
     assert.deepEqual({host: result.measuredHost?.host, role: result.measuredHost?.role, topology: result.measuredHost?.topology}, {host: firstRouter, role: 'mongos', topology: 'sharded'})
     assert.equal(byName(result, 'SCRAM-SHA-256').connectionsSucceeded, 8)
-  })
-})
-
-describe('pooltool auth interrupted', () => {
-  const cluster = useCluster({auth: true})
-
-  it('stops on Ctrl-C with what it measured and exit 130', async () => {
-    // Ctrl-C once the server has counted some SCRAM-SHA-256 authentications of the run (not after a fixed time).
-    const observer = new MongoClient(cluster.uri, {directConnection: true, maxPoolSize: 1})
-    const received = async () => Number((await observer.db('admin').command({serverStatus: 1})).security?.authentication?.mechanisms?.['SCRAM-SHA-256']?.authenticate?.received ?? 0)
-    let child: ChildProcess | undefined
-    try {
-      const baseline = await received()
-      const running = runCli(['auth', '--uri', cluster.uri, '--connections', '5000', '--parallel', '10', '--json'], {onSpawn: (c) => (child = c)})
-      await waitForState('10 SCRAM-SHA-256 authentications of the run', received, (n) => n - baseline >= 10)
-      child!.kill('SIGINT')
-      const run = await running
-      assert.equal(run.code, 130, run.stderr)
-      const result = parseJson<AuthResult>(run)
-      assert.equal(result.interrupted, true)
-      assert.equal(result.pooledPingUs, null)
-      assert.ok(result.mechanisms.length > 0, 'mechanisms measured before Ctrl-C are reported')
-      for (const m of result.mechanisms) assert.equal(m.connectionsOpened, m.connectionsSucceeded + m.connectionsFailed + m.connectionsAborted)
-    } finally {
-      await observer.close()
-    }
   })
 })
