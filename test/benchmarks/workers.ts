@@ -65,7 +65,7 @@
  * each run on a core of their own, one of them sharing core 1 with the cluster (at 1,000/s neither
  * side is near a full core). One worker (A) gets the same two cores. Without taskset nothing is pinned.
  *
- * Flags: --rate N (1000) --concurrency N (64) --pairs N (8; --quick 3) --warmup-pairs N (1)
+ * Flags: --rate N (1000) --one-rate N (the --workers 1 side's rate; default --rate) --concurrency N (64) --pairs N (8; --quick 3) --warmup-pairs N (1)
  *        --profile-slices N (6; --quick 3; 0 skips figure (a)) --warmup-ms MS (figure (b)'s warm-up, 12000)
  */
 import {execFileSync, spawn} from 'node:child_process'
@@ -88,6 +88,8 @@ const {values} = parseArgs({
     ...PAIRED_OPTIONS,
     concurrency: {type: 'string', default: '64'},
     rate: {type: 'string', default: '1000'},
+    /** Figure (b)'s `--workers 1` side at this rate instead of --rate: at half of it, one worker runs at the rate each of two does. */
+    'one-rate': {type: 'string'},
     'profile-slices': {type: 'string'},
     /** Figure (b)'s fixed warm-up before the measured interval, ms. */
     'warmup-ms': {type: 'string', default: '12000'},
@@ -100,6 +102,7 @@ const {values} = parseArgs({
 const concurrency = Number(values.concurrency)
 const ratioWarmupMs = Number(values['warmup-ms'])
 const rate = Number(values.rate)
+const oneRate = values['one-rate'] === undefined ? rate : Number(values['one-rate'])
 const profileSlices = values.only === 'ratio' ? 0 : values['profile-slices'] === undefined ? (values.quick ? 3 : 6) : Number(values['profile-slices'])
 const runRatio = values.only !== 'machinery'
 const KEPT_RATE = 0.1
@@ -185,10 +188,10 @@ function splitOf(from: Map<number, number>, to: Map<number, number>, before: Rea
 }
 
 /** One runBench of `threads` workers; its first three progress ticks (1, 2, 3 s into the measured interval) and its series. */
-async function benchSlice(target: Target, threads: number, warmupMs = 0) {
+async function benchSlice(target: Target, threads: number, warmupMs = 0, sliceRate = rate) {
   const config = toBenchConfig({
     workload: 'find', 'doc-size': 256, 'seed-docs': SEED_DOCS, db: DB, keep: false, model: 'pool',
-    concurrency: String(concurrency), duration: RUN_MS, warmup: warmupMs, workers: threads, rate,
+    concurrency: String(concurrency), duration: RUN_MS, warmup: warmupMs, workers: threads, rate: sliceRate,
   })
   const marks: Mark[] = []
   // Threads there before the run: the main thread and V8's and libuv's; a run's worker threads are new.
@@ -207,16 +210,16 @@ async function benchSlice(target: Target, threads: number, warmupMs = 0) {
 }
 
 /** Figure (b)'s slice: CPU per operation over the second between the ticks at 2 s and 3 s. */
-async function cpuSlice(target: Target, threads: number): Promise<SliceValues> {
+async function cpuSlice(target: Target, threads: number, sliceRate: number): Promise<SliceValues> {
   // Warmed up first (--warmup-ms, see the header): each --workers 2 slice starts two fresh worker threads, whose code
   // V8 compiles from cold, while --workers 1 runs on this process's main thread, warm from the slices before. Without
   // a warm-up the ratio was the cold JIT's: 2.60 [2.31, 2.89] on an idle machine (one 281 µs/op, two 720); with 3 s,
   // 1.81 [1.75, 1.92], the two isolates' compilation still running on V8's background threads; with 12 s, 1.835 (see the header).
-  const {marks, opsFrom, before} = await benchSlice(target, threads, ratioWarmupMs)
+  const {marks, opsFrom, before} = await benchSlice(target, threads, ratioWarmupMs, sliceRate)
   const point = opsFrom(2000)
   if (!marks || !point) return {ops: point?.ops ?? 0, cpuUsPerOp: Number.NaN, windowMs: Number.NaN, mainUsPerOp: Number.NaN, workersUsPerOp: Number.NaN, backgroundUsPerOp: Number.NaN}
   const cpuUsPerOp = (marks[2]!.cpu - marks[1]!.cpu) / point.ops
-  const keptRate = Math.abs(point.ops / ((rate * point.durationMS) / 1000) - 1) <= KEPT_RATE
+  const keptRate = Math.abs(point.ops / ((sliceRate * point.durationMS) / 1000) - 1) <= KEPT_RATE
   const from = marks[1]!.threads
   const to = marks[2]!.threads
   const split = from && to ? splitOf(from, to, before) : {main: Number.NaN, workers: Number.NaN, background: Number.NaN}
@@ -405,13 +408,13 @@ else {
   let extra: Record<string, unknown> = {}
   if (runRatio) {
     const run = await withCluster(async (target, cores, pid) => {
-      console.log(`figure (b): --workers 1 against --workers 2 · embedded cluster pid ${pid} · ${cores}`)
+      console.log(`figure (b): --workers 1${oneRate === rate ? '' : ` at ${oneRate}/s`} against --workers 2 · embedded cluster pid ${pid} · ${cores}`)
       type Side = 'one' | 'two'
       const paired = await runPaired<Side>({
         sides: ['one', 'two'],
         pairs,
         warmupPairs,
-        slice: (side) => cpuSlice(target, side === 'one' ? 1 : 2),
+        slice: (side) => (side === 'one' ? cpuSlice(target, 1, oneRate) : cpuSlice(target, 2, rate)),
         onPair: (index, v, measured) =>
           console.log(
             `${measured ? `pair ${index - warmupPairs + 1}` : `warm-up ${index + 1}`} (${index % 2 === 0 ? 'A→B' : 'B→A'}): ` +
@@ -423,7 +426,7 @@ else {
     })
     figures.push(
       pairedFigure(run.paired, {
-        label: `client CPU per operation (findOne, ${rate}/s, c=${concurrency}), 2 workers / 1`,
+        label: `client CPU per operation (findOne, ${rate}/s${oneRate === rate ? '' : `, one worker at ${oneRate}/s`}, c=${concurrency}), 2 workers / 1`,
         metric: 'cpuUsPerOp',
         a: 'one',
         b: 'two',
