@@ -44,7 +44,7 @@
  * --soak-seconds S (0: skipped) then runs one long engine run and prints RSS at 5 s and at its end.
  *
  * Flags: --rate N (1000; 0: closed loop, each side flat out) --concurrency N (64) --slice-ms MS (1000)
- *        --pairs N (24; --quick 6) --warmup-pairs N (2)
+ *        --pairs N (80; --quick 6) --warmup-pairs N (2)
  *        --workers N (1) --soak-seconds S (0)
  */
 import {parseArgs} from 'node:util'
@@ -76,14 +76,25 @@ const KEPT_RATE = 0.1
 const sliceMs = Number(values['slice-ms'])
 const soakSeconds = Number(values['soak-seconds'])
 const workers = Number(values.workers)
-const {pairs, warmupPairs} = pairsOf(values, {full: 24, quick: 6, warmup: 2})
+/**
+ * 80 pairs: the interval's half-width is about 1.96 x 1.25 x sigma / sqrt(pairs) (the median's standard error), and a pair's
+ * ratio scatters by sigma ~ 5-9 % on the shared 2-core machine (IQR/1.35 of 12- and 24-pair runs, 2026-11-28), so ±2 %
+ * (issue 28) needs about 40-135 pairs; 80 is ~7 minutes at ~5.5 s a pair. Longer windows do not help: 4 s ones
+ * scattered as much as 1 s ones (IQR [0.99, 1.08] against [0.96, 1.04], 12 pairs each, side by side), the spread being
+ * the machine's moments, not too few operations in a window.
+ */
+const {pairs, warmupPairs} = pairsOf(values, {full: 80, quick: 6, warmup: 2})
 /** bench writes only into a database it created and marked: the bare loop reads its own copy of the same documents. */
 const DB = 'pooltool_overhead'
 const BARE_DB = 'pooltool_overhead_bare'
 const SEED_DOCS = 1000
-/** runBench ticks every second from its loop's start: warm-up ends before the first tick, the measured interval after the second. */
+/** runBench ticks every second from its loop's start: warm-up ends before the first tick; the window runs from that tick
+ *  for `sliceMs` (whole seconds: ticks), and the measured interval ends 800 ms after the window's last tick. */
 const ENGINE_WARMUP_MS = 500
-const ENGINE_MEASURED_MS = 1800
+const TICK_MS = 1000
+if (sliceMs < TICK_MS || sliceMs % TICK_MS !== 0) throw new Error(`--slice-ms must be a whole number of seconds (the engine's progress ticks): ${sliceMs}`)
+const windowTicks = sliceMs / TICK_MS
+const ENGINE_MEASURED_MS = sliceMs + 800
 /** The bare loop's unmeasured lead-in: its window, like the engine's, opens a second after its loop starts. */
 const LEAD_MS = 1000
 
@@ -166,7 +177,7 @@ function kept(values: SliceValues, windowMs: number): SliceValues {
   return {...values, cpuUsPerOp: Number.NaN, p50Us: Number.NaN}
 }
 
-/** One runBench; CPU and ops between its progress ticks at 1 s and 2 s (the steady state). */
+/** One runBench; CPU and ops between its progress ticks at 1 s and 1 s + `sliceMs` (the steady state). */
 async function engineSlice(target: Target, threads: number, measuredMs = ENGINE_MEASURED_MS, onTick?: (elapsedMs: number) => void): Promise<SliceValues> {
   const config = toBenchConfig({
     workload: 'find', 'doc-size': 256, 'seed-docs': SEED_DOCS, db: DB, keep: false, model: 'pool',
@@ -177,15 +188,16 @@ async function engineSlice(target: Target, threads: number, measuredMs = ENGINE_
   const result = await runBench(target, config, {
     signal: new AbortController().signal,
     onTick: (_cell, tick) => {
-      if (marks.length < 2) marks.push({cpu: cpuMicros(), ops: tick.ops, elapsedMs: tick.elapsedMs})
+      if (marks.length <= windowTicks) marks.push({cpu: cpuMicros(), ops: tick.ops, elapsedMs: tick.elapsedMs})
       onTick?.(tick.elapsedMs)
     },
   })
   const run = result.runs[0]!
-  if (marks.length < 2) throw new Error(`engine slice: ${marks.length} progress ticks inside the measured interval (2 needed)`)
-  const ops = marks[1]!.ops - marks[0]!.ops
+  const [first, last] = [marks[0], marks[windowTicks]]
+  if (!first || !last) throw new Error(`engine slice: ${marks.length} progress ticks inside the measured interval (${windowTicks + 1} needed)`)
+  const ops = last.ops - first.ops
   // The ticks are 1 s apart on the engine's timer, give or take a late one: the window's schedule is the time between them.
-  return kept({ops, cpuUsPerOp: (marks[1]!.cpu - marks[0]!.cpu) / ops, p50Us: run.latencyUs.p50}, marks[1]!.elapsedMs - marks[0]!.elapsedMs)
+  return kept({ops, cpuUsPerOp: (last.cpu - first.cpu) / ops, p50Us: run.latencyUs.p50}, last.elapsedMs - first.elapsedMs)
 }
 
 /** The interval's half-width, in the figure's note (issue 28: ≤ 2% for CPU per operation and p50). */
@@ -210,7 +222,7 @@ try {
   const random = createRandom()
 
   const sides: [Side, Side, ...Side[]] = workers > 1 ? ['bare', 'engine', 'workers'] : ['bare', 'engine']
-  const record = benchRecord('overhead', {pairs, warmupPairs, slice: `bare ${LEAD_MS} ms lead-in + ${sliceMs} ms on a connected client; engine: runBench ${ENGINE_WARMUP_MS} ms warm-up + ${ENGINE_MEASURED_MS} ms, CPU between its ticks at 1 s and 2 s`})
+  const record = benchRecord('overhead', {pairs, warmupPairs, slice: `bare ${LEAD_MS} ms lead-in + ${sliceMs} ms on a connected client; engine: runBench ${ENGINE_WARMUP_MS} ms warm-up + ${ENGINE_MEASURED_MS} ms, CPU between its ticks at 1 s and ${1 + windowTicks} s`})
   console.log(
     `bench:overhead · findOne by _id · ${rate === undefined ? 'closed loop (each side flat out)' : `${rate}/s on both sides (open loop)`} · concurrency ${concurrency}${workers > 1 ? ` · ${workers} workers as a third side` : ''} · ` +
       `embedded cluster pid ${sim.info.pid} · ${pinned ? 'client on core 0, server on core 1' : 'not pinned (no taskset or one core)'}\n${record.header}`,
