@@ -51,11 +51,14 @@
  *
  * Flags: --rate N (1000; 0: closed loop, each side flat out) --concurrency N (64) --slice-ms MS (1000)
  *        --pairs N (80; --quick 6) --warmup-pairs N (2)
- *        --workers N (1) --soak-seconds S (0) --gc-between
+ *        --workers N (1) --soak-seconds S (0) --gc-between --engine-warmup-ms MS (500) --sample-interval-ms MS (250: the
+ *        engine's serverStatus sampling, bench's --sample-interval)
  */
 import {fork} from 'node:child_process'
+import {writeFileSync} from 'node:fs'
 import {availableParallelism} from 'node:os'
 import {PerformanceObserver} from 'node:perf_hooks'
+import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {parseArgs} from 'node:util'
 import v8 from 'node:v8'
@@ -67,8 +70,9 @@ import {createRandom} from '../../dist/src/bench/workloads.js'
 import {MongoClient} from '../../dist/src/mongo/driver.js'
 import {startSimCluster} from '../../src/sim/index.js'
 import {resolveTarget, type Target} from '../../dist/src/target.js'
-import {benchRecord, cpuMicros, type Figure, PAIRED_OPTIONS, pairedFigure, pairsOf, runPaired, type SliceValues} from './paired.js'
+import {benchRecord, cpuMicros, type Figure, median, PAIRED_OPTIONS, pairedFigure, pairsOf, runPaired, type SliceValues} from './paired.js'
 import {pin} from './pin.js'
+import {threadCpu} from './proc.js'
 
 const {values} = parseArgs({
   options: {
@@ -77,6 +81,8 @@ const {values} = parseArgs({
     rate: {type: 'string', default: '1000'},
     'slice-ms': {type: 'string', default: '1000'},
     'gc-between': {type: 'boolean', default: false},
+    'engine-warmup-ms': {type: 'string', default: '500'},
+    'sample-interval-ms': {type: 'string', default: '250'},
     // Internal: how the parent starts a side's process.
     side: {type: 'string'},
     uri: {type: 'string'},
@@ -94,6 +100,10 @@ const soakSeconds = Number(values['soak-seconds'])
 const gcBetween = values['gc-between']
 v8.setFlagsFromString('--expose-gc')
 const collectGarbage = vm.runInNewContext('gc') as () => void
+/** This process's measured windows on the monotonic clock --cpu-prof stamps its samples with (µs), for OVERHEAD_WINDOWS_FILE. */
+const windowsUs: Array<[number, number]> = []
+const monotonicUs = () => Number(process.hrtime.bigint() / 1000n)
+
 /** Milliseconds of GC pauses so far (all kinds, and mark-compact alone): read at a window's ends. */
 const gcPauses = {allMs: 0, majorMs: 0}
 new PerformanceObserver((list) => {
@@ -115,13 +125,14 @@ const {pairs, warmupPairs} = pairsOf(values, {full: 80, quick: 6, warmup: 2})
 const DB = 'pooltool_overhead'
 const BARE_DB = 'pooltool_overhead_bare'
 const SEED_DOCS = 1000
-/** runBench ticks every second from its loop's start: warm-up ends before the first tick; the window runs from that tick
- *  for `sliceMs` (whole seconds: ticks), and the measured interval ends 800 ms after the window's last tick. */
-const ENGINE_WARMUP_MS = 500
+/** runBench ticks every second from its loop's start, and reports the ticks inside its measured interval: the window
+ *  runs from the first tick after the warm-up (--engine-warmup-ms, 500) for `sliceMs` (whole seconds: ticks). */
+const ENGINE_WARMUP_MS = Number(values['engine-warmup-ms'])
 const TICK_MS = 1000
 if (sliceMs < TICK_MS || sliceMs % TICK_MS !== 0) throw new Error(`--slice-ms must be a whole number of seconds (the engine's progress ticks): ${sliceMs}`)
 const windowTicks = sliceMs / TICK_MS
-const ENGINE_MEASURED_MS = sliceMs + 800
+/** Through the first tick after the warm-up, then the window's ticks, and 300 ms to spare (500 ms warm-up: 1.8 s). */
+const ENGINE_MEASURED_MS = (Math.floor(ENGINE_WARMUP_MS / TICK_MS) + 1) * TICK_MS - ENGINE_WARMUP_MS + sliceMs + 300
 /** The bare loop's unmeasured lead-in: its window, like the engine's, opens a second after its loop starts. */
 const LEAD_MS = 1000
 
@@ -141,8 +152,8 @@ async function bareSlice(collection: ReturnType<ReturnType<MongoClient['db']>['c
   const measureFrom = loopStart + LEAD_MS
   const end = measureFrom + sliceMs
   let ops = 0
-  let mark: {cpu: NodeJS.CpuUsage; ops: number; at: number; gcMs: number; majorMs: number} | undefined
-  const lead = setTimeout(() => (mark = {cpu: process.cpuUsage(), ops, at: performance.now(), gcMs: gcPauses.allMs, majorMs: gcPauses.majorMs}), LEAD_MS)
+  let mark: {cpu: NodeJS.CpuUsage; ops: number; at: number; gcMs: number; majorMs: number; threads?: Map<number, number>; atUs: number} | undefined
+  const lead = setTimeout(() => (mark = {cpu: process.cpuUsage(), ops, at: performance.now(), gcMs: gcPauses.allMs, majorMs: gcPauses.majorMs, threads: threadCpu(), atUs: monotonicUs()}), LEAD_MS)
   const findOne = async () => {
     const started = performance.now()
     await collection.findOne({_id: Math.floor(random() * SEED_DOCS)} as never)
@@ -158,10 +169,12 @@ async function bareSlice(collection: ReturnType<ReturnType<MongoClient['db']>['c
   clearTimeout(lead)
   if (!mark) throw new Error('bare slice: the lead-in timer never fired')
   const cpu = cpuMicros(process.cpuUsage(mark.cpu))
+  const threads = threadCpu()
+  windowsUs.push([mark.atUs, monotonicUs()])
   const measuredOps = ops - mark.ops
   latenciesMs.sort((a, b) => a - b)
   // The window's schedule: the slots due from the lead-in's (possibly late) timer to the end.
-  return kept({ops: measuredOps, cpuUsPerOp: cpu / measuredOps, p50Us: latenciesMs[Math.floor(latenciesMs.length / 2)]! * 1000, gcMs: gcPauses.allMs - mark.gcMs, majorGcMs: gcPauses.majorMs - mark.majorMs}, end - mark.at)
+  return kept({ops: measuredOps, cpuUsPerOp: cpu / measuredOps, p50Us: latenciesMs[Math.floor(latenciesMs.length / 2)]! * 1000, gcMs: gcPauses.allMs - mark.gcMs, majorGcMs: gcPauses.majorMs - mark.majorMs, ...threadSplit(mark.threads, threads, measuredOps)}, end - mark.at)
 }
 
 /**
@@ -208,14 +221,14 @@ function kept(values: SliceValues, windowMs: number): SliceValues {
 async function engineSlice(target: Target, threads: number, measuredMs = ENGINE_MEASURED_MS, onTick?: (elapsedMs: number) => void): Promise<SliceValues> {
   const config = toBenchConfig({
     workload: 'find', 'doc-size': 256, 'seed-docs': SEED_DOCS, db: DB, keep: false, model: 'pool',
-    concurrency: String(concurrency), duration: measuredMs, warmup: ENGINE_WARMUP_MS, 'sample-interval': 250, workers: threads,
+    concurrency: String(concurrency), duration: measuredMs, warmup: ENGINE_WARMUP_MS, 'sample-interval': Number(values['sample-interval-ms']), workers: threads,
     ...(rate === undefined ? {} : {rate}),
   })
-  const marks: {cpu: number; ops: number; elapsedMs: number; gcMs: number; majorMs: number}[] = []
+  const marks: {cpu: number; ops: number; elapsedMs: number; gcMs: number; majorMs: number; threads?: Map<number, number>; atUs: number}[] = []
   const result = await runBench(target, config, {
     signal: new AbortController().signal,
     onTick: (_cell, tick) => {
-      if (marks.length <= windowTicks) marks.push({cpu: cpuMicros(), ops: tick.ops, elapsedMs: tick.elapsedMs, gcMs: gcPauses.allMs, majorMs: gcPauses.majorMs})
+      if (marks.length <= windowTicks) marks.push({cpu: cpuMicros(), ops: tick.ops, elapsedMs: tick.elapsedMs, gcMs: gcPauses.allMs, majorMs: gcPauses.majorMs, threads: threadCpu(), atUs: monotonicUs()})
       onTick?.(tick.elapsedMs)
     },
   })
@@ -223,8 +236,26 @@ async function engineSlice(target: Target, threads: number, measuredMs = ENGINE_
   const [first, last] = [marks[0], marks[windowTicks]]
   if (!first || !last) throw new Error(`engine slice: ${marks.length} progress ticks inside the measured interval (${windowTicks + 1} needed)`)
   const ops = last.ops - first.ops
+  windowsUs.push([first.atUs, last.atUs])
   // The ticks are 1 s apart on the engine's timer, give or take a late one: the window's schedule is the time between them.
-  return kept({ops, cpuUsPerOp: (last.cpu - first.cpu) / ops, p50Us: run.latencyUs.p50, gcMs: last.gcMs - first.gcMs, majorGcMs: last.majorMs - first.majorMs}, last.elapsedMs - first.elapsedMs)
+  return kept({ops, cpuUsPerOp: (last.cpu - first.cpu) / ops, p50Us: run.latencyUs.p50, gcMs: last.gcMs - first.gcMs, majorGcMs: last.majorMs - first.majorMs, ...threadSplit(first.threads, last.threads, ops)}, last.elapsedMs - first.elapsedMs)
+}
+
+/**
+ * A window's CPU per operation on this process's main thread and on its other threads (V8's compiler and GC
+ * helpers, libuv's pool), from /proc/self/task at the window's ends; NaN off Linux. The main thread runs the
+ * JavaScript `--cpu-prof` samples; the others it does not see.
+ */
+function threadSplit(from: Map<number, number> | undefined, to: Map<number, number> | undefined, ops: number): {mainUsPerOp: number; offMainUsPerOp: number} {
+  if (!from || !to) return {mainUsPerOp: Number.NaN, offMainUsPerOp: Number.NaN}
+  let main = 0
+  let offMain = 0
+  for (const [tid, cpu] of to) {
+    const delta = cpu - (from.get(tid) ?? 0)
+    if (tid === process.pid) main += delta
+    else offMain += delta
+  }
+  return {mainUsPerOp: main / ops, offMainUsPerOp: offMain / ops}
 }
 
 /** The interval's half-width, in the figure's note (issue 28: ≤ 2% for CPU per operation and p50). */
@@ -266,6 +297,8 @@ async function serveSide(side: Side, uri: string): Promise<void> {
   }
   process.on('message', (message: ToSide) => {
     if ('stop' in message) {
+      // Under --cpu-prof: where this side's windows are, so summarize-profile.ts --windows can keep their samples only.
+      if (process.env.OVERHEAD_WINDOWS_DIR) writeFileSync(path.join(process.env.OVERHEAD_WINDOWS_DIR, `${side}-${process.pid}.json`), JSON.stringify(windowsUs))
       void close().finally(() => process.exit(0))
       return
     }
@@ -349,11 +382,15 @@ if (values.side) {
       onPair: (index, v, measured) =>
         console.log(
           `${measured ? `pair ${index - warmupPairs + 1}` : `warm-up ${index + 1}`} (${index % 2 === 0 ? 'A→B' : 'B→A'}): ` +
-            sides.map((s) => `${s} ${v[s].ops} ops ${v[s].cpuUsPerOp!.toFixed(1)} µs CPU/op p50 ${v[s].p50Us!.toFixed(0)} µs gc ${v[s].gcMs!.toFixed(1)} ms (major ${v[s].majorGcMs!.toFixed(1)})${Number.isNaN(v[s].cpuUsPerOp!) ? ' (did not keep the rate)' : ''}`).join(' | ') +
+            sides.map((s) => `${s} ${v[s].ops} ops ${v[s].cpuUsPerOp!.toFixed(1)} µs CPU/op p50 ${v[s].p50Us!.toFixed(0)} µs gc ${v[s].gcMs!.toFixed(1)} ms (major ${v[s].majorGcMs!.toFixed(1)}) threads main ${v[s].mainUsPerOp!.toFixed(0)} other ${v[s].offMainUsPerOp!.toFixed(0)}${Number.isNaN(v[s].cpuUsPerOp!) ? ' (did not keep the rate)' : ''}`).join(' | ') +
             ` · CPU ratio ${(v.engine.cpuUsPerOp! / v.bare.cpuUsPerOp!).toFixed(3)}`,
         ),
     })
     console.log('')
+    // Not paired figures: where each side's CPU per operation goes, main thread against the rest (medians of the kept pairs).
+    const kept = run.pairs.filter((pair) => sides.every((side) => Number.isFinite(pair[side].cpuUsPerOp!)))
+    const split = (side: Side, metric: string) => median(kept.map((pair) => pair[side][metric]!).filter(Number.isFinite)).toFixed(1)
+    console.log(`CPU per operation by thread (medians of ${kept.length} kept pairs, /proc/self/task): ${sides.map((side) => `${side} main ${split(side, 'mainUsPerOp')} · other threads ${split(side, 'offMainUsPerOp')} µs`).join(' | ')}`)
     const keptNote = rate === undefined ? {} : {note: `a pair is left out when a side did not keep ${rate}/s in its window (±${KEPT_RATE * 100} %)`}
     const how = rate === undefined ? `c=${concurrency}, closed loop` : `${rate}/s, c=${concurrency}`
     const figures: Figure[] = [

@@ -68,7 +68,7 @@
  * Flags: --rate N (1000) --one-rate N (the --workers 1 side's rate; default --rate) --concurrency N (64) --pairs N (8; --quick 3) --warmup-pairs N (1)
  *        --profile-slices N (6; --quick 3; 0 skips figure (a)) --warmup-ms MS (figure (b)'s warm-up, 12000)
  */
-import {execFileSync, spawn} from 'node:child_process'
+import {spawn} from 'node:child_process'
 import {readdirSync, readFileSync, rmSync} from 'node:fs'
 import {mkdir} from 'node:fs/promises'
 import {availableParallelism} from 'node:os'
@@ -82,6 +82,7 @@ import {startSimCluster} from '../../src/sim/index.js'
 import {resolveTarget, type Target} from '../../dist/src/target.js'
 import {BENCH_OUTPUT_DIR, benchRecord, cpuMicros, type Figure, median, PAIRED_OPTIONS, pairedFigure, pairsOf, ROOT, runPaired, type SliceValues, valueFigure} from './paired.js'
 import {pin} from './pin.js'
+import {threadCpu} from './proc.js'
 
 const {values} = parseArgs({
   options: {
@@ -132,41 +133,6 @@ interface Mark {
   elapsedMs: number
   /** CPU by thread (threadCpu), undefined off Linux. */
   threads?: Map<number, number>
-}
-
-/** clock ticks per second of /proc's CPU times (USER_HZ). */
-const CLOCK_TICKS = (() => {
-  try {
-    return Number(execFileSync('getconf', ['CLK_TCK'], {encoding: 'utf8'}).trim()) || 100
-  } catch {
-    return 100
-  }
-})()
-
-/**
- * CPU (user + system, µs) of each thread of this process by thread id, from /proc/self/task (Linux); undefined
- * elsewhere. process.cpuUsage() sums every thread, and `node --cpu-prof` sees only threads running JavaScript:
- * this is what tells the main thread, the worker threads and V8's background threads (concurrent compilation,
- * GC helpers; libuv's pool) apart.
- */
-function threadCpu(): Map<number, number> | undefined {
-  let tids: string[]
-  try {
-    tids = readdirSync('/proc/self/task')
-  } catch {
-    return undefined
-  }
-  const cpu = new Map<number, number>()
-  for (const tid of tids) {
-    try {
-      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8')
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-      cpu.set(Number(tid), ((Number(fields[11]) + Number(fields[12])) * 1e6) / CLOCK_TICKS)
-    } catch {
-      // The thread ended between the listing and the read: its CPU is not in either mark.
-    }
-  }
-  return cpu
 }
 
 /** Where a window's CPU went: this process's main thread, the worker threads, and the threads that were there before the run (V8's platform threads: background compilation and GC helpers). */
