@@ -368,7 +368,7 @@ if (values.side) {
     const record = benchRecord('overhead', {
       pairs,
       warmupPairs,
-      slice: `each side in its own process; bare ${LEAD_MS} ms lead-in + ${sliceMs} ms on a connected client; engine: runBench ${ENGINE_WARMUP_MS} ms warm-up + ${ENGINE_MEASURED_MS} ms, CPU between its ticks at 1 s and ${1 + windowTicks} s${gcBetween ? '; a full GC before every slice' : ''}`,
+      slice: `each side in its own process; bare ${LEAD_MS} ms lead-in + ${sliceMs} ms on a connected client; engine: runBench ${ENGINE_WARMUP_MS} ms warm-up + ${ENGINE_MEASURED_MS} ms, CPU over ${windowTicks} s from its first tick after the warm-up${gcBetween ? '; a full GC before every slice' : ''}`,
     })
     console.log(
       `bench:overhead · findOne by _id · ${rate === undefined ? 'closed loop (each side flat out)' : `${rate}/s on both sides (open loop)`} · concurrency ${concurrency}${workers > 1 ? ` · ${workers} workers as a third side` : ''} · ` +
