@@ -9,7 +9,7 @@ import {readdirSync} from 'node:fs'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 
-import {compiled} from './helpers/ts-hooks.mjs'
+import {compiled, pruneCache} from './helpers/ts-hooks.mjs'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const TIERS = ['unit', 'cluster', 'cli', 'real', 'prometheus']
@@ -45,6 +45,8 @@ async function fillTransformCache() {
   )
   // A file esbuild cannot read fails where a test imports it, with the test's name on it: not here.
   await Promise.all(sources.map((file) => compiled(file).catch(() => {})))
+  // The transforms of files as they were before an edit are never read again: without this the cache only grows.
+  pruneCache(sources)
 }
 
 const LOADER = path.join(root, 'test', 'helpers', 'ts-loader.mjs')

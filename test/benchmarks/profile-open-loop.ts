@@ -1,5 +1,6 @@
 /**
- * What an open-loop run spends, for `node --cpu-prof` (issue 28: profile before changing code). `ping` at
+ * What an open-loop run spends, for `node --cpu-prof` (issue 28: profile before changing code). `ping` (or, with
+ * `--op find`, findOne by _id over 1000 seeded documents, as bench:overhead) at
  * --rate (1000) scheduled operations per second, in-flight cap --cap (512), against the embedded cluster
  * (pinned to the other core), for --seconds, through either side of bench:open-loop: `--side bare` (the
  * bare driver loop with its 1 ms ticker) or `--side engine` (runBench). Prints the schedule lag it saw.
@@ -12,6 +13,7 @@ import {parseArgs} from 'node:util'
 
 import {toBenchConfig} from '../../dist/src/bench/config.js'
 import {runBench} from '../../dist/src/bench/run-bench.js'
+import {createRandom} from '../../dist/src/bench/workloads.js'
 import {createHistogram, percentileUs, recordMs} from '../../dist/src/metrics/histograms.js'
 import {MongoClient} from '../../dist/src/mongo/driver.js'
 import {startSimCluster} from '../../src/sim/index.js'
@@ -19,7 +21,10 @@ import {resolveTarget} from '../../dist/src/target.js'
 import {cpuMicros} from './paired.js'
 import {pinClientAndServer} from './pin.js'
 
-const {values} = parseArgs({options: {side: {type: 'string', default: 'engine'}, rate: {type: 'string', default: '1000'}, cap: {type: 'string', default: '512'}, seconds: {type: 'string', default: '10'}}})
+const {values} = parseArgs({options: {side: {type: 'string', default: 'engine'}, op: {type: 'string', default: 'ping'}, 'sample-interval': {type: 'string', default: '1000'}, rate: {type: 'string', default: '1000'}, cap: {type: 'string', default: '512'}, seconds: {type: 'string', default: '10'}}})
+if (values.op !== 'ping' && values.op !== 'find') throw new Error(`--op ping|find, not ${values.op}`)
+/** find: findOne by _id over SEED_DOCS seeded documents, as bench:overhead's sides. */
+const SEED_DOCS = 1000
 const rate = Number(values.rate)
 const cap = Number(values.cap)
 const seconds = Number(values.seconds)
@@ -34,6 +39,10 @@ try {
     const client = new MongoClient(sim.info.uri, {maxPoolSize: cap})
     await client.connect()
     const admin = client.db('admin')
+    const collection = client.db('pooltool_profile_bare').collection<{_id: number; payload: string}>('bench')
+    if (values.op === 'find') await collection.insertMany(Array.from({length: SEED_DOCS}, (_, i) => ({_id: i, payload: 'x'.repeat(256)})))
+    const random = createRandom()
+    const operation = values.op === 'find' ? () => collection.findOne({_id: Math.floor(random() * SEED_DOCS)}) : () => admin.command({ping: 1})
     const lag = createHistogram()
     const start = performance.now()
     const slots = Math.floor(seconds * rate)
@@ -48,7 +57,7 @@ try {
           recordMs(lag, now - dueAt(next))
           next += 1
           inFlight += 1
-          void admin.command({ping: 1}).finally(() => {
+          void operation().finally(() => {
             inFlight -= 1
             done += 1
             if (next >= slots && inFlight === 0) resolve()
@@ -67,8 +76,8 @@ try {
   } else {
     const target = await resolveTarget({flagUri: sim.info.uri, connection: {appName: 'pooltool-profile', timeoutMs: 10_000}})
     const config = toBenchConfig({
-      workload: 'ping', 'doc-size': 0, 'seed-docs': 1, db: 'pooltool_profile_open_loop', keep: false, model: 'pool',
-      concurrency: String(cap), rate, duration: seconds * 1000, warmup: 0, 'sample-interval': 1000, workers: 1,
+      workload: values.op, 'doc-size': values.op === 'find' ? 256 : 0, 'seed-docs': values.op === 'find' ? SEED_DOCS : 1, db: 'pooltool_profile_open_loop', keep: false, model: 'pool',
+      concurrency: String(cap), rate, duration: seconds * 1000, warmup: 0, 'sample-interval': Number(values['sample-interval']), workers: 1,
     })
     const run = (await runBench(target, config, {signal: new AbortController().signal})).runs[0]!
     await target.close()

@@ -65,10 +65,10 @@
  * each run on a core of their own, one of them sharing core 1 with the cluster (at 1,000/s neither
  * side is near a full core). One worker (A) gets the same two cores. Without taskset nothing is pinned.
  *
- * Flags: --rate N (1000) --concurrency N (64) --pairs N (8; --quick 3) --warmup-pairs N (1)
+ * Flags: --rate N (1000) --one-rate N (the --workers 1 side's rate; default --rate) --concurrency N (64) --pairs N (8; --quick 3) --warmup-pairs N (1)
  *        --profile-slices N (6; --quick 3; 0 skips figure (a)) --warmup-ms MS (figure (b)'s warm-up, 12000)
  */
-import {execFileSync, spawn} from 'node:child_process'
+import {spawn} from 'node:child_process'
 import {readdirSync, readFileSync, rmSync} from 'node:fs'
 import {mkdir} from 'node:fs/promises'
 import {availableParallelism} from 'node:os'
@@ -82,12 +82,15 @@ import {startSimCluster} from '../../src/sim/index.js'
 import {resolveTarget, type Target} from '../../dist/src/target.js'
 import {BENCH_OUTPUT_DIR, benchRecord, cpuMicros, type Figure, median, PAIRED_OPTIONS, pairedFigure, pairsOf, ROOT, runPaired, type SliceValues, valueFigure} from './paired.js'
 import {pin} from './pin.js'
+import {threadCpu} from './proc.js'
 
 const {values} = parseArgs({
   options: {
     ...PAIRED_OPTIONS,
     concurrency: {type: 'string', default: '64'},
     rate: {type: 'string', default: '1000'},
+    /** Figure (b)'s `--workers 1` side at this rate instead of --rate: at half of it, one worker runs at the rate each of two does. */
+    'one-rate': {type: 'string'},
     'profile-slices': {type: 'string'},
     /** Figure (b)'s fixed warm-up before the measured interval, ms. */
     'warmup-ms': {type: 'string', default: '12000'},
@@ -100,6 +103,7 @@ const {values} = parseArgs({
 const concurrency = Number(values.concurrency)
 const ratioWarmupMs = Number(values['warmup-ms'])
 const rate = Number(values.rate)
+const oneRate = values['one-rate'] === undefined ? rate : Number(values['one-rate'])
 const profileSlices = values.only === 'ratio' ? 0 : values['profile-slices'] === undefined ? (values.quick ? 3 : 6) : Number(values['profile-slices'])
 const runRatio = values.only !== 'machinery'
 const KEPT_RATE = 0.1
@@ -131,41 +135,6 @@ interface Mark {
   threads?: Map<number, number>
 }
 
-/** clock ticks per second of /proc's CPU times (USER_HZ). */
-const CLOCK_TICKS = (() => {
-  try {
-    return Number(execFileSync('getconf', ['CLK_TCK'], {encoding: 'utf8'}).trim()) || 100
-  } catch {
-    return 100
-  }
-})()
-
-/**
- * CPU (user + system, µs) of each thread of this process by thread id, from /proc/self/task (Linux); undefined
- * elsewhere. process.cpuUsage() sums every thread, and `node --cpu-prof` sees only threads running JavaScript:
- * this is what tells the main thread, the worker threads and V8's background threads (concurrent compilation,
- * GC helpers; libuv's pool) apart.
- */
-function threadCpu(): Map<number, number> | undefined {
-  let tids: string[]
-  try {
-    tids = readdirSync('/proc/self/task')
-  } catch {
-    return undefined
-  }
-  const cpu = new Map<number, number>()
-  for (const tid of tids) {
-    try {
-      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8')
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-      cpu.set(Number(tid), ((Number(fields[11]) + Number(fields[12])) * 1e6) / CLOCK_TICKS)
-    } catch {
-      // The thread ended between the listing and the read: its CPU is not in either mark.
-    }
-  }
-  return cpu
-}
-
 /** Where a window's CPU went: this process's main thread, the worker threads, and the threads that were there before the run (V8's platform threads: background compilation and GC helpers). */
 interface ThreadSplit {
   main: number
@@ -185,10 +154,10 @@ function splitOf(from: Map<number, number>, to: Map<number, number>, before: Rea
 }
 
 /** One runBench of `threads` workers; its first three progress ticks (1, 2, 3 s into the measured interval) and its series. */
-async function benchSlice(target: Target, threads: number, warmupMs = 0) {
+async function benchSlice(target: Target, threads: number, warmupMs = 0, sliceRate = rate) {
   const config = toBenchConfig({
     workload: 'find', 'doc-size': 256, 'seed-docs': SEED_DOCS, db: DB, keep: false, model: 'pool',
-    concurrency: String(concurrency), duration: RUN_MS, warmup: warmupMs, workers: threads, rate,
+    concurrency: String(concurrency), duration: RUN_MS, warmup: warmupMs, workers: threads, rate: sliceRate,
   })
   const marks: Mark[] = []
   // Threads there before the run: the main thread and V8's and libuv's; a run's worker threads are new.
@@ -207,16 +176,16 @@ async function benchSlice(target: Target, threads: number, warmupMs = 0) {
 }
 
 /** Figure (b)'s slice: CPU per operation over the second between the ticks at 2 s and 3 s. */
-async function cpuSlice(target: Target, threads: number): Promise<SliceValues> {
+async function cpuSlice(target: Target, threads: number, sliceRate: number): Promise<SliceValues> {
   // Warmed up first (--warmup-ms, see the header): each --workers 2 slice starts two fresh worker threads, whose code
   // V8 compiles from cold, while --workers 1 runs on this process's main thread, warm from the slices before. Without
   // a warm-up the ratio was the cold JIT's: 2.60 [2.31, 2.89] on an idle machine (one 281 µs/op, two 720); with 3 s,
   // 1.81 [1.75, 1.92], the two isolates' compilation still running on V8's background threads; with 12 s, 1.835 (see the header).
-  const {marks, opsFrom, before} = await benchSlice(target, threads, ratioWarmupMs)
+  const {marks, opsFrom, before} = await benchSlice(target, threads, ratioWarmupMs, sliceRate)
   const point = opsFrom(2000)
   if (!marks || !point) return {ops: point?.ops ?? 0, cpuUsPerOp: Number.NaN, windowMs: Number.NaN, mainUsPerOp: Number.NaN, workersUsPerOp: Number.NaN, backgroundUsPerOp: Number.NaN}
   const cpuUsPerOp = (marks[2]!.cpu - marks[1]!.cpu) / point.ops
-  const keptRate = Math.abs(point.ops / ((rate * point.durationMS) / 1000) - 1) <= KEPT_RATE
+  const keptRate = Math.abs(point.ops / ((sliceRate * point.durationMS) / 1000) - 1) <= KEPT_RATE
   const from = marks[1]!.threads
   const to = marks[2]!.threads
   const split = from && to ? splitOf(from, to, before) : {main: Number.NaN, workers: Number.NaN, background: Number.NaN}
@@ -405,13 +374,13 @@ else {
   let extra: Record<string, unknown> = {}
   if (runRatio) {
     const run = await withCluster(async (target, cores, pid) => {
-      console.log(`figure (b): --workers 1 against --workers 2 · embedded cluster pid ${pid} · ${cores}`)
+      console.log(`figure (b): --workers 1${oneRate === rate ? '' : ` at ${oneRate}/s`} against --workers 2 · embedded cluster pid ${pid} · ${cores}`)
       type Side = 'one' | 'two'
       const paired = await runPaired<Side>({
         sides: ['one', 'two'],
         pairs,
         warmupPairs,
-        slice: (side) => cpuSlice(target, side === 'one' ? 1 : 2),
+        slice: (side) => (side === 'one' ? cpuSlice(target, 1, oneRate) : cpuSlice(target, 2, rate)),
         onPair: (index, v, measured) =>
           console.log(
             `${measured ? `pair ${index - warmupPairs + 1}` : `warm-up ${index + 1}`} (${index % 2 === 0 ? 'A→B' : 'B→A'}): ` +
@@ -423,7 +392,7 @@ else {
     })
     figures.push(
       pairedFigure(run.paired, {
-        label: `client CPU per operation (findOne, ${rate}/s, c=${concurrency}), 2 workers / 1`,
+        label: `client CPU per operation (findOne, ${rate}/s${oneRate === rate ? '' : `, one worker at ${oneRate}/s`}, c=${concurrency}), 2 workers / 1`,
         metric: 'cpuUsPerOp',
         a: 'one',
         b: 'two',

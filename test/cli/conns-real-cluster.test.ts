@@ -21,7 +21,9 @@ import {runInProcess} from '../helpers/in-process.js'
 import {CliOutput} from '../helpers/output.js'
 
 describe('conns on a sharded cluster reached through localhost', () => {
-  const cluster = useCluster({topology: 'sharded'})
+  // Two routers (one named twice) and two shards; one member per replica set: what is looked at is the routers'
+  // names and the shards' tags, and every further member only adds its start and its polling.
+  const cluster = useCluster({topology: 'sharded', mongos: 2, shards: 2, shardMembers: 1, configMembers: 1})
 
   it('two seeds naming one router as localhost and 127.0.0.1-in-config.mongos: one row, the other name an alias, in JSON and in a note', async () => {
     const [first, second] = cluster.sim.info.processes.filter((p) => p.role === 'mongos')
@@ -103,14 +105,16 @@ describe('conns on a sharded cluster reached through localhost', () => {
 })
 
 describe('conns: connection limit and lock queues on one mongod', () => {
-  const cluster = useCluster({maxIncomingConnections: 40})
   let client: MongoClient
+  // Registered before the cluster's own hooks, so it runs first (after hooks run in the order they were added): the
+  // client closes while its server still answers. Closed after it stopped, it waited out its server selection (5 s).
+  after(async () => {
+    await client?.close()
+  })
+  const cluster = useCluster({maxIncomingConnections: 40})
 
   before(() => {
     client = new MongoClient(cluster.uri, {directConnection: true, serverSelectionTimeoutMS: 5000, appName: 'conns-lock-test'})
-  })
-  after(async () => {
-    await client?.close()
   })
 
   it('list: maxIncoming is current + available (the server limit), with % used; lock queues and active clients as read', async () => {

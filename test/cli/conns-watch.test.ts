@@ -5,8 +5,10 @@
  *
  * Runs that need no process of their own go through this process, by the path bin/run.js takes
  * (test/helpers/in-process.ts: the same code over real TCP, output and exit code captured),
- * sparing a Node start and CLI load each. Spawned stay: the Ctrl-C cases (a signal needs a
- * process), plain rows on a pipe, and conns list starting its own embedded cluster; the bad
+ * sparing a Node start and CLI load each. Spawned stay the Ctrl-C cases: a signal needs a
+ * process, and they are conns watch's exit 0 (interrupted) and 130 as a real process. Plain
+ * rows on a real process's pipe are spawned in conventions and sim-lifecycle, a real process
+ * starting its own embedded cluster in conventions, metrics-export and html-report; the bad
  * input's exit paths are spawned in bad-input.
  */
 import assert from 'node:assert/strict'
@@ -75,7 +77,9 @@ describe('conns against a replica set', () => {
 
   it('plain rows on a pipe: one line per host per round, key=value', async () => {
     const {sim} = cluster
-    const run = await runCli(['conns', 'watch', '--uri', sim.info.uri, '--count', '1'])
+    // This process's stdout is the test runner's pipe, as a spawned run's is: the plain mode, not the live table.
+    assert.ok(!process.stdout.isTTY, 'the test process writes to a pipe')
+    const run = await runInProcess(['conns', 'watch', '--uri', sim.info.uri, '--count', '1'])
     assert.equal(run.code, 0, run.stderr)
     assert.equal(run.stdout.split('\n').filter((l) => / #1 127\.0\.0\.1:\d+ (primary|secondary) current=\d+ /.test(l)).length, 3)
     assert.match(run.stdout, /never shrank/)
@@ -121,7 +125,7 @@ describe('conns against a replica set', () => {
 
 describe('conns against the embedded cluster', () => {
   it('list without a URI: the envelope says the target is the embedded cluster', async () => {
-    const run = await runCli(['conns', 'list', '--sim-topology', 'standalone', '--json'])
+    const run = await runInProcess(['conns', 'list', '--sim-topology', 'standalone', '--json'])
     assert.equal(run.code, 0, run.stderr)
     const result = parseJson(run)
     assert.equal(result.target.source, 'embedded')

@@ -35,8 +35,8 @@ describe('HTML reports with hostile strings, in a browser', {skip: missing, time
 
   before(async () => {
     // A real result with a sweep (two concurrencies of one model), so the grid is drawn too: an input
-    // only, so in-process, while the browser starts.
-    const [launched, run] = await Promise.all([launchBrowser(), runInProcess(['bench', '--warmup', '0', '--concurrency', '2,4', '--duration', '1s', '--series-interval', '250ms', '--out', file('real.json')])])
+    // only, so in-process, while the browser starts; half-second runs, a series point every 125 ms.
+    const [launched, run] = await Promise.all([launchBrowser(), runInProcess(['bench', '--warmup', '0', '--concurrency', '2,4', '--duration', '500ms', '--series-interval', '125ms', '--out', file('real.json')])])
     browser = launched
     assert.equal(run.code, 0, run.stderr)
     result = JSON.parse(readFileSync(file('real.json'), 'utf8')) as BenchResult

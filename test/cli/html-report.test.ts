@@ -6,14 +6,18 @@
  * per run for each metric, no colour twice in a chart, static legends, no empty chart, clock-time
  * axes per run, a title naming the inputs.
  *
- * One Chromium for the file, each report read in one page. The bench results that are only inputs
- * run in this process (test/helpers/in-process.ts, the path bin/run.js takes) and the open-loop run
- * serves both `report html` cases; the first `report html`, `bench --html`, both `conns watch --html`
- * (the second for its timing, see there) and `locks watch --html` are spawned. A bench runs for its
- * --duration whatever the machine, so the runs are as short as what is checked allows (a series
- * interval of a quarter of the run gives every chart several points), and the spawned `bench --html`
- * and `locks watch --html` start with the browser and run while the input benches do (each a process
- * of its own, and neither reads on a deadline; the conns watches do, see there, so they run alone).
+ * One Chromium for the file, each report read in one page. Only the first `report html` and both
+ * `conns watch --html` (the second for its timing, see there) are spawned: the report html run proves
+ * a real process writes the page (exit 0); the bench results that are only inputs, the second
+ * `report html`, `bench --html` and `locks watch --html` run in this process
+ * (test/helpers/in-process.ts, the path bin/run.js takes), which saves each one's module loading
+ * (measured: about 2 CPU-s for the file). The closed-loop sweep and the open-loop run serve both
+ * `report html` cases. A bench runs for its --duration whatever the machine, so the runs are as short
+ * as what is checked allows (a series interval of a quarter of the run gives every chart several
+ * points), and the closed-loop ones run with a 5-ms simulated service time (--sim-latency): a bench's CPU
+ * goes by its operations, and what is checked needs points in every chart, not thousands of operations;
+ * `bench --html` and `locks watch --html` start with the browser (neither reads on a
+ * deadline; the conns watches do, see there, so they are spawned and run alone).
  */
 import assert from 'node:assert/strict'
 import {copyFileSync, mkdirSync, mkdtempSync, readFileSync} from 'node:fs'
@@ -47,10 +51,10 @@ describe('HTML reports in a browser', {skip: missing, timeout: 240_000}, () => {
   let locksHtml: Promise<CliRun>
 
   before(async () => {
-    // Spawned: bench --html in the real process (exit 0), awaited by its test.
-    benchHtml = runCli(['bench', '--model', 'pool,single,per-op,fixed', '--concurrency', '4', '--duration', '1s', '--series-interval', '250ms', '--warmup', '0', '--html', file('bench.html'), '--json'], {timeoutMs: 120_000})
-    // Spawned: locks watch --html in the real process (exit 0), awaited by its test.
-    locksHtml = runCli(['locks', 'watch', '--sim-profile', '4.4', '--sim-scenario', 'dead-lock-holder', '--duration', '1s', '--interval', '200ms', '--json', '--html', file('locks.html')], {timeoutMs: 120_000})
+    // In this process (report html's spawned run proves a real process writes the page), awaited by its test.
+    benchHtml = runInProcess(['bench', '--model', 'pool,single,per-op,fixed', '--concurrency', '4', '--duration', '500ms', '--series-interval', '125ms', '--sim-latency', '5ms', '--warmup', '0', '--html', file('bench.html'), '--json'])
+    // In this process too, queued behind bench --html; awaited by its test.
+    locksHtml = runInProcess(['locks', 'watch', '--sim-profile', '4.4', '--sim-scenario', 'dead-lock-holder', '--duration', '1s', '--interval', '200ms', '--json', '--html', file('locks.html')])
     // Not left unhandled if the file fails before their tests await them.
     for (const run of [benchHtml, locksHtml]) run.catch(() => undefined)
     browser = await launchBrowser()
@@ -132,7 +136,7 @@ describe('HTML reports in a browser', {skip: missing, timeout: 240_000}, () => {
   const panelIds = (metric: string, runs: ReadonlyArray<{series?: unknown[]}>, has: (index: number) => boolean = () => true) =>
     runs.flatMap((_, index) => (has(index) ? [`${metric}-${index}`] : []))
 
-  /** A bench result that is only an input to report html: in-process (bench's real process is proven by bench --html below). */
+  /** A bench result that is only an input to report html: in-process (a real process writing a page is proven by the first report html). */
   const bench = async (out: string, args: string[]) => {
     const run = await runInProcess(['bench', '--warmup', '0', '--out', file(out), ...args])
     assert.equal(run.code, 0, run.stderr)
@@ -141,9 +145,12 @@ describe('HTML reports in a browser', {skip: missing, timeout: 240_000}, () => {
   /** One open-loop run for both report html cases: open.json in the first, open-long.json in the second. */
   let openLong: Promise<BenchResult> | undefined
   const openLoopRun = () => (openLong ??= bench('open-long.json', ['--rate', '200', '--concurrency', '8', '--duration', '4s']))
+  /** One closed-loop sweep (4 runs of 1 s) for both: sweep.json in the first, closed.json in the second. */
+  let sweepResult: Promise<BenchResult> | undefined
+  const sweepRun = () => (sweepResult ??= bench('sweep.json', ['--concurrency', '2,8', '--max-pool-size', '2,8', '--duration', '1s', '--series-interval', '250ms', '--sim-latency', '5ms']))
 
   it('report html over a sweep and an open-loop run: a panel per run for each metric, every chart has its points, the grid a cell per run', async () => {
-    const sweep = await bench('sweep.json', ['--concurrency', '2,8', '--max-pool-size', '2,8', '--duration', '1s', '--series-interval', '250ms'])
+    const sweep = await sweepRun()
     const openLoop = await openLoopRun()
     copyFileSync(file('open-long.json'), file('open.json'))
     // Spawned: report html in the real process (exit 0).
@@ -178,9 +185,12 @@ describe('HTML reports in a browser', {skip: missing, timeout: 240_000}, () => {
   })
 
   it('report html over 12 runs of different lengths (13 latency curves): the spectrum too is a panel per run, each run on its own time axis', async () => {
-    const cells = await bench('cells.json', ['--concurrency', '1,2,4,8,16', '--max-pool-size', '2,8', '--duration', '500ms', '--series-interval', '125ms'])
+    // 7 half-second cells, the 4-s open-loop run and the first case's sweep of four 1-s closed-loop runs as closed.json:
+    // 12 runs of three lengths without benching again what is already on disk.
+    const cells = await bench('cells.json', ['--concurrency', '1,2,3,4,6,8,16', '--max-pool-size', '8', '--duration', '500ms', '--series-interval', '125ms', '--sim-latency', '5ms'])
     const open = await openLoopRun()
-    const closed = await bench('closed.json', ['--concurrency', '4', '--duration', '2s'])
+    const closed = await sweepRun()
+    copyFileSync(file('sweep.json'), file('closed.json'))
     const made = await runInProcess(['report', 'html', file('cells.json'), file('open-long.json'), file('closed.json'), '--out', file('many.html')])
     assert.equal(made.code, 0, made.stderr)
     const {charts, structure, xLabels} = await benchStructure(file('many.html'), 'report-html-many-runs.png')
@@ -202,7 +212,7 @@ describe('HTML reports in a browser', {skip: missing, timeout: 240_000}, () => {
   })
 
   it('bench --html writes the same report beside the run', async () => {
-    // Spawned at the start of the file (see before).
+    // Started in this process at the start of the file (see before).
     const run = await benchHtml
     assert.equal(run.code, 0, run.stderr)
     const result = parseJson<BenchResult>(run)
@@ -267,7 +277,7 @@ describe('HTML reports in a browser', {skip: missing, timeout: 240_000}, () => {
   })
 
   it('locks watch --html: each lock\'s holds on one time axis', async () => {
-    // Spawned at the start of the file (see before).
+    // Started in this process at the start of the file (see before).
     const run = await locksHtml
     assert.equal(run.code, 0, run.stderr)
     const result = JSON.parse(run.stdout) as {events: Array<{name: string; kind: string}>}

@@ -164,7 +164,10 @@ for (const profile of ['5.0', '8.0'] as const satisfies readonly SimVersionProfi
   })
 
   describe(`the ${profile} profile, sharded`, {timeout: 120_000}, () => {
-    const cluster = useCluster({topology: 'sharded', versionProfile: profile, timeScale: 0.01, shards: 2, mongos: 1})
+    // Two shards (config.lockpings and the node views name each), each with one secondary: its oplog fetcher's reads are
+    // what put Global (and 5.0's FCV lock) in an idle shard primary's serverStatus.locks. One config member, and no more
+    // members than that: the views are of primaries, and each further member only adds its start and its polling.
+    const cluster = useCluster({topology: 'sharded', versionProfile: profile, timeScale: 0.01, shards: 2, mongos: 1, shardMembers: 2, configMembers: 1})
 
     it(`locks list: the ${e.model} model beside every shard and config primary's node view`, async () => {
       const client = new MongoClient(cluster.uri, {serverSelectionTimeoutMS: 5000})

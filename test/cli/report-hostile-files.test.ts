@@ -14,7 +14,7 @@ import {mkdtemp, readFile, truncate, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
 import {before, describe, it} from 'node:test'
-import {deflateSync} from 'node:zlib'
+import {constants as zlibConstants, deflateRawSync} from 'node:zlib'
 
 import type {BenchResult} from '../../src/bench/types.js'
 import {MAX_RESULT_BYTES} from '../../src/report/load.js'
@@ -28,9 +28,16 @@ import {runInProcess} from '../helpers/in-process.js'
  */
 let bomb: string | undefined
 function zlibBomb(): string {
-  // Deflating 1 GiB takes seconds: once for the file.
   if (bomb !== undefined) return bomb
-  const deflated = deflateSync(Buffer.alloc(1024 * 1024 * 1024))
+  // A zlib stream of 1 GiB of zeros, about as long as deflateSync's, built without deflating 1 GiB (that
+  // took 5 CPU-s of the test process): 1 MiB of zeros deflated and fully flushed (byte-aligned, no
+  // reference to earlier output) 1,024 times, an empty final block, and the Adler-32 of 1 GiB of zeros
+  // (a = 1, b = 2^30 mod 65521). It inflates to exactly 1 GiB of zeros with a valid checksum.
+  const MiB = 1024 * 1024
+  const piece = deflateRawSync(Buffer.alloc(MiB), {finishFlush: zlibConstants.Z_FULL_FLUSH})
+  const adler = Buffer.alloc(4)
+  adler.writeUInt32BE((((1024 * MiB) % 65_521) * 65_536 + 1) >>> 0)
+  const deflated = Buffer.concat([Buffer.from([0x78, 0x9c]), ...Array.from({length: 1024}, () => piece), Buffer.from([0x03, 0x00]), adler])
   const frame = Buffer.alloc(8)
   frame.writeInt32BE(0x1c849314, 0)
   frame.writeInt32BE(deflated.length, 4)
@@ -71,8 +78,8 @@ describe('report commands refuse hostile result files', {timeout: 240_000}, () =
 
   before(async () => {
     dir = await mkdtemp(path.join(tmpdir(), 'pooltool-hostile-'))
-    // A good file to spoil (its figures are never asserted): no warm-up.
-    const run = await runCli(['bench', '--duration', '1s', '--warmup', '0s', '--concurrency', '2', '--out', file('good.json')])
+    // A good file to spoil (its figures are never asserted): no warm-up, half a second.
+    const run = await runCli(['bench', '--duration', '500ms', '--warmup', '0s', '--concurrency', '2', '--out', file('good.json')])
     assert.equal(run.code, 0, run.stderr)
     good = JSON.parse(await readFile(file('good.json'), 'utf8')) as BenchResult
   })

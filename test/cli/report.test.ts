@@ -3,7 +3,9 @@
  * built CLI runs bench against the embedded cluster first (short runs), then
  * merges and compares the files it wrote. The benches and most report runs go through
  * test/helpers/in-process.ts (the path bin/run.js takes, in this process); one spawned run per
- * command and exit code stays, each marked, to prove the real process.
+ * command and exit code stays, each marked, to prove the real process: merge, compare and hgrm
+ * succeeding (exit 0) and compare's failed gate (exit 8). Their usage errors (exit 2) run in this
+ * process: each report command's exit 2 in a real process is proven in report-hostile-files.test.ts.
  */
 import assert from 'node:assert/strict'
 import {mkdtemp, readFile, writeFile} from 'node:fs/promises'
@@ -81,9 +83,9 @@ describe('report merge and compare', () => {
   })
 
   it('a file with injected latency is another configuration: refused without --pair; paired, it fails the latency gate with exit 8 and one ✗ line', async () => {
-    // Both spawned, side by side: report compare's usage error (exit 2) and failed gate (exit 8) in the real process.
+    // Spawned: report compare's failed gate (exit 8) in the real process, while the usage error (exit 2) runs in this one.
     const [refused, run] = await Promise.all([
-      runCli(['report', 'compare', file('seg0.json'), file('slow.json'), '--fail-on', 'p50Ratio>1.10']),
+      runInProcess(['report', 'compare', file('seg0.json'), file('slow.json'), '--fail-on', 'p50Ratio>1.10']),
       runCli(['report', 'compare', file('seg0.json'), file('slow.json'), '--pair', 'sim-latency', '--fail-on', 'p50Ratio>1.10,opsPerSecRatio<0.001']),
     ])
     assert.equal(refused.code, 2, refused.stdout + refused.stderr)
@@ -96,8 +98,8 @@ describe('report merge and compare', () => {
   it('report hgrm: the run\'s own histogram as HdrHistogram\'s percentile distribution, in ms; to a file with --out', async () => {
     const result = await read('seg0.json')
     const latency = result.runs[0]!.latencyUs
-    // Both spawned, side by side: report hgrm's success (exit 0) and its usage error (exit 2) in the real process.
-    const [run, closedLoop] = await Promise.all([runCli(['report', 'hgrm', file('seg0.json')]), runCli(['report', 'hgrm', file('seg0.json'), '--histogram', 'corrected'])])
+    // Spawned: report hgrm's success (exit 0) in the real process, while its usage error (exit 2) runs in this one.
+    const [run, closedLoop] = await Promise.all([runCli(['report', 'hgrm', file('seg0.json')]), runInProcess(['report', 'hgrm', file('seg0.json'), '--histogram', 'corrected'])])
     assert.equal(run.code, 0, run.stderr)
     assert.match(run.stdout, /^ +Value +Percentile +TotalCount 1\/\(1-Percentile\)$/m)
     const rows = [...run.stdout.matchAll(/^ +([\d.]+) +([\d.]+) +(\d+)/gm)].map((m) => ({valueMs: Number(m[1]), percentile: Number(m[2]), count: Number(m[3])}))
@@ -117,8 +119,8 @@ describe('report merge and compare', () => {
 
   it('refuses a file that is not a bench result: one line naming the file and field, exit 2', async () => {
     await writeFile(file('other.json'), JSON.stringify({runs: [], notes: []}))
-    // Spawned: report merge's usage error (exit 2) in the real process.
-    const run = await runCli(['report', 'merge', file('seg0.json'), file('other.json')])
+    // report merge's usage error (exit 2) in a real process: report-hostile-files.test.ts.
+    const run = await runInProcess(['report', 'merge', file('seg0.json'), file('other.json')])
     assert.equal(run.code, 2)
     assert.equal(run.stderr.trim().split('\n').length, 1, run.stderr)
     assert.match(run.stderr, /other\.json: config is missing: not a pooltool bench result/)

@@ -7,7 +7,7 @@
 //            itself loads only when a file changed. The module's URL stays the source's, so import.meta.url and
 //            stack traces (inline source maps, enabled by ts-loader.mjs) point at the .ts file.
 import {createHash} from 'node:crypto'
-import {mkdirSync, readFileSync, renameSync, writeFileSync} from 'node:fs'
+import {mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 
@@ -34,11 +34,16 @@ export async function load(url, context, nextLoad) {
   return {format: 'module', source: await compiled(fileURLToPath(url)), shortCircuit: true}
 }
 
+/** Where the transform of this version of the file is cached. */
+function cacheFileOf(file, source) {
+  const key = createHash('sha1').update(TRANSFORM_KEY).update('\0').update(file).update('\0').update(source).digest('hex')
+  return path.join(CACHE_DIR, `${key}.js`)
+}
+
 /** The file's transform, from the cache or made now (and cached). Also used by run-tiers.mjs to fill the cache first. */
 export async function compiled(file) {
   const source = readFileSync(file, 'utf8')
-  const key = createHash('sha1').update(TRANSFORM_KEY).update('\0').update(file).update('\0').update(source).digest('hex')
-  const cached = path.join(CACHE_DIR, `${key}.js`)
+  const cached = cacheFileOf(file, source)
   try {
     return readFileSync(cached, 'utf8')
   } catch {
@@ -51,4 +56,41 @@ export async function compiled(file) {
     renameSync(temporary, cached)
     return code
   }
+}
+
+/** A day: an entry another checkout sharing this node_modules (a git worktree linking it) made today is left to it. */
+const STALE_MS = 24 * 60 * 60 * 1000
+
+/**
+ * Removes the cache's entries for no file in `files` as they are now (an edited file leaves its old transform behind)
+ * once they are a day old. Returns how many went. Called by run-tiers.mjs after it filled the cache.
+ */
+export function pruneCache(files) {
+  const current = new Set(files.flatMap((file) => {
+    try {
+      return [path.basename(cacheFileOf(file, readFileSync(file, 'utf8')))]
+    } catch {
+      return []
+    }
+  }))
+  let removed = 0
+  let entries = []
+  try {
+    entries = readdirSync(CACHE_DIR)
+  } catch {
+    return 0
+  }
+  const now = Date.now()
+  for (const name of entries) {
+    if (current.has(name)) continue
+    const entry = path.join(CACHE_DIR, name)
+    try {
+      if (now - statSync(entry).mtimeMs < STALE_MS) continue
+      rmSync(entry, {force: true})
+      removed += 1
+    } catch {
+      // Gone already (another run pruned it): nothing to do.
+    }
+  }
+  return removed
 }

@@ -22,7 +22,8 @@
  *   round trips with a plain hello every 10 s (the stream is one exhaust hello, as the server's). Its executor `ReplicaSetMonitor-TaskExecutor` is
  *   not one connPoolStats reports, so these show only on the monitored side.
  * Every connection says hello with the client metadata of internal/metadata.ts and authenticates
- * with the cluster's internal credentials when auth is on. Intervals are multiplied by the time scale.
+ * with the cluster's internal credentials when auth is on. Intervals are multiplied by the time scale, at most
+ * shrunk 10 times (MIN_TRAFFIC_SCALE).
  */
 import {Long, type Document, type Timestamp} from 'bson'
 import type {SimProcess} from '../process.js'
@@ -47,6 +48,15 @@ export const OPLOG_AWAIT_DATA_MS = 5_000
 const OPLOG_INITIAL_FIND_MS = 60_000
 /** `bgSyncOplogFetcherBatchSize`: the fetcher's find and getMore batchSize (16 MB / 12 bytes). */
 const OPLOG_FETCHER_BATCH_SIZE = 13_981_010
+
+/**
+ * The most the time scale shrinks the internal traffic's intervals: 0.1 (heartbeats every 200 ms, monitor checks every
+ * second, oplog getMores held 500 ms). Below it the traffic costs a core and buys nothing: a time scale of 0.01 is there
+ * to bring the lock ping (30 s) and expiry (15 min) within a test's or a demo's reach, and what pooltool reads of the
+ * internal traffic is that its connections are held and labelled, not how often they speak. At 0.01 an idle 1-router,
+ * 2-shard, 1-config cluster (heartbeats every 20 ms) took 1.30 CPU-s in 3 s, against 0.02 at time scale 1 (2026-11-28).
+ */
+const MIN_TRAFFIC_SCALE = 0.1
 
 /** Monitored hosts (two connections each) a start waits for; beyond, they open in the background. */
 const MONITORS_AWAITED_AT_START = 500
@@ -155,8 +165,9 @@ export class InternalTraffic {
     }
   }
 
+  /** An interval of the internal traffic, shrunk by the time scale, but never by more than MIN_TRAFFIC_SCALE. */
   private interval(ms: number): number {
-    return Math.max(20, ms * this.options.timeScale)
+    return Math.max(20, ms * Math.max(this.options.timeScale, MIN_TRAFFIC_SCALE))
   }
 
   /**
