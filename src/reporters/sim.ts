@@ -83,6 +83,8 @@ function whatFaultDoes(fault: SimFault): string {
       return `restart: down for ${fault.downMS} ms, then listening again on the same ports`
     case 'lock-hold':
       return `lock-hold: an index build holds ${fault.ns}'s collection lock in mode ${fault.mode} for ${fault.ms} ms`
+    case 'recover':
+      return 'recover: restarted processes listen again, stalls end'
   }
 }
 

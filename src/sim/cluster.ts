@@ -6,7 +6,7 @@
 import {randomBytes} from 'node:crypto'
 
 import {INTERNAL_USER, UserStore} from './auth/users.js'
-import {faultTargets} from './faults.js'
+import {endStall, faultTargets} from './faults.js'
 import {holdCollectionLock} from './status/system-ops.js'
 import type {SimProcess} from './process.js'
 import {profileFor} from './profile.js'
@@ -160,6 +160,7 @@ function validateFault(fault: SimFault): void {
       num(fault.max, 'max')
       return
     case 'drop-connections':
+    case 'recover':
       return
     case 'lock-hold': {
       num(fault.ms, 'ms')
@@ -175,9 +176,11 @@ function validateFault(fault: SimFault): void {
 
 export class SimClusterRuntime {
   private readonly timers: NodeJS.Timeout[] = []
-  private readonly pending = new Set<Promise<void>>()
-  /** Wakes the down-time sleeps of restarts in progress, so stop() need not wait them out. */
-  private readonly wakeRestarts = new Set<() => void>()
+  /**
+   * Restarts in progress: each process down, what ends its down time now (stop() and a `recover` need not wait it
+   * out) and its coming back.
+   */
+  private readonly downs = new Set<{proc: SimProcess; wake: () => void; up: Promise<void>}>()
   private stopping = false
 
   private constructor(
@@ -313,44 +316,56 @@ export class SimClusterRuntime {
         case 'lock-hold':
           holdCollectionLock(p, fault.ns, fault.mode, fault.ms)
           break
+        case 'recover':
+          endStall(p.faults)
+          break
         case 'restart':
           break
       }
     }
     if (fault.kind === 'restart') {
       await Promise.all(targets.map((p) => p.stop()))
-      for (const p of targets) {
-        const up = this.downTime(fault.downMS)
-          .then(() => (this.stopping ? undefined : p.resume()))
-          .catch((e: unknown) => {
-            process.stderr.write(`pooltool sim: ${p.hostPort} could not come back after restart: ${String(e)}\n`)
-          })
-          .finally(() => this.pending.delete(up))
-        this.pending.add(up)
-      }
+      for (const p of targets) this.goDown(p, fault.downMS)
+    }
+    if (fault.kind === 'recover') {
+      const downs = [...this.downs].filter((d) => targets.includes(d.proc))
+      for (const d of downs) d.wake()
+      await Promise.all(downs.map((d) => d.up))
     }
   }
 
-  /** Sleeps `ms`, or less when the cluster stops meanwhile. */
-  private downTime(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const wake = () => {
+  /** Keeps a stopped process down for `ms` (less when woken: the cluster stops, or a `recover`), then listening again. */
+  private goDown(p: SimProcess, ms: number): void {
+    let wake = () => {}
+    const downTime = new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms)
+      wake = () => {
         clearTimeout(timer)
-        this.wakeRestarts.delete(wake)
         resolve()
       }
-      const timer = setTimeout(wake, ms)
-      this.wakeRestarts.add(wake)
     })
+    const down = {
+      proc: p,
+      wake,
+      up: downTime
+        .then(() => (this.stopping ? undefined : p.resume()))
+        .catch((e: unknown) => {
+          process.stderr.write(`pooltool sim: ${p.hostPort} could not come back after restart: ${String(e)}\n`)
+        })
+        .finally(() => this.downs.delete(down)),
+    }
+    this.downs.add(down)
   }
 
   async stop(): Promise<void> {
     this.stopping = true
     for (const t of this.timers) clearTimeout(t)
     // A process down for a restart stays down: stopping must not wait out its down time.
-    for (const wake of [...this.wakeRestarts]) wake()
+    for (const d of this.downs) d.wake()
     await this.topology.stopping?.()
-    await Promise.all([...this.pending])
+    const downs = [...this.downs]
+    for (const d of downs) d.wake()
+    await Promise.all(downs.map((d) => d.up))
     await Promise.all(this.processes.map((p) => p.stop()))
   }
 }

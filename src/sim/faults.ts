@@ -10,6 +10,8 @@ export interface FaultState {
   maxIncomingConnections: number
   /** epoch ms until which every reply is held (0: none) */
   stallUntil: number
+  /** Wakes the replies a stall holds (a `recover` ends it early). */
+  readonly stallWaiters: Set<() => void>
 }
 
 export function initialFaultState(options: SimOptions): FaultState {
@@ -18,6 +20,7 @@ export function initialFaultState(options: SimOptions): FaultState {
     setupCostMs: options.setupCostMs,
     maxIncomingConnections: options.maxIncomingConnections,
     stallUntil: 0,
+    stallWaiters: new Set(),
   }
 }
 
@@ -37,13 +40,27 @@ export async function serviceTimeWithin(latencyMs: number, maxTimeMS: number | u
   throw CommandError.of('MaxTimeMSExpired', 'operation exceeded time limit')
 }
 
-/** Resolves when no stall is in force (stalls extended meanwhile are honoured). */
+/** Resolves when no stall is in force (stalls extended meanwhile are honoured, one ended early by `endStall` is not). */
 export async function waitOutStall(state: FaultState): Promise<void> {
   for (;;) {
     const left = state.stallUntil - Date.now()
     if (left <= 0) return
-    await sleep(left)
+    await new Promise<void>((resolve) => {
+      const wake = () => {
+        clearTimeout(timer)
+        state.stallWaiters.delete(wake)
+        resolve()
+      }
+      const timer = setTimeout(wake, left)
+      state.stallWaiters.add(wake)
+    })
   }
+}
+
+/** Ends the stall in force now: the replies it holds go out. */
+export function endStall(state: FaultState): void {
+  state.stallUntil = 0
+  for (const wake of [...state.stallWaiters]) wake()
 }
 
 /** Does a fault target this process? `hosts` lists "host:port" names; absent means all. */

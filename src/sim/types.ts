@@ -123,6 +123,13 @@ export type SimFault =
    * from now (0 ends it now).
    */
   | {kind: 'lock-hold'; ns: string; mode: 'W' | 'R'; ms: number; hosts?: string[]}
+  /**
+   * End the faults that pass by themselves, now instead of when they run out: a restart's down time (the process
+   * listens again, as at the end of `downMS`; resolves once it does) and a stall (held replies go out). Other
+   * settings stay. For a caller that has seen what it waited for (a test that need not wait out a long down time);
+   * not a `--fault` kind, since scheduled it is only a shorter fault.
+   */
+  | {kind: 'recover'; hosts?: string[]}
 
 export interface ScheduledFault {
   atMs: number

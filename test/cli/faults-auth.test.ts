@@ -14,7 +14,7 @@ import type {MongoClient} from 'mongodb'
 import type {AuthResult} from '../../src/auth/types.js'
 import {parseJson} from '../helpers/cli.js'
 import {useCluster} from '../helpers/cluster.js'
-import {observer, runWithFault, serverFigureGrew, sum, waitUntilUp, withUser} from '../helpers/faults.js'
+import {observer, runWithFault, serverFigureGrew, sum, withUser} from '../helpers/faults.js'
 
 const CONNECTIONS = 20
 /** Per mechanism: driver-free and driver, one at a time and in storms. */
@@ -94,11 +94,12 @@ describe('fault matrix: auth', {timeout: 120_000}, () => {
     assert.equal(run.stdout.includes('leaving-pw'), false)
   })
 
-  // Host lost: down for longer than the run has left (it gives up after --timeout-ms of silence), then back for the next case.
+  // Host lost: down for longer than the run has left (it gives up after --timeout-ms of silence); once the run has
+  // ended, brought back at once (a recover) for the next case.
   it('host lost: stops within --timeout-ms of silence with the partial figures, exit 4', async () => {
     // Spawned: auth's exit-4 path in this matrix.
     const {run} = await runWithFault(cluster.sim, args(cluster.uri), midRun(), {kind: 'restart', downMS: 5000})
-    await waitUntilUp(cluster.uri)
+    await cluster.sim.control({kind: 'recover'})
     assert.equal(run.code, 4, `${run.stdout}\n${run.stderr}`)
     const result = parseJson<AuthResult>(run)
     assert.equal(result.error?.code, 'UNREACHABLE')

@@ -137,6 +137,34 @@ describe('faults', () => {
     }
   })
 
+  it('recover: a restart\'s down time ends now, the process listens again when control() resolves', async () => {
+    await sim.control({kind: 'restart', downMS: 600_000})
+    await assert.rejects(RawClient.open(port), 'down: a fresh socket is refused')
+    await sim.control({kind: 'recover'})
+    // Ten minutes early: only the recover can have brought it back.
+    const raw = await RawClient.open(port)
+    try {
+      assert.equal((await raw.command('admin', {ping: 1})).ok, 1)
+    } finally {
+      await raw.close()
+    }
+  })
+
+  it('recover: a stall\'s held replies go out now', {timeout: 60_000}, async () => {
+    const raw = await RawClient.open(port)
+    try {
+      await sim.control({kind: 'stall', ms: 600_000})
+      // Fired by the cluster once it has run the ping, whose reply the stall then holds (the count and the hold
+      // are one turn of the child's event loop, the armed check the next): without the recover it would wait ten minutes.
+      const armed = await sim.armFault({kind: 'recover'}, {host: sim.info.processes[0].host, opcounter: 'command', grows: 1})
+      assert.equal((await raw.command('admin', {ping: 1})).ok, 1)
+      assert.ok(await armed.disarm(), 'the recover fired')
+    } finally {
+      await sim.control({kind: 'recover'})
+      await raw.close()
+    }
+  })
+
   it('refuses unknown hosts and bad fault arguments', async () => {
     await assert.rejects(sim.control({kind: 'latency', ms: 5, hosts: ['127.0.0.1:1']}), /no simulated process matches/)
     await assert.rejects(sim.control({kind: 'latency', ms: -1}), /must be a number >= 0/)

@@ -141,16 +141,6 @@ export function withUser(uri: string, user: string, password: string): string {
   return `mongodb://${encodeURIComponent(user)}:${encodeURIComponent(password)}@${rest}`
 }
 
-/** Waits until the sim answers a ping again (after a restart whose down time outlived a run). */
-export async function waitUntilUp(uri: string): Promise<void> {
-  const client = new MongoClient(uri, {serverSelectionTimeoutMS: 30_000})
-  try {
-    await client.db('admin').command({ping: 1})
-  } finally {
-    await client.close()
-  }
-}
-
 export function sum(record: Record<string, number>): number {
   return Object.values(record).reduce((a, b) => a + b, 0)
 }
