@@ -46,7 +46,7 @@ async function fillTransformCache() {
   // A file esbuild cannot read fails where a test imports it, with the test's name on it: not here.
   await Promise.all(sources.map((file) => compiled(file).catch(() => {})))
   // The transforms of files as they were before an edit are never read again: without this the cache only grows.
-  pruneCache(sources)
+  pruneCache()
 }
 
 const LOADER = path.join(root, 'test', 'helpers', 'ts-loader.mjs')

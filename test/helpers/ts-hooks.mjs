@@ -44,6 +44,7 @@ function cacheFileOf(file, source) {
 export async function compiled(file) {
   const source = readFileSync(file, 'utf8')
   const cached = cacheFileOf(file, source)
+  servedEntries.add(path.basename(cached))
   try {
     return readFileSync(cached, 'utf8')
   } catch {
@@ -61,18 +62,14 @@ export async function compiled(file) {
 /** A day: an entry another checkout sharing this node_modules (a git worktree linking it) made today is left to it. */
 const STALE_MS = 24 * 60 * 60 * 1000
 
+/** The cache entries this process served or made (compiled): the current transforms of the files it was asked for. */
+const servedEntries = new Set()
+
 /**
- * Removes the cache's entries for no file in `files` as they are now (an edited file leaves its old transform behind)
- * once they are a day old. Returns how many went. Called by run-tiers.mjs after it filled the cache.
+ * Removes the cache's entries this process did not serve (an edited file leaves its old transform behind) once they are
+ * a day old. Returns how many went. Called by run-tiers.mjs after it filled the cache with every current file.
  */
-export function pruneCache(files) {
-  const current = new Set(files.flatMap((file) => {
-    try {
-      return [path.basename(cacheFileOf(file, readFileSync(file, 'utf8')))]
-    } catch {
-      return []
-    }
-  }))
+export function pruneCache() {
   let removed = 0
   let entries = []
   try {
@@ -82,7 +79,7 @@ export function pruneCache(files) {
   }
   const now = Date.now()
   for (const name of entries) {
-    if (current.has(name)) continue
+    if (servedEntries.has(name)) continue
     const entry = path.join(CACHE_DIR, name)
     try {
       if (now - statSync(entry).mtimeMs < STALE_MS) continue
