@@ -72,7 +72,7 @@ import {startSimCluster} from '../../src/sim/index.js'
 import {resolveTarget, type Target} from '../../dist/src/target.js'
 import {benchRecord, cpuMicros, type Figure, median, PAIRED_OPTIONS, pairedFigure, pairsOf, runPaired, type SliceValues} from './paired.js'
 import {pin} from './pin.js'
-import {threadCpu} from './proc.js'
+import {splitOf, threadCpu} from './proc.js'
 
 const {values} = parseArgs({
   options: {
@@ -248,14 +248,9 @@ async function engineSlice(target: Target, threads: number, measuredMs = ENGINE_
  */
 function threadSplit(from: Map<number, number> | undefined, to: Map<number, number> | undefined, ops: number): {mainUsPerOp: number; offMainUsPerOp: number} {
   if (!from || !to) return {mainUsPerOp: Number.NaN, offMainUsPerOp: Number.NaN}
-  let main = 0
-  let offMain = 0
-  for (const [tid, cpu] of to) {
-    const delta = cpu - (from.get(tid) ?? 0)
-    if (tid === process.pid) main += delta
-    else offMain += delta
-  }
-  return {mainUsPerOp: main / ops, offMainUsPerOp: offMain / ops}
+  // Threads there at the window's start are background threads; a worker thread (--workers) is one started since.
+  const split = splitOf(from, to, new Set(from.keys()))
+  return {mainUsPerOp: split.main / ops, offMainUsPerOp: (split.workers + split.background) / ops}
 }
 
 /** The interval's half-width, in the figure's note (issue 28: ≤ 2% for CPU per operation and p50). */

@@ -52,3 +52,21 @@ export function threadCpu(): Map<number, number> | undefined {
   }
   return cpu
 }
+
+/** Where a window's CPU went: this process's main thread, the worker threads, and the threads that were there before the run (V8's platform threads: background compilation and GC helpers). */
+export interface ThreadSplit {
+  main: number
+  workers: number
+  background: number
+}
+
+export function splitOf(from: Map<number, number>, to: Map<number, number>, before: ReadonlySet<number>): ThreadSplit {
+  const split = {main: 0, workers: 0, background: 0}
+  for (const [tid, cpu] of to) {
+    const delta = cpu - (from.get(tid) ?? 0)
+    if (tid === process.pid) split.main += delta
+    else if (before.has(tid)) split.background += delta
+    else split.workers += delta
+  }
+  return split
+}

@@ -82,7 +82,7 @@ import {startSimCluster} from '../../src/sim/index.js'
 import {resolveTarget, type Target} from '../../dist/src/target.js'
 import {BENCH_OUTPUT_DIR, benchRecord, cpuMicros, type Figure, median, PAIRED_OPTIONS, pairedFigure, pairsOf, ROOT, runPaired, type SliceValues, valueFigure} from './paired.js'
 import {pin} from './pin.js'
-import {threadCpu} from './proc.js'
+import {splitOf, threadCpu} from './proc.js'
 
 const {values} = parseArgs({
   options: {
@@ -135,23 +135,6 @@ interface Mark {
   threads?: Map<number, number>
 }
 
-/** Where a window's CPU went: this process's main thread, the worker threads, and the threads that were there before the run (V8's platform threads: background compilation and GC helpers). */
-interface ThreadSplit {
-  main: number
-  workers: number
-  background: number
-}
-
-function splitOf(from: Map<number, number>, to: Map<number, number>, before: ReadonlySet<number>): ThreadSplit {
-  const split = {main: 0, workers: 0, background: 0}
-  for (const [tid, cpu] of to) {
-    const delta = cpu - (from.get(tid) ?? 0)
-    if (tid === process.pid) split.main += delta
-    else if (before.has(tid)) split.background += delta
-    else split.workers += delta
-  }
-  return split
-}
 
 /** One runBench of `threads` workers; its first three progress ticks (1, 2, 3 s into the measured interval) and its series. */
 async function benchSlice(target: Target, threads: number, warmupMs = 0, sliceRate = rate) {
