@@ -2,6 +2,7 @@
 import {setTimeout as sleep} from 'node:timers/promises'
 
 import {CommandError} from './errors.js'
+import {waitUnlessWoken} from './wait-unless-woken.js'
 import type {SimFault, SimOptions} from './types.js'
 
 export interface FaultState {
@@ -45,15 +46,7 @@ export async function waitOutStall(state: FaultState): Promise<void> {
   for (;;) {
     const left = state.stallUntil - Date.now()
     if (left <= 0) return
-    await new Promise<void>((resolve) => {
-      const wake = () => {
-        clearTimeout(timer)
-        state.stallWaiters.delete(wake)
-        resolve()
-      }
-      const timer = setTimeout(wake, left)
-      state.stallWaiters.add(wake)
-    })
+    await waitUnlessWoken(left, state.stallWaiters)
   }
 }
 

@@ -13,6 +13,7 @@
  */
 import {Long, type Document, type Timestamp} from 'bson'
 import type {Collection, DataStore, WriteRecorder} from '../storage/collection.js'
+import {waitUnlessWoken} from '../wait-unless-woken.js'
 import {clusterClock} from './optime.js'
 
 /** The default oplog's lower bound (5% of free disk, at least 990 MB: the manual's "Oplog Size"). */
@@ -71,16 +72,7 @@ export class Oplog implements WriteRecorder {
    * (the sync source holds the fetcher's getMore until new oplog entries or its maxTimeMS).
    */
   waitForEntry(timeoutMs: number): Promise<void> {
-    return new Promise((resolve) => {
-      const wake = () => {
-        clearTimeout(timer)
-        this.waiters.delete(wake)
-        resolve()
-      }
-      const timer = setTimeout(wake, Math.max(0, timeoutMs))
-      timer.unref()
-      this.waiters.add(wake)
-    })
+    return waitUnlessWoken(timeoutMs, this.waiters, {unref: true})
   }
 
   record(op: 'i' | 'u' | 'd', coll: Collection, doc: Document): void {
