@@ -16,6 +16,7 @@ import {
   encodeOpReply,
   readHeader,
 } from '../../src/wire/codec.js'
+import {seededRandom} from '../../src/metrics/seeded-random.js'
 import {
   ScramClient,
   buildServerFirst,
@@ -70,10 +71,35 @@ describe('wire codec', () => {
     assert.equal(packed.length, 2)
   })
 
+  it('frames big and small messages however the stream is cut, length fields split included', () => {
+    // A 200 kB message among small ones, cut at seeded random points: 1-byte pieces, pieces inside a length
+    // field, pieces spanning several messages, and 64 kB socket-sized reads.
+    const big = encodeOpMsg({body: {batch: Array.from({length: 2000}, (_, i) => ({_id: i, pad: 'x'.repeat(80)}))}})
+    const messages = [encodeOpMsg({body: {a: 1}}), big, encodeOpMsg({body: {b: 2}}), big, encodeOpMsg({body: {c: 3}})]
+    const stream = Buffer.concat(messages)
+    const random = seededRandom(7)
+    for (const maxPiece of [1, 3, 7, 100, 4096, 65_536, stream.length]) {
+      const framer = new MessageFramer()
+      const got: Buffer[] = []
+      for (let at = 0; at < stream.length; ) {
+        const piece = Math.max(1, Math.floor(random() * maxPiece))
+        framer.push(stream.subarray(at, at + piece), (m) => got.push(Buffer.from(m)))
+        at += piece
+      }
+      assert.deepEqual(got, messages, `pieces of at most ${maxPiece} bytes`)
+      assert.equal(framer.bufferedBytes, 0)
+    }
+  })
+
   it('rejects a message larger than the 48 MB limit', () => {
     const header = Buffer.alloc(16)
     header.writeInt32LE(48_000_001, 0)
     assert.throws(() => new MessageFramer().push(header, () => undefined), WireProtocolError)
+    // Its length field in pieces: refused as soon as the four bytes are in, not when 48 MB have come.
+    const framer = new MessageFramer()
+    framer.push(header.subarray(0, 1), () => undefined)
+    framer.push(header.subarray(1, 3), () => undefined)
+    assert.throws(() => framer.push(header.subarray(3, 4), () => undefined), WireProtocolError)
   })
 
   it('round-trips OP_QUERY and OP_REPLY', () => {
