@@ -31,10 +31,28 @@ export const MIN_SCRUBBED_SECRET_LENGTH = 4
 /** URI options whose values are secrets (tlsCertificateKeyFilePassword, AWS_SESSION_TOKEN in authMechanismProperties …). */
 const SECRET_OPTION = /password|secret|token/i
 
+/**
+ * URIs already redacted, by what was given: the secret guard and --debug redact the same few URIs in
+ * every write and log line, and each parse (whatwg-url, twice) cost ~0.1 ms; a --debug run spent a
+ * quarter of its CPU there. Bounded: emptied when full (a long watch meets new URIs only as hosts come).
+ */
+const redactedUris = new Map<string, string>()
+const MAX_REDACTED_URIS = 256
+
 /** `mongodb://user:pw@h/?tlsCertificateKeyFilePassword=x` → `mongodb://<credentials>@h/?…=<credentials>`. */
 export function redactUri(uri: string): string {
   // Nothing to hide: print it as given (the redactor would also append a '/' or two).
   if (!uri.includes('@') && !SECRET_OPTION.test(uri)) return uri
+  let redacted = redactedUris.get(uri)
+  if (redacted === undefined) {
+    if (redactedUris.size >= MAX_REDACTED_URIS) redactedUris.clear()
+    redacted = parseAndRedact(uri)
+    redactedUris.set(uri, redacted)
+  }
+  return redacted
+}
+
+function parseAndRedact(uri: string): string {
   try {
     // redactConnectionString passes some unparsable strings through untouched: parse first.
     const {ConnectionString, redactConnectionString} = connectionStrings()
@@ -102,9 +120,19 @@ export function redactText(text: string, secrets: readonly string[] = []): strin
 
 /** Replace each literal secret, in each of its printed forms, by `<credentials>`. */
 export function scrubSecrets(text: string, secrets: readonly string[]): string {
+  return secretScrubber(secrets)(text)
+}
+
+/**
+ * scrubSecrets for many texts and the same secrets (the secret guard: every write to stdout and stderr):
+ * the printed forms are worked out once, not for each text.
+ */
+export function secretScrubber(secrets: readonly string[]): (text: string) => string {
   // Longest first, so a password that contains another secret is hidden whole.
   const forms = secrets.flatMap((secret) => secretForms(secret)).sort((a, b) => b.length - a.length)
-  let out = text
-  for (const form of forms) out = out.split(form).join(REDACTED)
-  return out
+  return (text) => {
+    let out = text
+    for (const form of forms) if (out.includes(form)) out = out.split(form).join(REDACTED)
+    return out
+  }
 }

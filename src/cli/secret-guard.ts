@@ -10,7 +10,7 @@
  * The secrets it knows are the ones the invocation carries: `--uri` (also in
  * `--uri=…` form) and the POOLTOOL_URI / MONGODB_URI variables.
  */
-import {redactUri, scrubSecrets, secretsOfUri} from '../redact.js'
+import {redactUri, secretScrubber, secretsOfUri} from '../redact.js'
 
 type Write = typeof process.stdout.write
 
@@ -29,13 +29,17 @@ export function urisOfInvocation(argv: readonly string[], env: NodeJS.ProcessEnv
 
 /** A function that removes every known secret (and every URI's credentials) from a piece of output. */
 export function makeScrubber(uris: readonly string[]): (text: string) => string {
-  const secrets = uris.flatMap((uri) => secretsOfUri(uri))
-  const wholeUris = uris.filter((uri) => redactUri(uri) !== uri)
+  // Worked out once: the scrubber runs on every write.
+  // Only what the invocation carries: `pooltool sim --auth` prints its own test credentials on purpose.
+  const scrubKnownSecrets = secretScrubber(uris.flatMap((uri) => secretsOfUri(uri)))
+  const redactions = uris.flatMap((uri): Array<[string, string]> => {
+    const redacted = redactUri(uri)
+    return redacted === uri ? [] : [[uri, redacted]]
+  })
   return (text) => {
     let out = text
-    for (const uri of wholeUris) out = out.split(uri).join(redactUri(uri))
-    // Only what the invocation carries: `pooltool sim --auth` prints its own test credentials on purpose.
-    return scrubSecrets(out, secrets)
+    for (const [uri, redacted] of redactions) if (out.includes(uri)) out = out.split(uri).join(redacted)
+    return scrubKnownSecrets(out)
   }
 }
 

@@ -19,6 +19,20 @@ describe('credential redaction', () => {
     assert.ok(!text.includes('hunter2'), text)
     assert.ok(!text.includes('bob:'), text)
   })
+  it('redacts every URI alike however many it has met (its memory of redacted URIs is bounded and starts over)', () => {
+    // 600 distinct URIs, twice over: more than the memory holds, so it empties and refills on the way.
+    const broken: string[] = []
+    for (let round = 0; round < 2; round++) {
+      for (let i = 0; i < 600; i++) {
+        const redacted = redactUri(`mongodb://user${i}:secret-${i}@h${i}:27017/?tlsCertificateKeyFilePassword=pem-${i}`)
+        assert.equal(redacted, `mongodb://<credentials>@h${i}:27017/?tlsCertificateKeyFilePassword=<credentials>`)
+      }
+      // One the parser rejects gets the same redaction, remembered or not.
+      broken.push(redactUri('mongodb://bob:pw-in-broken@[::bad'))
+    }
+    assert.ok(broken[0]!.startsWith('mongodb://<credentials>@[::bad'), broken[0])
+    assert.equal(broken[1], broken[0])
+  })
   it('keeps secrets out of error messages built from driver errors', () => {
     const error = Object.assign(new Error('connection to mongodb://carol:pw-123@h:1 failed; pw-123'), {name: 'MongoServerSelectionError'})
     const failure = toPoolToolError(error, {target: 'mongodb://<credentials>@h:1', secrets: ['pw-123']})
@@ -44,6 +58,13 @@ describe('the secret guard (every write to stdout and stderr)', () => {
       const clean = scrub(text)
       assert.ok(!clean.includes(password) && !clean.includes(encodeURIComponent(password)), clean)
     }
+  })
+  it('scrubs every write the same, the thousandth as the first (what it works out once is not used up)', () => {
+    const scrub = makeScrubber([uri])
+    const writes = [`argv: [ '--uri', '${uri}' ]`, 'nothing secret here', `pwd ${password}`]
+    const first = writes.map(scrub)
+    assert.ok(first.every((clean) => !clean.includes(password)), first.join('\n'))
+    for (let i = 0; i < 1000; i++) assert.deepEqual(writes.map(scrub), first)
   })
   it("leaves other URIs alone: sim --auth prints its own test credentials on purpose", () => {
     const scrub = makeScrubber([uri])
