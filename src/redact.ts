@@ -33,8 +33,9 @@ const SECRET_OPTION = /password|secret|token/i
 
 /**
  * URIs already redacted, by what was given: the secret guard and --debug redact the same few URIs in
- * every write and log line, and each parse (whatwg-url, twice) cost ~0.1 ms; a --debug run spent a
- * quarter of its CPU there. Bounded: emptied when full (a long watch meets new URIs only as hosts come).
+ * every write and log line, and each redaction parses the URI twice (whatwg-url): the commands of
+ * test/cli/secrets.test.ts, run with credentials and --debug, spent ~23 % of their CPU there.
+ * Bounded: emptied when full (a long watch meets new URIs only as hosts come).
  */
 const redactedUris = new Map<string, string>()
 const MAX_REDACTED_URIS = 256

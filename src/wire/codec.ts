@@ -55,7 +55,8 @@ function toBuffer(bytes: Uint8Array): Buffer {
 /**
  * Cuts a byte stream into complete wire messages. Each emitted Buffer holds exactly one
  * message, header included. It may share memory with the pushed chunk: decode it before
- * the next `push`, or copy it.
+ * the next `push`, or copy it. A pushed chunk is kept until its message is whole, so its
+ * memory must not be written again (a socket's 'data' chunks never are).
  *
  * The chunks of an incomplete message are kept as they came and joined once, when the last
  * one arrives: joining the bytes so far at every chunk copied a message of n chunks n times
