@@ -78,8 +78,21 @@ export function errorClass(error: unknown): string {
     if (typeof e.codeName === 'string' && e.codeName.length > 0) return e.codeName
   }
   if (name === 'MongoServerSelectionError') return 'serverSelection'
-  if (/ECONNRESET|EPIPE|socket.*(closed|hang up)/i.test(message)) return 'network'
+  if (closedByPeer(error) || /ECONNRESET|EPIPE|socket.*(closed|hang up)|ended by the other party/i.test(message)) return 'network'
   return 'other'
+}
+
+/**
+ * Node's own socket errors for a connection the other end closed, as they can reach pooltool unwrapped by the
+ * driver (a monitor's failed check, serverHeartbeatFailed.failure): `read ECONNRESET` (code ECONNRESET, syscall
+ * read) and, written after the server's FIN, 'This socket has been ended by the other party' (code EPIPE, no
+ * syscall: lib/net.js writeAfterFIN). A server at its connection limit accepts and closes at once, which gives either.
+ */
+const CLOSED_BY_PEER_CODES = new Set(['ECONNRESET', 'EPIPE'])
+
+function closedByPeer(error: unknown): ErrorLike | undefined {
+  for (const e of errorChain(error)) if (typeof e.code === 'string' && CLOSED_BY_PEER_CODES.has(e.code)) return e
+  return undefined
 }
 
 /** Monitoring commands pooltool reads with: clusterMonitor grants them all, read-only. */
@@ -235,6 +248,17 @@ export function toPoolToolError(error: unknown, context: {target: string; secret
       'UNREACHABLE',
       `cannot reach ${context.target}: ${message}`,
       'check host, port and network (and tls=true only if the server speaks TLS); raise --timeout-ms for slow links, or run against the embedded cluster by omitting --uri',
+      {cause: error},
+    )
+  }
+  const closed = closedByPeer(error)
+  if (closed) {
+    // Node's socket error, not wrapped by the driver (wrapped, it is a MongoNetworkError, above): the host took the
+    // connection and closed it. Before, this ended as INTERNAL, a bug, which it is not.
+    return new PoolToolError(
+      'UNREACHABLE',
+      `cannot reach ${context.target}: it closed the connection (${scrub(closed.message ?? String(closed.code))})`,
+      'a server at its connection limit (net.maxIncomingConnections) closes new connections at once: compare its connections current and available (serverStatus), or retry',
       {cause: error},
     )
   }

@@ -7,7 +7,8 @@
 import assert from 'node:assert/strict'
 import {describe, it} from 'node:test'
 
-import {BUG_HINT, toPoolToolError} from '../../src/mongo/errors.js'
+import {connectionErrorClass} from '../../src/auth/connections.js'
+import {BUG_HINT, errorClass, toPoolToolError} from '../../src/mongo/errors.js'
 
 const context = {target: 'mongodb://<credentials>@db:27017', secrets: ['hunter22']}
 
@@ -45,8 +46,19 @@ const cases: Array<[string, unknown, string, number]> = [
   ['server older than the driver supports', serverSelectionError(driverError('MongoCompatibilityError', 'Server at db:27017 reports wire version 7, but this version of the driver requires at least 8 (MongoDB 4.2).')), 'SERVER_ERROR', 9],
   ['port already in use', Object.assign(new Error('listen EADDRINUSE: address already in use 127.0.0.1:27017'), {code: 'EADDRINUSE', syscall: 'listen'}), 'USAGE', 2],
   ['a file pooltool cannot write', systemError('EACCES', 'open', "EACCES: permission denied, open '/root/r.json'", {path: '/root/r.json'}), 'USAGE', 2],
+  ['a host that closes new connections at once, the write after its FIN (Node lib/net.js writeAfterFIN)', closedByPeer(), 'UNREACHABLE', 4],
+  ['a connection the host reset', systemError('ECONNRESET', 'read', 'read ECONNRESET', {errno: -104}), 'UNREACHABLE', 4],
   ['a real bug', new TypeError("Cannot read properties of undefined (reading 'x')"), 'INTERNAL', 1],
 ]
+
+/**
+ * What Node raises writing to a socket whose other end has closed (lib/net.js, writeAfterFIN: a plain Error with
+ * code EPIPE and no syscall). A server at its connection limit accepts and closes at once; the driver's monitor
+ * can meet that as this error, unwrapped (serverHeartbeatFailed.failure).
+ */
+function closedByPeer(): Error {
+  return Object.assign(new Error('This socket has been ended by the other party'), {code: 'EPIPE'})
+}
 
 describe('every error classified', () => {
   for (const [name, error, code, exitCode] of cases) {
@@ -68,5 +80,20 @@ describe('every error classified', () => {
   it('scrubs the password from any message it keeps', () => {
     const failure = toPoolToolError(driverError('MongoServerError', 'bad thing with hunter22 inside', {code: 2, codeName: 'BadValue'}), context)
     assert.ok(!failure.message.includes('hunter22'), failure.message)
+  })
+})
+
+describe('the short class a run counts an error under', () => {
+  it('a connection the host closed is `network`, wrapped by the driver or not', () => {
+    // Not wrapped: the class was `other` (a stress run of test/cluster/auth-driver-connection-limit met it).
+    for (const error of [closedByPeer(), systemError('ECONNRESET', 'read', 'read ECONNRESET'), driverError('MongoNetworkError', 'connection 1 to 127.0.0.1:27017 closed')]) {
+      assert.equal(errorClass(error), 'network', error.message)
+      assert.equal(connectionErrorClass(error), 'network', error.message)
+    }
+  })
+  it('what names no network failure stays what it is', () => {
+    assert.equal(errorClass(new TypeError('x is undefined')), 'other')
+    assert.equal(errorClass(driverError('MongoServerError', 'lock busy', {code: 46, codeName: 'LockBusy'})), 'LockBusy')
+    assert.equal(errorClass(serverSelectionError(closedByPeer())), 'serverSelection')
   })
 })
