@@ -360,9 +360,9 @@ export class SimClusterRuntime {
   async stop(): Promise<void> {
     this.stopping = true
     for (const t of this.timers) clearTimeout(t)
-    // A process down for a restart stays down: stopping must not wait out its down time.
-    for (const d of this.downs) d.wake()
     await this.topology.stopping?.()
+    // A process down for a restart stays down (`stopping` is set): stopping must not wait out its down time. Woken
+    // once, here, after the topology's own stopping, so a restart begun meanwhile is woken too.
     const downs = [...this.downs]
     for (const d of downs) d.wake()
     await Promise.all(downs.map((d) => d.up))

@@ -135,7 +135,6 @@ interface Mark {
   threads?: Map<number, number>
 }
 
-
 /** One runBench of `threads` workers; its first three progress ticks (1, 2, 3 s into the measured interval) and its series. */
 async function benchSlice(target: Target, threads: number, warmupMs = 0, sliceRate = rate) {
   const config = toBenchConfig({
