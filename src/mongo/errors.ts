@@ -254,11 +254,14 @@ export function toPoolToolError(error: unknown, context: {target: string; secret
   const closed = closedByPeer(error)
   if (closed) {
     // Node's socket error, not wrapped by the driver (wrapped, it is a MongoNetworkError, above): the host took the
-    // connection and closed it. Before, this ended as INTERNAL, a bug, which it is not.
+    // connection and closed it. Before, this ended as INTERNAL, a bug, which it is not. A mongod or mongos at its
+    // connection limit does this and says so in its log (4.0: "[listener] connection refused because too many open
+    // connections: 6" while the client sees "Connection closed by peer"); serverStatus counts it in
+    // connections.rejected where the version has that field, beside current and available.
     return new PoolToolError(
       'UNREACHABLE',
       `cannot reach ${context.target}: it closed the connection (${scrub(closed.message ?? String(closed.code))})`,
-      'a server at its connection limit (net.maxIncomingConnections) closes new connections at once: compare its connections current and available (serverStatus), or retry',
+      'a server at its connection limit (net.maxIncomingConnections) closes new connections at once and logs "connection refused because too many open connections": check its log and serverStatus connections (current, available), or retry',
       {cause: error},
     )
   }
