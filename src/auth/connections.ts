@@ -12,7 +12,7 @@ import {performance} from 'node:perf_hooks'
 
 import {createClient} from '../mongo/client.js'
 import type {ConnectionCreatedEvent, ConnectionReadyEvent, Document, ServerHeartbeatFailedEvent} from '../mongo/driver.js'
-import {errorClass} from '../mongo/errors.js'
+import {closedByHost, errorClass} from '../mongo/errors.js'
 import type {PoolTelemetry} from '../mongo/pool-telemetry.js'
 import {CLOSE_GRACE_MS, closeWithin} from '../mongo/client.js'
 import {handshakeDocument, ScramSession, type ScramCredentials, WireCommandError, WireConnection} from '../wire/index.js'
@@ -95,13 +95,6 @@ export interface DriverSetupSink {
 }
 
 /**
- * How the driver words a connection the server accepted and closed at once: what a server at its
- * connection limit does (as the driver-free path sees it, host-watch.ts). A refused TCP connect
- * (ECONNREFUSED: a restart) is not one: the driver may still reach the host within --timeout-ms.
- */
-const CLOSED_AT_ONCE = /ECONNRESET|EPIPE|ended by the other party|connection \S+ to \S+ closed/
-
-/**
  * A new MongoClient with one pooled connection: connect (which checks a
  * connection out, driver 7), ping, close. The driver emits connectionCreated
  * and connectionReady synchronously, so listeners timestamp the same interval
@@ -132,7 +125,9 @@ export async function driverConnection(target: DriverTarget, sink: DriverSetupSi
   let onHeartbeatFailed: (event: ServerHeartbeatFailedEvent) => void = () => undefined
   const closedByServer = new Promise<never>((_, reject) => {
     onHeartbeatFailed = (event) => {
-      if (CLOSED_AT_ONCE.test(String(event.failure?.message ?? ''))) reject(event.failure)
+      // Accepted and closed at once: what a server at its connection limit does. A refused TCP connect (ECONNREFUSED:
+      // a restart) is not one: the driver may still reach the host within --timeout-ms.
+      if (closedByHost(event.failure)) reject(event.failure)
     }
   })
   closedByServer.catch(() => undefined)

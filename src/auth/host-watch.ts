@@ -10,6 +10,7 @@ import {performance} from 'node:perf_hooks'
 import {setTimeout as sleep} from 'node:timers/promises'
 
 import {PoolToolError} from '../errors.js'
+import {closedByHost} from '../mongo/errors.js'
 import {handshakeDocument, splitHostPort, WireConnection} from '../wire/index.js'
 import {unlessAborted} from './deadline.js'
 
@@ -20,14 +21,6 @@ const PROBE_RETRY_MS = 100
 
 /** The least time one probe gets (the first may come after --timeout-ms has run out; it still gets a fair chance). */
 const PROBE_MIN_TIMEOUT_MS = 1000
-
-/**
- * WireConnection's message when the server closed the socket (over its connection limit, or
- * shutting down). How a server at its connection limit refuses: it accepts and closes at once, which the
- * probe sees as a close, a reset, or (when its hello was still being written) EPIPE, which
- * Node words "This socket has been ended by the other party".
- */
-const CLOSED_BY_SERVER = /closed by the server|ended by the other party|ECONNRESET|EPIPE/
 
 export interface HostWatchSettings {
   /** "host:port" */
@@ -94,7 +87,9 @@ export class HostWatch {
       // Ctrl-C must not wait for a stalled host's hello (up to timeoutMs): the probe is abandoned, its socket closed below.
       if (this.settings.plainTcp) await unlessAborted(conn.legacyCommand(handshakeDocument(`${this.settings.appName}-probe`)), this.settings.signal)
     } catch (error) {
-      if (!CLOSED_BY_SERVER.test((error as Error).message)) throw error
+      // How a server at its connection limit refuses: it accepts and closes at once, which the probe sees as a close,
+      // a reset, or (its hello still being written) EPIPE.
+      if (!closedByHost(error)) throw error
     } finally {
       conn.close()
     }

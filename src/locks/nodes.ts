@@ -23,7 +23,7 @@ import {setMaxListeners} from 'node:events'
 
 import {PoolToolError} from '../errors.js'
 import type {Document} from '../mongo/driver.js'
-import {toPoolToolError} from '../mongo/errors.js'
+import {errorClass, toPoolToolError} from '../mongo/errors.js'
 import {type OpenReader, resolvingFirst} from '../probes/host-connection.js'
 import type {ServerReader} from '../probes/reader.js'
 import {type ClusterHost, type ClusterTopology, connectAddress} from '../probes/topology.js'
@@ -172,7 +172,8 @@ async function bounded<T>(target: Target, signal: AbortSignal | undefined, host:
   try {
     return await read(signal ? AbortSignal.any([signal, bound.signal]) : bound.signal)
   } catch (error) {
-    if (signal?.aborted || !bound.signal.aborted) throw error
+    // Refused or closed till the bound ran out (the read layer gives the host's last failure): a failure, not a stall.
+    if (signal?.aborted || !bound.signal.aborted || errorClass(error) === 'network') throw error
     throw new PoolToolError('UNREACHABLE', `${host} did not answer within ${bound.timeoutMs} ms (--timeout-ms${why})`, 'the node is stalled or overloaded; raise --timeout-ms for slow links', {cause: error})
   }
 }

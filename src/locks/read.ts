@@ -15,7 +15,7 @@ import {setMaxListeners} from 'node:events'
 
 import {PoolToolError} from '../errors.js'
 import type {Document} from '../mongo/driver.js'
-import {toPoolToolError} from '../mongo/errors.js'
+import {errorClass, toPoolToolError} from '../mongo/errors.js'
 import {clockSkewMS, clockSkewNote} from '../probes/server-clock-skew.js'
 import {type ClusterTopology, discoverCluster, parseHostString} from '../probes/discovery.js'
 import type {ServerReader} from '../probes/reader.js'
@@ -140,7 +140,9 @@ export async function withinTimeout<T>(target: Target, read: (bounds: ReadBounds
   try {
     return await read({signal: timeout})
   } catch (error) {
-    if (!timeout.aborted || error instanceof PoolToolError) throw error
+    // A host that refused or closed every connection till the bound ran out failed (the read layer gives its last
+    // failure, src/probes/driver-channel.ts): said as it is, not as a stall.
+    if (!timeout.aborted || error instanceof PoolToolError || errorClass(error) === 'network') throw error
     throw new PoolToolError(
       'UNREACHABLE',
       `${target.redactedUri} did not answer within ${timeoutMs} ms (--timeout-ms)`,

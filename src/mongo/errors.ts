@@ -78,7 +78,7 @@ export function errorClass(error: unknown): string {
     if (typeof e.codeName === 'string' && e.codeName.length > 0) return e.codeName
   }
   if (name === 'MongoServerSelectionError') return 'serverSelection'
-  if (closedByPeer(error) || /ECONNRESET|EPIPE|socket.*(closed|hang up)|ended by the other party/i.test(message)) return 'network'
+  if (closedByHost(error) || /socket.*(closed|hang up)/i.test(message)) return 'network'
   return 'other'
 }
 
@@ -90,10 +90,26 @@ export function errorClass(error: unknown): string {
  */
 const CLOSED_BY_PEER_CODES = new Set(['ECONNRESET', 'EPIPE'])
 
+/**
+ * The same, as messages: Node's (above), the driver's "connection <id> to <host> closed" (its socket closed under
+ * a check or an operation) and pooltool's wire client's "closed by the server" (src/wire). A refused TCP connect
+ * (ECONNREFUSED) is not one: nothing listened, where these say something took the connection and let it go.
+ */
+const CLOSED_BY_PEER_MESSAGE = /ECONNRESET|EPIPE|ended by the other party|closed by the server|connection \S+ to \S+ closed/
+
+/** The first error in the chain that says the host accepted the connection and then closed it. */
 function closedByPeer(error: unknown): ErrorLike | undefined {
-  for (const e of errorChain(error)) if (typeof e.code === 'string' && CLOSED_BY_PEER_CODES.has(e.code)) return e
+  for (const e of errorChain(error)) {
+    if ((typeof e.code === 'string' && CLOSED_BY_PEER_CODES.has(e.code)) || CLOSED_BY_PEER_MESSAGE.test(e.message ?? '')) return e
+  }
   return undefined
 }
+
+/**
+ * Whether the host accepted the connection and closed it (a server at its connection limit, one that requires TLS
+ * from a plain client, a proxy that resets): the one test auth's probes, error classes and hints share.
+ */
+export const closedByHost = (error: unknown): boolean => closedByPeer(error) !== undefined
 
 /** Monitoring commands pooltool reads with: clusterMonitor grants them all, read-only. */
 const MONITORING_COMMANDS = /\{ (serverStatus|getParameter|aggregate|currentOp|connPoolStats|listShards|replSetGetStatus|hostInfo|getShardMap|listCollections|find):/
@@ -128,6 +144,11 @@ const TLS_CODE = /^(ERR_TLS_|ERR_SSL_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CE
 
 /** Listening failed (e.g. `sim --port` taken): a flag value that cannot work. */
 const LISTEN_FAILURE = /EADDRINUSE|address already in use|EADDRNOTAVAIL/i
+
+/** What closes a connection it accepted, each with where to look. */
+export const CLOSED_BY_HOST_HINT =
+  'a server closes connections as it shuts down, and new ones at once at its connection limit (its log: "connection refused because too many open connections"; ' +
+  'serverStatus connections), when it requires TLS (add tls=true), or on Atlas from an address not on the IP access list'
 
 /** Bugs are reported with what the user saw; never ask for output that could hold a secret. */
 export const BUG_HINT = 'this looks like a pooltool bug: please report the command (without the URI) and this line; --debug shows more, with credentials redacted'
@@ -239,6 +260,21 @@ export function toPoolToolError(error: unknown, context: {target: string; secret
       {cause: error},
     )
   }
+  const closed = closedByPeer(error)
+  if (closed) {
+    // The host took the connection and closed it, wrapped by the driver or not ("connection <monitor> to H closed", a
+    // bare read ECONNRESET): not a stall, and not "check host and port", which are right. A mongod or mongos at its
+    // connection limit does this and says so in its log (4.0: "[listener] connection refused because too many open
+    // connections: 6" while the client saw "Connection closed by peer"), counting it in serverStatus connections; a
+    // server that requires TLS does it to a plain connection; Atlas does it to an address not on the project's IP
+    // access list (Studio 3T's users see "Prematurely reached end of stream"); and any server as it shuts down.
+    return new PoolToolError(
+      'UNREACHABLE',
+      `cannot reach ${context.target}: the host accepted the connection and closed it (${scrub(closed.message ?? String(closed.code))})`,
+      CLOSED_BY_HOST_HINT,
+      {cause: error},
+    )
+  }
   if (
     named('MongoServerSelectionError') ||
     named('MongoOperationTimeoutError') ||
@@ -248,20 +284,6 @@ export function toPoolToolError(error: unknown, context: {target: string; secret
       'UNREACHABLE',
       `cannot reach ${context.target}: ${message}`,
       'check host, port and network (and tls=true only if the server speaks TLS); raise --timeout-ms for slow links, or run against the embedded cluster by omitting --uri',
-      {cause: error},
-    )
-  }
-  const closed = closedByPeer(error)
-  if (closed) {
-    // Node's socket error, not wrapped by the driver (wrapped, it is a MongoNetworkError, above): the host took the
-    // connection and closed it. Before, this ended as INTERNAL, a bug, which it is not. A mongod or mongos at its
-    // connection limit does this and says so in its log (4.0: "[listener] connection refused because too many open
-    // connections: 6" while the client sees "Connection closed by peer"); serverStatus counts it in
-    // connections.rejected where the version has that field, beside current and available.
-    return new PoolToolError(
-      'UNREACHABLE',
-      `cannot reach ${context.target}: it closed the connection (${scrub(closed.message ?? String(closed.code))})`,
-      'a server at its connection limit (net.maxIncomingConnections) closes new connections at once and logs "connection refused because too many open connections": check its log and serverStatus connections (current, available), or retry',
       {cause: error},
     )
   }

@@ -25,11 +25,36 @@ function withNumericCode(error: unknown): never {
   throw error
 }
 
+/**
+ * What the client's monitor has heard from the host: whether it ever answered (a check or a connection's
+ * handshake), and its last failed check. A read cut by its deadline before the host ever answered ends with
+ * that failure (connect ECONNREFUSED, a connection the host closed) rather than the bare abort: a host where
+ * nothing listens, or one that closes every connection, is not a host that is slow to answer.
+ */
+function monitorHearing(client: MongoClient): (error: unknown, options?: ChannelReadOptions) => never {
+  let answered = false
+  let lastFailure: unknown
+  const heard = (): void => {
+    answered = true
+  }
+  client.once('serverHeartbeatSucceeded', heard)
+  client.once('connectionReady', heard)
+  client.on('serverHeartbeatFailed', (event) => {
+    lastFailure = event.failure
+  })
+  return (error, options) => {
+    if (options?.signal?.aborted && !answered && lastFailure !== undefined) throw lastFailure
+    return withNumericCode(error)
+  }
+}
+
 export function driverChannel(client: MongoClient, host: string): CommandChannel {
+  const failed = monitorHearing(client)
   return {
     host,
-    command: (db, command, options) => client.db(db).command(command, bounds(options)).catch(withNumericCode),
-    find: (db, collection, filter, options) => client.db(db).collection(collection).find(filter, bounds(options)).toArray().catch(withNumericCode),
-    aggregate: (db, pipeline, options) => client.db(db).aggregate<Document>(pipeline, bounds(options)).toArray().catch(withNumericCode),
+    command: (db, command, options) => client.db(db).command(command, bounds(options)).catch((error: unknown) => failed(error, options)),
+    find: (db, collection, filter, options) =>
+      client.db(db).collection(collection).find(filter, bounds(options)).toArray().catch((error: unknown) => failed(error, options)),
+    aggregate: (db, pipeline, options) => client.db(db).aggregate<Document>(pipeline, bounds(options)).toArray().catch((error: unknown) => failed(error, options)),
   }
 }

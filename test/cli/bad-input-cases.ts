@@ -22,6 +22,8 @@ export interface Cluster {
   tlsHost: string
   /** host:port of the cluster, for URIs of another mechanism */
   hostPort: string
+  /** host:port of a listener that accepts every connection and closes it at once, as a server at its connection limit does */
+  closingHost: string
 }
 
 export interface BadInput {
@@ -149,6 +151,18 @@ export const cases: BadInput[] = [
   // Targets that cannot be reached (exit 4): an SRV name that does not resolve fails fast.
   ...everyClusterCommand('unresolvable mongodb+srv name', ['--uri', 'mongodb+srv://nonexistent.invalid', '--timeout-ms', '2000'], UNREACHABLE, /SRV/),
   {name: 'conns list: nothing listens', command: ['conns', 'list'], args: ['--uri', 'mongodb://127.0.0.1:1/', '--timeout-ms', '500'], ...UNREACHABLE, message: /cannot reach/},
+  // Not a stall: the locks commands said "did not answer within … stalled or overloaded" for both, after the whole bound.
+  {name: 'locks list: nothing listens', command: ['locks', 'list'], args: ['--uri', 'mongodb://127.0.0.1:1/', '--timeout-ms', '500'], ...UNREACHABLE, message: /cannot reach mongodb:\/\/127\.0\.0\.1:1\/: connect ECONNREFUSED/},
+  ...[['locks', 'list'], ['locks', 'watch'], ['conns', 'list'], ['auth']].map((command) => ({
+    name: `${command.join(' ')}: the host closes every connection it accepts`,
+    command,
+    // The driver retries until --timeout-ms runs out (a host at its limit may free a slot): the bound leaves a loaded
+    // machine's pauses room for the first close to be heard before it (the message names the close, not the bound).
+    args: (c: Cluster) => ['--uri', `mongodb://${c.closingHost}/`, '--timeout-ms', '3000'],
+    ...UNREACHABLE,
+    message: /the host accepted the connection and closed it/,
+    hint: /connection refused because too many open connections/,
+  })),
 
   // The cluster refuses (auth 5, privilege 6, topology 7).
   {name: 'conns list: wrong password', command: ['conns', 'list'], args: (c) => ['--uri', c.wrongPasswordUri], code: 'AUTH_FAILED', exit: 5},

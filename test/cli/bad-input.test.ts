@@ -15,7 +15,7 @@
  */
 import assert from 'node:assert/strict'
 import {readFileSync} from 'node:fs'
-import type {AddressInfo} from 'node:net'
+import {type AddressInfo, createServer as createTcpServer, type Server as TcpServer} from 'node:net'
 import path from 'node:path'
 import {after, before, describe, it} from 'node:test'
 import {createServer, type Server} from 'node:tls'
@@ -69,10 +69,13 @@ function assertJsonError(run: CliRun, expected: BadInput): void {
 describe('bad input: one line, its exit code, its --json error object', {concurrency: 3}, () => {
   let sim: SimCluster
   let tlsServer: Server
+  let closingServer: TcpServer
   let cluster: Cluster
   before(async () => {
     tlsServer = createServer({cert: readFileSync(SELF_SIGNED_CERT), key: readFileSync(path.join(FIXTURES, 'self-signed.key.pem'))}, (socket) => socket.end())
     await new Promise<void>((resolve) => tlsServer.listen(0, '127.0.0.1', resolve))
+    closingServer = createTcpServer((socket) => socket.destroy())
+    await new Promise<void>((resolve) => closingServer.listen(0, '127.0.0.1', resolve))
     sim = await startSimCluster({auth: true})
     const {username, password} = sim.info.credentials!
     const client = new MongoClient(sim.info.uri)
@@ -88,11 +91,13 @@ describe('bad input: one line, its exit code, its --json error object', {concurr
       weakUserUri: `mongodb://reader:reader-pw-1@${hostPort}/?authSource=admin`,
       tlsHost: `127.0.0.1:${(tlsServer.address() as AddressInfo).port}`,
       hostPort,
+      closingHost: `127.0.0.1:${(closingServer.address() as AddressInfo).port}`,
     }
   })
   after(async () => {
     await sim?.stop()
     await new Promise((resolve) => tlsServer?.close(resolve))
+    await new Promise((resolve) => closingServer?.close(resolve))
   })
 
   it('has at least 60 cases over every command', () => {

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict'
 import {describe, it} from 'node:test'
 
 import {connectionErrorClass} from '../../src/auth/connections.js'
-import {BUG_HINT, errorClass, toPoolToolError} from '../../src/mongo/errors.js'
+import {BUG_HINT, CLOSED_BY_HOST_HINT, closedByHost, errorClass, toPoolToolError} from '../../src/mongo/errors.js'
 
 const context = {target: 'mongodb://<credentials>@db:27017', secrets: ['hunter22']}
 
@@ -80,6 +80,38 @@ describe('every error classified', () => {
   it('scrubs the password from any message it keeps', () => {
     const failure = toPoolToolError(driverError('MongoServerError', 'bad thing with hunter22 inside', {code: 2, codeName: 'BadValue'}), context)
     assert.ok(!failure.message.includes('hunter22'), failure.message)
+  })
+})
+
+describe('a host that took the connection and closed it is told apart from one that is not there', () => {
+  // What the driver's server selection ended with against a host that accepts and closes every connection (a
+  // mongod at its connection limit, Atlas to an address not on the IP access list): seen on this machine.
+  const closedUnderSelection = serverSelectionError(driverError('MongoNetworkError', 'connection <monitor> to 127.0.0.1:27017 closed'))
+
+  it('closed, wrapped by the driver or not: said so, with where a DBA looks (the log line, serverStatus connections)', () => {
+    for (const error of [closedUnderSelection, closedByPeer(), systemError('ECONNRESET', 'read', 'read ECONNRESET')]) {
+      const failure = toPoolToolError(error, context)
+      assert.equal(failure.code, 'UNREACHABLE')
+      assert.match(failure.message, /^cannot reach mongodb:\/\/<credentials>@db:27017: the host accepted the connection and closed it \(/)
+      assert.equal(failure.hint, CLOSED_BY_HOST_HINT)
+      assert.match(failure.hint, /connection refused because too many open connections/)
+    }
+  })
+
+  it('refused (nothing listens) or resolved nowhere: the plain "check host and port", not the connection limit', () => {
+    const refused = serverSelectionError(driverError('MongoNetworkError', 'connect ECONNREFUSED 127.0.0.1:1'))
+    const timedOut = serverSelectionError(driverError('MongoNetworkTimeoutError', 'connection timed out'))
+    for (const error of [refused, timedOut]) {
+      assert.equal(closedByHost(error), false, String((error as Error).message))
+      const failure = toPoolToolError(error, context)
+      assert.equal(failure.code, 'UNREACHABLE')
+      assert.notEqual(failure.hint, CLOSED_BY_HOST_HINT)
+      assert.match(failure.hint, /check host, port and network/)
+    }
+  })
+
+  it("pooltool's wire client's close is one too (auth's driver-free probes)", () => {
+    assert.equal(closedByHost(Object.assign(new Error('connection closed by the server'), {name: 'WireNetworkError'})), true)
   })
 })
 
