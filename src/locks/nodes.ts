@@ -350,15 +350,15 @@ export async function readNodes(
 
 /**
  * The root blockers of the whole deployment, worst first: most operations blocked, then the longest
- * running. The first is what `locks list` names first, with the `db.killOp` a DBA would run on that
- * node (a hint: pooltool never kills).
+ * running. The first is what `locks list` names first, with how a DBA would end it on that node (killOp,
+ * dropIndexes for an index build: a hint, pooltool never kills).
  */
 export function rootBlockers(nodes: readonly NodeLocksEntry[]): RootBlocker[] {
   const out: RootBlocker[] = []
   for (const node of nodes) {
     for (const chain of node.view?.blocking.chains ?? []) {
       const op = chain.root.operation
-      out.push({host: node.host, role: node.role, opid: op.opid, waiterCount: chain.waiterCount, runningMicros: op.runningMicros, killOpHint: chain.killOpHint})
+      out.push({host: node.host, role: node.role, opid: op.opid, waiterCount: chain.waiterCount, runningMicros: op.runningMicros, killOpHint: chain.killOpHint, stopHint: chain.stopHint})
     }
   }
   return out.sort((a, b) => b.waiterCount - a.waiterCount || (b.runningMicros ?? -1) - (a.runningMicros ?? -1))

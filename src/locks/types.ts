@@ -176,8 +176,10 @@ export interface RootBlocker {
   /** Operations it blocks, directly or not. */
   waiterCount: number
   runningMicros: number | null
-  /** `db.killOp(<opid>)`, to run on `host`: a hint only, pooltool never kills. */
-  killOpHint: string
+  /** `db.killOp(<opid>)`, to run on `host`, where killOp is the manual's way to end it; else null (see stopHint). */
+  killOpHint: string | null
+  /** How a DBA would end it (killOp, dropIndexes for an index build, fsyncUnlock), or why not: a hint only, pooltool never kills. */
+  stopHint: string
 }
 
 /** standalone and replset keep no distributed locks; a sharded cluster's are read through a mongos or its config server. */

@@ -154,7 +154,7 @@ export function renderNodes(nodes: readonly NodeLocksEntry[], layout: Layout = U
   return blocks.join('\n\n')
 }
 
-/** The deployment's worst root blocker first, with the killOp a DBA would run there (a hint: pooltool never kills). */
+/** The deployment's worst root blocker first, with how a DBA would end it there (a hint: pooltool never kills). */
 export function rootBlockerText(r: Pick<LocksListResult, 'rootBlockers' | 'nodes'>, layout: Layout = UNLIMITED): string {
   const unknown = r.nodes.filter((n) => n.view === null).length
   const unread = unknown > 0 ? ` (${unknown} node(s) unknown: not read)` : ''
@@ -169,7 +169,8 @@ export function rootBlockerText(r: Pick<LocksListResult, 'rootBlockers' | 'nodes
   const running = first.runningMicros === null ? '' : `, running ${formatMicros(first.runningMicros)}`
   const lines = [
     `root blocker: opid ${typeof first.opid === 'number' ? first.opid : terminalLine(first.opid)} on ${terminalLine(first.host)} (${first.role}) blocks ${first.waiterCount} operation(s)${running}`,
-    `  hint: ${first.killOpHint} on ${terminalLine(first.host)} (pooltool never kills)`,
+    // killOp runs on the node named; the other hints say where they run (an index build's dropIndexes: on the primary).
+    `  hint: ${first.stopHint === first.killOpHint ? `${first.killOpHint} on ${terminalLine(first.host)}` : terminalLine(first.stopHint)} (pooltool never kills)`,
   ]
   if (rest.length > 0) lines.push(`  ${rest.length} more root blocker(s): see the nodes`)
   if (unread) lines.push(`  ${unread.slice(2, -1)}`)

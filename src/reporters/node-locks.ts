@@ -72,7 +72,7 @@ function treeLines(node: BlockingTreeNode, prefix: string, last: boolean, lines:
   node.children.forEach((child, index) => treeLines(child, under, index === node.children.length - 1, lines, layout))
 }
 
-/** The blocking tree: each root blocker first (with the killOp hint), its waiters indented under what blocks them. */
+/** The blocking tree: each root blocker first (with how a DBA would end it), its waiters indented under what blocks them. */
 export function blockingTreeText(analysis: BlockingAnalysis, layout: Layout = UNLIMITED): string {
   if (analysis.chains.length === 0 && analysis.unexplainedWaiters.length === 0) return fitText(`no operation waits for a lock (${analysis.chainSourceText})`, layout)
   const lines: string[] = [...placed('', '', `who blocks whom (${analysis.chainSourceText})`, layout)]
@@ -84,7 +84,7 @@ export function blockingTreeText(analysis: BlockingAnalysis, layout: Layout = UN
     lines.push(...placed(`${guide} `.slice(0, 2), guide, operationText(root.operation), layout))
     const held = Object.entries(root.operation.locks).map(([type, mode]) => `${terminalLine(type)} ${terminalLine(mode)}`)
     if (held.length > 0) lines.push(...placed('  ', guide, `locks: ${held.join(', ')}`, layout))
-    lines.push(...placed('  ', guide, `hint: ${chain.killOpHint} (pooltool never kills)`, layout))
+    lines.push(...placed('  ', guide, `hint: ${terminalLine(chain.stopHint)} (pooltool never kills)`, layout))
     root.children.forEach((child, index) => treeLines(child, '  ', index === root.children.length - 1, lines, layout))
   }
   for (const w of analysis.unexplainedWaiters) {

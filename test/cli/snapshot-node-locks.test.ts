@@ -54,10 +54,10 @@ function shape(node: any): any {
 const chainsOf = (result: any, host: string) => {
   const node = result.nodes.find((n: any) => n.host === host)
   assert.ok(node?.view, `${host} was read: ${JSON.stringify(node)}`)
-  return {node, chains: node.view.blocking.chains.map((c: any) => ({waiterCount: c.waiterCount, killOpHint: c.killOpHint, root: shape(c.root)}))}
+  return {node, chains: node.view.blocking.chains.map((c: any) => ({waiterCount: c.waiterCount, killOpHint: c.killOpHint, stopHint: c.stopHint, root: shape(c.root)}))}
 }
 
-const ranking = (result: any) => result.rootBlockers.map((b: any) => [b.host, b.role, b.opid, b.waiterCount, b.killOpHint])
+const ranking = (result: any) => result.rootBlockers.map((b: any) => [b.host, b.role, b.opid, b.waiterCount, b.killOpHint, b.stopHint])
 
 interface Captured {
   primary: string

@@ -6,11 +6,11 @@
 import assert from 'node:assert/strict'
 import {describe, it} from 'node:test'
 
-import {analyseBlocking, inferEdges, killOpHint, LOCK_ACQUISITION_ORDER, resourceOf, waitedLockType} from '../../src/locks/node/blocking.js'
+import {analyseBlocking, inferEdges, killOpHint, LOCK_ACQUISITION_ORDER, resourceOf, stopAdvice, waitedLockType} from '../../src/locks/node/blocking.js'
 import {parseLockInfo, parseResourceId} from '../../src/locks/node/lock-info.js'
 import {compatible, conflicts, MODE_NAME_OF} from '../../src/locks/node/modes.js'
 import {parseOperation, parseOperations} from '../../src/locks/node/operations.js'
-import {fsyncLockCsdn, lockInfoManualExample, pastebinFGjTrnC5, server17039Insert, update303WhereSleep} from '../fixtures/node-locks-documents.js'
+import {fsyncLockCsdn, indexBuild42Primary, indexBuild42Secondary, lockInfoManualExample, pastebinFGjTrnC5, server17039Insert, update303WhereSleep} from '../fixtures/node-locks-documents.js'
 import {constructedIndexBuild, constructedIndexBuildLockInfo, NODE} from './fixtures/node-locks-constructed.js'
 
 describe('modes', () => {
@@ -186,5 +186,55 @@ describe('lockInfo', () => {
     assert.ok(analysis.operations.some((op) => op.opid === 999 && op.desc === 'conn999'))
     assert.equal(analysis.inferredEdgesNotInLockInfo, 1, '304 behind 202: not in lockInfo')
     assert.deepEqual(analysis.unexplainedWaiters.map((w) => w.operation.opid), [304])
+  })
+})
+
+/**
+ * How a DBA ends a root blocker depends on what it is. The manual's killOp (4.4 – 8.x pages): "Only use killOp to
+ * terminate operations initiated by clients and do not terminate internal database operations", and "Do not use
+ * killOp to terminate an in-progress index builds in replica sets or sharded clusters. Use dropIndexes on the
+ * primary to drop the index." On 4.2 a primary's build ran on the client's connection, where killOp stopped it.
+ */
+describe('how to end the root blocker, as the manual says', () => {
+  const ABORT_42_BUILD = 'db.getSiblingDB("niuniuh5_modb_02").runCommand({dropIndexes: "table_clubgamelog", index: [<names in its command.indexes>]})'
+
+  it("an index build's own thread (a 4.2 secondary's, published; every member's from 4.4): dropIndexes on the primary, never killOp", () => {
+    const [rsSync, builder] = parseOperations(indexBuild42Secondary, NODE)
+    assert.equal(builder!.desc, 'IndexBuildsCoordinatorMongod-0')
+    // Its ns is "": the namespace comes from the index spec's ns, the collection from the command's name.
+    assert.deepEqual(builder!.indexBuild, {db: 'niuniuh5_modb_02', collection: 'table_clubgamelog'})
+    const advice = stopAdvice(builder!)
+    assert.equal(advice.killOpHint, null)
+    assert.equal(advice.stopHint, `an index build: abort it on the primary (4.4+) with ${ABORT_42_BUILD}, not killOp (manual: killOp)`)
+    assert.doesNotMatch(JSON.stringify({builder, advice}), /szToken/, 'no index name or key: they spell the user\'s fields')
+    // rsSync-0: a thread of the server's own, no client: not to be killed.
+    assert.equal(stopAdvice(rsSync!).killOpHint, null)
+    assert.match(stopAdvice(rsSync!).stopHint, /^an internal operation of the server \(rsSync-0\): the manual's killOp is for operations clients started only$/)
+  })
+
+  it("a 4.2 primary's build on the shell's connection (published) blocking a rename: killOp stops it there; from 4.4 dropIndexes", () => {
+    const build = parseOperation(indexBuild42Primary, NODE)
+    // What would queue behind its Collection IS: a renameCollection needs the collection exclusively.
+    const rename = parseOperation({opid: 1857999, desc: 'conn1290', connectionId: 1290, client: '127.0.0.1:37990', op: 'command', ns: 'niuniuh5_modb_02.table_clubgamelog', command: {renameCollection: 1}, waitingForLock: true, microsecs_running: 3_000_000, locks: {Global: 'w', Database: 'w', Collection: 'W'}}, NODE)
+    const [chain] = analyseBlocking({operations: [build, rename]}).chains
+    assert.equal(chain?.root.operation.opid, 1857695)
+    assert.equal(chain!.killOpHint, 'db.killOp(1857695)')
+    assert.equal(chain!.stopHint, `an index build: db.killOp(1857695) stops it up to 4.2; from 4.4 abort it on the primary with ${ABORT_42_BUILD}`)
+  })
+
+  it('an fsyncLock (the CSDN printout): db.fsyncUnlock(), not killOp; a client operation (3.0.3, published): killOp', () => {
+    const worker = parseOperations(fsyncLockCsdn, NODE).find((op) => op.desc === 'fsyncLockWorker')!
+    const write = parseOperation({opid: 9001, desc: 'conn77', connectionId: 77, op: 'insert', ns: 'shop.orders', waitingForLock: true, microsecs_running: 2_000_000, locks: {Global: 'w'}}, NODE)
+    const [chain] = analyseBlocking({operations: [worker, write]}).chains
+    assert.equal(chain?.root.operation.desc, 'fsyncLockWorker')
+    assert.deepEqual({killOpHint: chain!.killOpHint, stopHint: chain!.stopHint}, {killOpHint: null, stopHint: 'db.fsyncUnlock() on this node ends the fsync lock (db.fsyncLock() took it)'})
+    const update = parseOperation(update303WhereSleep, NODE)
+    assert.deepEqual(stopAdvice(update), {killOpHint: 'db.killOp(60054)', stopHint: 'db.killOp(60054)'})
+  })
+
+  it('a hostile namespace stays one quoted string in the command a DBA would paste', () => {
+    const builder = parseOperation({opid: 7, desc: 'IndexBuildsCoordinatorMongod-1', op: 'command', ns: 'shop.x"}); db.dropDatabase(); ({"', command: {createIndexes: 'x"}); db.dropDatabase(); ({"'}, locks: {Collection: 'W'}}, NODE)
+    const {stopHint} = stopAdvice(builder)
+    assert.ok(stopHint.includes('runCommand({dropIndexes: "x\\"}); db.dropDatabase(); ({\\"", index:'), stopHint)
   })
 })

@@ -90,7 +90,9 @@ describe('blocking episodes', () => {
     assert.deepEqual(episode.peakWaiters, {count: 2, at: at(firstSeen).toISOString()})
     assert.equal(episode.root?.opid, 202)
     assert.equal(episode.root?.commandName, 'createIndexes')
-    assert.equal(episode.root?.killOpHint, 'db.killOp(202)')
+    // An index build's thread: the manual's killOp says to abort it with dropIndexes on the primary, not killOp.
+    assert.equal(episode.root?.killOpHint, null)
+    assert.ok(episode.root?.stopHint.startsWith('an index build: abort it on the primary (4.4+) with db.getSiblingDB("test").runCommand({dropIndexes: "orders", index: [<names in its command.indexes>]}), not killOp'), episode.root?.stopHint)
     assert.deepEqual(episode.resources, [{type: 'Collection', name: 'test.orders', blockerModes: ['X'], waiterModes: ['IS']}])
     // 303 ran 10 s at the first poll: at the last, 10 s plus the time since.
     assert.equal(episode.longestWait?.opid, 303)

@@ -18,7 +18,7 @@
  *    `microsecs_running`. Those edges are "queued ahead": the classic index build, where a long read
  *    holds IS, the build waits for X, and every new read queues behind the build's X request.
  * 4. Roots. An op that blocks others and does not wait itself, or whose own wait has no visible
- *    blocker. Its `db.killOp(<opid>)` is a hint for the DBA; pooltool never kills.
+ *    blocker. How to end it (stopAdvice: killOp, or dropIndexes for an index build) is a hint for the DBA; pooltool never kills.
  *
  * With lockInfo, its granted and pending lists per resource decide the edges: an edge $currentOp also
  * suggested is "confirmed by lockInfo"; one only $currentOp suggested is left out and counted.
@@ -33,6 +33,7 @@ import type {
   LockInfoSnapshot,
   LockResource,
   NodeOperation,
+  StopAdvice,
   UnexplainedWaiter,
 } from './types.js'
 
@@ -155,6 +156,47 @@ export function killOpHint(opid: number | string): string {
   return `db.killOp(${typeof opid === 'number' ? opid : JSON.stringify(opid)})`
 }
 
+/** A client connection's thread ("conn123"); every other desc names a thread of the server's own. */
+const CLIENT_THREAD = /^conn\d+$/
+/** The thread that runs index builds (4.2 secondaries; every member from 4.4): IndexBuildsCoordinatorMongod-0 … */
+const INDEX_BUILDER_THREAD = /^IndexBuildsCoordinator/
+
+/**
+ * The command that aborts an index build (4.4+: dropIndexes on the primary, naming every index the build builds),
+ * its namespace JSON-quoted so a hostile name stays one string. The index names are left for the DBA to fill in
+ * from the build's own $currentOp (pooltool keeps no command values), never "*", which drops every index.
+ */
+function dropIndexesCommand(op: NodeOperation): string {
+  const dot = op.ns?.indexOf('.') ?? -1
+  const db = op.indexBuild?.db ?? (dot > 0 ? op.ns!.slice(0, dot) : null)
+  const collection = op.indexBuild?.collection ?? (dot > 0 ? op.ns!.slice(dot + 1) : null)
+  const quoted = (value: string | null, unknown: string) => (value === null || value === '' ? unknown : JSON.stringify(value))
+  return `db.getSiblingDB(${quoted(db, '<db>')}).runCommand({dropIndexes: ${quoted(collection, '<collection>')}, index: [<names in its command.indexes>]})`
+}
+
+/**
+ * How a DBA would end this root blocker, by what it is. The manual's killOp: "Only use killOp to terminate
+ * operations initiated by clients and do not terminate internal database operations", and "Do not use killOp to
+ * terminate an in-progress index build in replica sets or sharded clusters. Use dropIndexes on the primary"
+ * (4.4+; on 4.2 a build ran on the client's connection on the primary, where killOp stopped it, and could not be
+ * stopped on a secondary). An fsyncLock is ended by fsyncUnlock.
+ */
+export function stopAdvice(op: NodeOperation): StopAdvice {
+  const kill = killOpHint(op.opid)
+  const desc = op.desc ?? ''
+  if (INDEX_BUILDER_THREAD.test(desc)) {
+    return {killOpHint: null, stopHint: `an index build: abort it on the primary (4.4+) with ${dropIndexesCommand(op)}, not killOp (manual: killOp)`}
+  }
+  if (op.commandName === 'createIndexes' && CLIENT_THREAD.test(desc)) {
+    return {killOpHint: kill, stopHint: `an index build: ${kill} stops it up to 4.2; from 4.4 abort it on the primary with ${dropIndexesCommand(op)}`}
+  }
+  if (desc === 'fsyncLockWorker') return {killOpHint: null, stopHint: 'db.fsyncUnlock() on this node ends the fsync lock (db.fsyncLock() took it)'}
+  if (desc !== '' && !CLIENT_THREAD.test(desc) && op.connectionId === null && op.client === null) {
+    return {killOpHint: null, stopHint: `an internal operation of the server (${desc}): the manual's killOp is for operations clients started only`}
+  }
+  return {killOpHint: kill, stopHint: kill}
+}
+
 export interface BlockingInput {
   operations: readonly NodeOperation[]
   /** lockInfo snapshots, one per node where the user's role could run it. */
@@ -242,7 +284,7 @@ export function analyseBlocking(input: BlockingInput): BlockingAnalysis {
   const roots = operations.filter((op) => childrenOf.has(String(op.opid)) && !primaryOf.has(String(op.opid)))
   const chains: BlockingChain[] = roots
     .map((op) => build(op, undefined))
-    .map((root) => ({root, killOpHint: killOpHint(root.operation.opid), waiterCount: count(root)}))
+    .map((root) => ({root, ...stopAdvice(root.operation), waiterCount: count(root)}))
     .sort((a, b) => b.waiterCount - a.waiterCount || running(b.root.operation.opid) - running(a.root.operation.opid))
 
   // Waiters with no visible blocker, and those only in a cycle (no root reaches them).

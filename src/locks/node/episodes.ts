@@ -32,7 +32,7 @@
  * nodes' clocks. A node missing from a poll (a failed read) is no news: nothing ends until a sample
  * of that node shows nobody waiting, and the bounds then span the gap, as they must.
  */
-import {killOpHint} from './blocking.js'
+import {stopAdvice} from './blocking.js'
 import type {
   BlockingAnalysis,
   BlockingEdge,
@@ -111,7 +111,7 @@ export function episodeRootOf(op: NodeOperation): NodeLockEpisodeRoot {
     runningMicros: op.runningMicros,
     locks: {...op.locks},
     waiting: op.waitingForLock,
-    killOpHint: killOpHint(op.opid),
+    ...stopAdvice(op),
   }
 }
 

@@ -21,7 +21,7 @@ import {ticketsFromServerStatus} from './tickets.js'
 import type {NodeLocksView} from './types.js'
 import {lockWaitRates, lockWaitsFromServerStatus} from './waits.js'
 
-export {analyseBlocking, inferEdges, killOpHint, LOCK_ACQUISITION_ORDER, lockInfoEdges, resourceOf, waitedLockType} from './blocking.js'
+export {analyseBlocking, inferEdges, killOpHint, LOCK_ACQUISITION_ORDER, lockInfoEdges, resourceOf, stopAdvice, waitedLockType} from './blocking.js'
 export type {BlockingInput} from './blocking.js'
 export {episodeRootOf, MAX_EPISODES_KEPT, NodeLockEpisodeTracker} from './episodes.js'
 export type {NodeLockEpisodeTrackerOptions} from './episodes.js'

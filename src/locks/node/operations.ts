@@ -7,10 +7,12 @@
  * ParallelBatchWriterMode, ReplicationStateTransition, FeatureCompatibilityVersion, DDLDatabase,
  * DDLCollection, MMAPV1Journal …) to a mode letter. Resource types we do not know are kept as sent.
  *
- * Only a command's NAME is kept: its values are the user's filters and documents.
+ * Only a command's NAME is kept: its values are the user's filters and documents (an index build's index names
+ * too: they spell its key's fields). An index build's namespace is kept where `ns` does not give it, since the
+ * dropIndexes that aborts it needs it.
  */
 import {toNumber} from '../../probes/server-status.js'
-import type {LockCounters, NodeOperation} from './types.js'
+import type {IndexBuild, LockCounters, NodeOperation} from './types.js'
 
 type Doc = Record<string, unknown>
 
@@ -94,6 +96,23 @@ function appNameOf(doc: Doc): string | null {
   return app ? str(app.name) : null
 }
 
+/**
+ * The collection an index build builds on, from its createIndexes command. The database comes from the op's `ns`,
+ * else from an index spec's `ns` (a 4.2 secondary's IndexBuildsCoordinatorMongod printed `ns: ""` with
+ * `indexes[].ns: "db.coll"`), else from `command.$db`.
+ */
+function indexBuildOf(doc: Doc): IndexBuild | undefined {
+  const command = isDoc(doc.command) ? doc.command : undefined
+  if (!command || Object.keys(command)[0] !== 'createIndexes') return undefined
+  const specs = Array.isArray(command.indexes) ? command.indexes.filter(isDoc) : []
+  const dbOf = (ns: unknown): string | null => {
+    const dot = typeof ns === 'string' ? ns.indexOf('.') : -1
+    return dot > 0 ? (ns as string).slice(0, dot) : null
+  }
+  const db = dbOf(doc.ns) ?? specs.map((spec) => dbOf(spec.ns)).find((name) => name !== null) ?? str(command.$db)
+  return {db, collection: str(command.createIndexes)}
+}
+
 function runningMicrosOf(doc: Doc): number | null {
   const micros = toNumber(doc.microsecs_running)
   if (micros !== undefined) return micros
@@ -132,8 +151,11 @@ export function parseOperation(doc: Doc, node: string | null = null): NodeOperat
     msg: str(doc.msg),
     progress: progress && progress.done !== null && progress.total !== null ? {done: progress.done, total: progress.total} : null,
     shard: str(doc.shard),
+    ...withIndexBuild(indexBuildOf(doc)),
   }
 }
+
+const withIndexBuild = (build: IndexBuild | undefined): {indexBuild?: IndexBuild} => (build ? {indexBuild: build} : {})
 
 /** `$currentOp` documents (or a `currentOp` command's `inprog`), idle connections left out. */
 export function parseOperations(docs: readonly Doc[], node: string | null = null): NodeOperation[] {

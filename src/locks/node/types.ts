@@ -47,6 +47,25 @@ export interface NodeOperation {
   progress: {done: number; total: number} | null
   /** `shard` through a router. */
   shard: string | null
+  /** A createIndexes operation: the collection it builds on (never its index names or keys: they spell fields). */
+  indexBuild?: IndexBuild
+}
+
+/** The collection an index build builds on, as its command and `ns` name it; null where they do not say. */
+export interface IndexBuild {
+  db: string | null
+  collection: string | null
+}
+
+/**
+ * How a DBA would end a root blocker, by what it is (the manual's killOp): a client's operation with killOp; an
+ * index build with dropIndexes on the primary; an fsyncLock with fsyncUnlock; an internal operation not at all.
+ */
+export interface StopAdvice {
+  /** `db.killOp(<opid>)` where killOp is the manual's way to end it; null where the manual says not to. */
+  killOpHint: string | null
+  /** What to run, or why nothing should be, in a line. Printed as a hint: pooltool never kills. */
+  stopHint: string
 }
 
 /**
@@ -94,10 +113,8 @@ export interface BlockingTreeNode {
   children: BlockingTreeNode[]
 }
 
-export interface BlockingChain {
+export interface BlockingChain extends StopAdvice {
   root: BlockingTreeNode
-  /** `db.killOp(<opid>)`: what a DBA would run; printed as a hint only, pooltool never kills. */
-  killOpHint: string
   /** Every op blocked, directly or not, by the root. */
   waiterCount: number
 }
@@ -269,9 +286,7 @@ export type NodeLockEpisodeRoot = Pick<
 > & {
   /** The root itself waits, with no visible blocker (blocking.ts point 4); its `locks` then hold what it wants. */
   waiting: boolean
-  /** `db.killOp(<opid>)`: a hint for the DBA; pooltool never kills. */
-  killOpHint: string
-}
+} & StopAdvice
 
 /** A resource the episode's waiters wait on, with the modes seen on each side. */
 export interface NodeLockEpisodeResource {
