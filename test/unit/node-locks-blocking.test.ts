@@ -212,6 +212,16 @@ describe('how to end the root blocker, as the manual says', () => {
     assert.match(stopAdvice(rsSync!).stopHint, /^an internal operation of the server \(rsSync-0\): the manual's killOp is for operations clients started only$/)
   })
 
+  it("the 4.2 secondary's build, ns \"\": its Collection lock is named from its command, so what queues behind it has its root", () => {
+    const [, builder] = parseOperations(indexBuild42Secondary, NODE)
+    // A replicated drop of that collection reaching the secondary needs it exclusively (constructed beside the published op).
+    const applier = parseOperation({opid: 1812600, desc: 'ReplWriterWorker-3', op: 'command', ns: 'niuniuh5_modb_02.table_clubgamelog', command: {drop: 1}, waitingForLock: true, microsecs_running: 2_000_000, locks: {Global: 'w', Database: 'w', Collection: 'W'}}, NODE)
+    const [chain] = analyseBlocking({operations: [builder!, applier]}).chains
+    assert.equal(chain?.root.operation.opid, 1812446)
+    assert.deepEqual(chain!.root.children.map((c) => [c.operation.opid, c.edge?.resource.name, c.edge?.blockerMode]), [[1812600, 'niuniuh5_modb_02.table_clubgamelog', 'IX']])
+    assert.equal(chain!.killOpHint, null)
+  })
+
   it("a 4.2 primary's build on the shell's connection (published) blocking a rename: killOp stops it there; from 4.4 dropIndexes", () => {
     const build = parseOperation(indexBuild42Primary, NODE)
     // What would queue behind its Collection IS: a renameCollection needs the collection exclusively.

@@ -65,10 +65,20 @@ const databaseOf = (ns: string | null): string | null => {
 }
 const namespaceOf = (ns: string | null): string | null => (ns && ns.includes('.') && !ns.endsWith('.$cmd') ? ns : null)
 
+/**
+ * The namespace an op works on: its `ns`, else, for an index build whose `ns` is empty (a 4.2 secondary's
+ * IndexBuildsCoordinatorMongod), the collection its command names.
+ */
+function opNamespace(op: NodeOperation): string | null {
+  if (op.ns) return op.ns
+  const build = op.indexBuild
+  return build?.db && build.collection ? `${build.db}.${build.collection}` : op.ns
+}
+
 /** The resource an op's lock of `type` is on (identity inferred: point 1). */
 export function resourceOf(op: NodeOperation, type: string): LockResource {
-  if (NAMED_BY_DATABASE.has(type)) return {node: op.node, type, name: databaseOf(op.ns)}
-  if (NAMED_BY_NAMESPACE.has(type)) return {node: op.node, type, name: namespaceOf(op.ns)}
+  if (NAMED_BY_DATABASE.has(type)) return {node: op.node, type, name: databaseOf(opNamespace(op))}
+  if (NAMED_BY_NAMESPACE.has(type)) return {node: op.node, type, name: namespaceOf(opNamespace(op))}
   return {node: op.node, type, name: null}
 }
 
@@ -167,9 +177,10 @@ const INDEX_BUILDER_THREAD = /^IndexBuildsCoordinator/
  * from the build's own $currentOp (pooltool keeps no command values), never "*", which drops every index.
  */
 function dropIndexesCommand(op: NodeOperation): string {
-  const dot = op.ns?.indexOf('.') ?? -1
-  const db = op.indexBuild?.db ?? (dot > 0 ? op.ns!.slice(0, dot) : null)
-  const collection = op.indexBuild?.collection ?? (dot > 0 ? op.ns!.slice(dot + 1) : null)
+  const ns = opNamespace(op)
+  const dot = ns?.indexOf('.') ?? -1
+  const db = op.indexBuild?.db ?? (dot > 0 ? ns!.slice(0, dot) : null)
+  const collection = op.indexBuild?.collection ?? (dot > 0 ? ns!.slice(dot + 1) : null)
   const quoted = (value: string | null, unknown: string) => (value === null || value === '' ? unknown : JSON.stringify(value))
   return `db.getSiblingDB(${quoted(db, '<db>')}).runCommand({dropIndexes: ${quoted(collection, '<collection>')}, index: [<names in its command.indexes>]})`
 }
