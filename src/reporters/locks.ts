@@ -15,7 +15,7 @@ import {terminalLine} from './escape.js'
 import {fitTable, fitText, type Layout, UNLIMITED} from './fit.js'
 import {formatAgeMs} from './format.js'
 import {nodeLockEpisodesSummaryText} from './node-lock-episodes.js'
-import {formatMicros, nodeLocksText} from './node-locks.js'
+import {formatMicros, nodeLocksText, opidText, resourceText} from './node-locks.js'
 import {Redraw} from './redraw.js'
 
 const VERDICT_TEXT: Record<LockVerdict, string> = {
@@ -163,8 +163,10 @@ export function rootBlockerText(r: Pick<LocksListResult, 'rootBlockers' | 'nodes
   if (!first && r.nodes.length > 0 && unknown === r.nodes.length) return fitText(`node locks unknown: none of the ${unknown} node(s) could be read (each listed with why)`, layout)
   if (!first) {
     const waiting = r.nodes.some((n) => (n.view?.blocking.unexplainedWaiters.length ?? 0) > 0)
+    const holds = r.nodes.reduce((sum, n) => sum + (n.view?.blocking.holdsThatBlock.length ?? 0), 0)
     const said = waiting ? 'no root blocker found: operations wait with no visible blocker (see the nodes)' : 'no operation waits for a lock on the nodes read'
-    return fitText(`${said}${unread}`, layout)
+    const held = holds > 0 ? `; ${holds} operation(s) hold a lock that others will wait for (see the nodes)` : ''
+    return fitText(`${said}${held}${unread}`, layout)
   }
   const running = first.runningMicros === null ? '' : `, running ${formatMicros(first.runningMicros)}`
   const lines = [
@@ -433,7 +435,9 @@ export function liveNodeLines(nodes: readonly NodeLocksEntry[]): string[] {
     if (!n.view) return `${name}: unknown (${n.error ? terminalLine(n.error.message) : 'not read'})`
     const chains = n.view.blocking.chains
     const unexplained = n.view.blocking.unexplainedWaiters.length
-    if (chains.length === 0 && unexplained === 0) return `${name}: no operation waits`
+    const hold = n.view.blocking.holdsThatBlock[0]
+    const held = hold ? ` · opid ${opidText(hold.operation.opid)} holds ${hold.mode} on ${resourceText(hold.resource)}` : ''
+    if (chains.length === 0 && unexplained === 0) return `${name}: no operation waits${held}`
     const worst = [...chains].sort((a, b) => b.waiterCount - a.waiterCount)[0]
     const root = worst ? `root blocker opid ${typeof worst.root.operation.opid === 'number' ? worst.root.operation.opid : terminalLine(worst.root.operation.opid)} blocks ${worst.waiterCount}` : null
     const waiting = unexplained > 0 ? `${unexplained} waiting with no visible blocker` : null

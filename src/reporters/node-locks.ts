@@ -7,7 +7,7 @@
  * through fitText (which escapes again and wraps to the width). The command's values are never in
  * the view (src/locks/node/operations.ts keeps its name only), so they cannot be printed.
  */
-import type {BlockingAnalysis, BlockingEdge, BlockingTreeNode, LockResource, LockWaitRates, LockWaitsView, NodeOperation, TicketPoolView, TicketsView} from '../locks/node/types.js'
+import type {BlockingAnalysis, BlockingEdge, BlockingTreeNode, HoldThatBlocks, LockResource, LockWaitRates, LockWaitsView, NodeOperation, TicketPoolView, TicketsView} from '../locks/node/types.js'
 import {terminalLine} from './escape.js'
 import {fitTable, fitText, type Layout, UNLIMITED} from './fit.js'
 import {formatAgeMs, formatCount, formatUs} from './format.js'
@@ -19,7 +19,7 @@ export function formatMicros(us: number | null | undefined): string {
 }
 
 const one = (s: string | null | undefined): string | null => (s === null || s === undefined || s === '' ? null : terminalLine(s))
-const opidText = (opid: number | string): string => (typeof opid === 'number' ? String(opid) : terminalLine(opid))
+export const opidText = (opid: number | string): string => (typeof opid === 'number' ? String(opid) : terminalLine(opid))
 
 export function resourceText(r: LockResource): string {
   return r.name === null ? terminalLine(r.type) : `${terminalLine(r.type)} ${terminalLine(r.name)}`
@@ -72,9 +72,24 @@ function treeLines(node: BlockingTreeNode, prefix: string, last: boolean, lines:
   node.children.forEach((child, index) => treeLines(child, under, index === node.children.length - 1, lines, layout))
 }
 
+/** What does not block anyone yet but will: an fsyncLock's Global S, an exclusive hold on a collection. */
+function holdsThatBlockText(holds: readonly HoldThatBlocks[], layout: Layout): string[] {
+  return holds.flatMap((hold) => {
+    const where = hold.resource.type === 'Global' ? 'on this node' : `on ${terminalLine(hold.resource.name ?? hold.resource.type)}`
+    const what = hold.blocks === 'writes' ? `every write ${where} will wait` : `every operation ${where} will wait`
+    return [
+      ...placed('', '', `opid ${opidText(hold.operation.opid)} holds ${hold.mode} on ${resourceText(hold.resource)}: ${what} (nothing seen waiting for it)`, layout),
+      ...placed('  ', '  ', operationText(hold.operation), layout),
+      ...placed('  ', '  ', `hint: ${terminalLine(hold.stopHint)} (pooltool never kills)`, layout),
+    ]
+  })
+}
+
 /** The blocking tree: each root blocker first (with how a DBA would end it), its waiters indented under what blocks them. */
 export function blockingTreeText(analysis: BlockingAnalysis, layout: Layout = UNLIMITED): string {
-  if (analysis.chains.length === 0 && analysis.unexplainedWaiters.length === 0) return fitText(`no operation waits for a lock (${analysis.chainSourceText})`, layout)
+  if (analysis.chains.length === 0 && analysis.unexplainedWaiters.length === 0) {
+    return [fitText(`no operation waits for a lock (${analysis.chainSourceText})`, layout), ...holdsThatBlockText(analysis.holdsThatBlock, layout)].join('\n')
+  }
   const lines: string[] = [...placed('', '', `who blocks whom (${analysis.chainSourceText})`, layout)]
   for (const chain of analysis.chains) {
     const root = chain.root
@@ -94,6 +109,7 @@ export function blockingTreeText(analysis: BlockingAnalysis, layout: Layout = UN
     lines.push(...placed('  ', '  ', operationText(w.operation), layout))
   }
   if (analysis.inferredEdgesNotInLockInfo > 0) lines.push(...placed('', '', `${analysis.inferredEdgesNotInLockInfo} edge(s) $currentOp suggested are not in lockInfo: left out`, layout))
+  lines.push(...holdsThatBlockText(analysis.holdsThatBlock, layout))
   return lines.join('\n')
 }
 

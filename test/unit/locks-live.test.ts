@@ -45,8 +45,9 @@ describe('locks watch on a terminal, node locks', () => {
       chainSourceText: 'inferred from $currentOp',
       operations: [],
       edges: [],
-      chains: [{root: {operation: {opid, waitingForLock: false}, alsoBlockedBy: [], children: [], waitingAtMostMicros: null}, killOpHint: `db.killOp(${opid})`, waiterCount: 2}],
+      chains: [{root: {operation: {opid, waitingForLock: false}, alsoBlockedBy: [], children: [], waitingAtMostMicros: null}, killOpHint: `db.killOp(${opid})`, stopHint: `db.killOp(${opid})`, waiterCount: 2}],
       unexplainedWaiters: [],
+      holdsThatBlock: [],
       inferredEdgesNotInLockInfo: 0,
     },
   })

@@ -10,6 +10,7 @@ import {analyseBlocking, inferEdges, killOpHint, LOCK_ACQUISITION_ORDER, resourc
 import {parseLockInfo, parseResourceId} from '../../src/locks/node/lock-info.js'
 import {compatible, conflicts, MODE_NAME_OF} from '../../src/locks/node/modes.js'
 import {parseOperation, parseOperations} from '../../src/locks/node/operations.js'
+import {blockingTreeText} from '../../src/reporters/node-locks.js'
 import {fsyncLockCsdn, indexBuild42Primary, indexBuild42Secondary, lockInfoManualExample, pastebinFGjTrnC5, server17039Insert, update303WhereSleep} from '../fixtures/node-locks-documents.js'
 import {constructedIndexBuild, constructedIndexBuildLockInfo, NODE} from './fixtures/node-locks-constructed.js'
 
@@ -246,5 +247,45 @@ describe('how to end the root blocker, as the manual says', () => {
     const builder = parseOperation({opid: 7, desc: 'IndexBuildsCoordinatorMongod-1', op: 'command', ns: 'shop.x"}); db.dropDatabase(); ({"', command: {createIndexes: 'x"}); db.dropDatabase(); ({"'}, locks: {Collection: 'W'}}, NODE)
     const {stopHint} = stopAdvice(builder)
     assert.ok(stopHint.includes('runCommand({dropIndexes: "x\\"}); db.dropDatabase(); ({\\"", index:'), stopHint)
+  })
+})
+
+/**
+ * What stops others before anyone waits: a DBA reading the CSDN printout sees the fsyncLockWorker holding Global R
+ * and knows every write will queue (the author's next step was db.fsyncUnlock()); the 3.0.3 update holding
+ * Collection W stops every operation on that collection for its 75 s. By the manual's compatibility table, S admits
+ * only IS and S, X nothing.
+ */
+describe('holds that stop others, with nothing seen waiting for them', () => {
+  it('an fsyncLock (published): Global S, every write on the node will wait; the hint is fsyncUnlock', () => {
+    const analysis = analyseBlocking({operations: parseOperations(fsyncLockCsdn, NODE)})
+    assert.equal(analysis.chains.length, 0)
+    assert.deepEqual(
+      analysis.holdsThatBlock.map((h) => [h.operation.opid, h.resource.type, h.mode, h.blocks, h.killOpHint, h.stopHint]),
+      [[6719, 'Global', 'S', 'writes', null, 'db.fsyncUnlock() on this node ends the fsync lock (db.fsyncLock() took it)']],
+    )
+    const text = blockingTreeText(analysis)
+    assert.match(text, /^no operation waits for a lock \(inferred from \$currentOp\)\nopid 6719 holds S on Global: every write on this node will wait \(nothing seen waiting for it\)\n {2}fsyncLockWorker/)
+    assert.match(text, /\n {2}hint: db\.fsyncUnlock\(\) on this node ends the fsync lock \(db\.fsyncLock\(\) took it\) \(pooltool never kills\)$/)
+  })
+
+  it('an update holding Collection W (3.0.3, published): every operation on the collection will wait; killOp ends it', () => {
+    const [hold] = analyseBlocking({operations: [parseOperation(update303WhereSleep, NODE)]}).holdsThatBlock
+    assert.deepEqual([hold?.resource.name, hold?.mode, hold?.blocks, hold?.stopHint], ['performance.sensor_readings', 'X', 'every operation', 'db.killOp(60054)'])
+  })
+
+  it('intent modes block nobody (the 4.2 primary\'s hybrid build, IX and IS); a root with waiters is a chain, not a hold', () => {
+    assert.deepEqual(analyseBlocking({operations: [parseOperation(indexBuild42Primary, NODE)]}).holdsThatBlock, [])
+    // The 3.0.3 update once a second writer queues behind it (constructed beside the published op).
+    const writer = parseOperation({opid: 60060, desc: 'conn4', connectionId: 4, client: '127.0.0.1:63090', op: 'insert', ns: 'performance.sensor_readings', waitingForLock: true, microsecs_running: 1_000_000, locks: {Global: 'w', Database: 'w', Collection: 'w'}}, NODE)
+    const analysis = analyseBlocking({operations: [parseOperation(update303WhereSleep, NODE), writer]})
+    assert.deepEqual(analysis.chains.map((c) => c.root.operation.opid), [60054])
+    assert.deepEqual(analysis.holdsThatBlock, [])
+  })
+
+  it('the 3.0 dbstats holding Database R beside a query waiting with no visible blocker (pastebin FGjTrnC5): the hold is told, not called unwaited', () => {
+    const analysis = analyseBlocking({operations: parseOperations(pastebinFGjTrnC5, NODE)})
+    assert.deepEqual(analysis.holdsThatBlock.map((h) => [h.operation.opid, h.resource.type, h.mode, h.blocks]), [[946985942, 'Database', 'S', 'writes']])
+    assert.match(blockingTreeText(analysis), /opid 946985942 holds S on Database \S+: every write on \S+ will wait \(nothing seen waiting for it\)/)
   })
 })

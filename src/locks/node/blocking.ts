@@ -29,6 +29,7 @@ import type {
   BlockingChain,
   BlockingEdge,
   BlockingTreeNode,
+  HoldThatBlocks,
   LockInfoRequest,
   LockInfoSnapshot,
   LockResource,
@@ -321,7 +322,34 @@ export function analyseBlocking(input: BlockingInput): BlockingAnalysis {
     edges,
     chains,
     unexplainedWaiters,
+    holdsThatBlock: holdsThatBlock(operations, new Set(chains.map((chain) => String(chain.root.operation.opid)))),
     inferredEdgesNotInLockInfo,
   }
+}
+
+/**
+ * The levels where a hold in S or X stops what clients do, outermost first. The others (RSTL, PBWM, FCV, Mutex,
+ * oplog, Metadata) are the server's own, taken briefly; an op that holds them in S or X is not told as a blocker
+ * before anything waits on it.
+ */
+const CLIENT_VISIBLE_LEVELS = ['Global', 'Database', 'Collection'] as const
+
+/**
+ * Operations (not waiting themselves, not already a root with waiters) holding S or X on Global, a Database or a
+ * Collection: the outermost such hold of each. By the manual's compatibility table, S admits only IS and S (so
+ * every write waits) and X admits nothing.
+ */
+function holdsThatBlock(operations: readonly NodeOperation[], roots: ReadonlySet<string>): HoldThatBlocks[] {
+  const out: HoldThatBlocks[] = []
+  for (const op of operations) {
+    if (op.waitingForLock || roots.has(String(op.opid))) continue
+    for (const type of CLIENT_VISIBLE_LEVELS) {
+      const mode = modeName(op.locks[type])
+      if (mode !== 'S' && mode !== 'X') continue
+      out.push({operation: op, resource: resourceOf(op, type), mode, blocks: mode === 'X' ? 'every operation' : 'writes', ...stopAdvice(op)})
+      break
+    }
+  }
+  return out
 }
 

@@ -44,6 +44,8 @@ export function filterBlocking(analysis: BlockingAnalysis, filter: NamespaceFilt
     edges: analysis.edges.filter((edge) => kept.has(edge.waiter) && kept.has(edge.blocker)),
     chains,
     unexplainedWaiters,
+    // A Global hold stops every namespace's operations, the filtered one's too.
+    holdsThatBlock: analysis.holdsThatBlock.filter((hold) => hold.resource.type === 'Global' || operationMatches(hold.operation, filter)),
   }
 }
 

@@ -129,6 +129,20 @@ export interface UnexplainedWaiter {
   compatibleHolders: Array<number | string>
 }
 
+/**
+ * An operation that holds a lock in a mode that stops others (S or X on Global, a Database or a Collection) while
+ * nothing waits for it yet: an fsyncLock left on (Global S: every write on the node will wait), an exclusive
+ * hold on a collection. What a DBA reads in $currentOp before the queue forms.
+ */
+export interface HoldThatBlocks extends StopAdvice {
+  operation: NodeOperation
+  /** The outermost such resource it holds. */
+  resource: LockResource
+  mode: 'S' | 'X'
+  /** S stops writes (IX, X requests); X stops every operation on the resource. */
+  blocks: 'writes' | 'every operation'
+}
+
 export interface BlockingAnalysis {
   /** lockInfo's granted/pending lists decided the edges, or only $currentOp could be read. */
   chainSource: 'lockInfo' | 'currentOp'
@@ -138,6 +152,8 @@ export interface BlockingAnalysis {
   edges: BlockingEdge[]
   chains: BlockingChain[]
   unexplainedWaiters: UnexplainedWaiter[]
+  /** Holds that stop others while nothing waits for them yet (a root blocker with waiters is in `chains`). */
+  holdsThatBlock: HoldThatBlocks[]
   /** Edges $currentOp suggested that lockInfo did not show (lockInfo ran): left out of the chains. */
   inferredEdgesNotInLockInfo: number
 }
