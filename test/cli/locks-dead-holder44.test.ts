@@ -63,7 +63,11 @@ describe('locks on the 4.4 profile with a dead lock holder', {timeout: 150_000},
     const held = first.locks.find((l: any) => l.name === 'scenario.orders')
     assert.ok(held, JSON.stringify(first.locks))
     assert.equal(held.state, 'locked')
-    assert.equal(held.verdict, 'held', 'the holder died less than the expiry ago')
+    // Held while the holder's last ping is younger than the expiry, on the config server's clock. The holder died as the
+    // cluster started: a machine loaded enough to delay this first read past the expiry must see it stale, the verdict
+    // this read's own age implies (a fixed 'held' asked the machine to be fast).
+    assert.ok(typeof held.holderPingAgeMS === 'number', JSON.stringify(held))
+    assert.equal(held.verdict, held.holderPingAgeMS < EXPIRY_MS ? 'held' : 'stale', `the holder's last ping is ${held.holderPingAgeMS} ms old`)
     assert.match(held.process, /^127\.0\.0\.1:\d+:\d+:-?\d+$/, "host:port:epoch:signed 64-bit random")
     assert.match(held.why, /^splitting chunk .* in scenario\.orders$/)
     for (const key of ['name', 'state', 'process', 'who', 'why', 'since', 'holderLastPing', 'verdict']) assert.ok(key in held, `lock rows have ${key}`)
