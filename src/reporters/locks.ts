@@ -170,7 +170,7 @@ export function rootBlockerText(r: Pick<LocksListResult, 'rootBlockers' | 'nodes
   }
   const running = first.runningMicros === null ? '' : `, running ${formatMicros(first.runningMicros)}`
   const lines = [
-    `root blocker: opid ${typeof first.opid === 'number' ? first.opid : terminalLine(first.opid)} on ${terminalLine(first.host)} (${first.role}) blocks ${first.waiterCount} operation(s)${running}`,
+    `root blocker: opid ${opidText(first.opid)} on ${terminalLine(first.host)} (${first.role}) blocks ${first.waiterCount} operation(s)${running}`,
     // killOp runs on the node named; the other hints say where they run (an index build's dropIndexes: on the primary).
     `  hint: ${first.stopHint === first.killOpHint ? `${first.killOpHint} on ${terminalLine(first.host)}` : terminalLine(first.stopHint)} (pooltool never kills)`,
   ]
@@ -439,7 +439,7 @@ export function liveNodeLines(nodes: readonly NodeLocksEntry[]): string[] {
     const held = hold ? ` · opid ${opidText(hold.operation.opid)} holds ${hold.mode} on ${resourceText(hold.resource)}` : ''
     if (chains.length === 0 && unexplained === 0) return `${name}: no operation waits${held}`
     const worst = [...chains].sort((a, b) => b.waiterCount - a.waiterCount)[0]
-    const root = worst ? `root blocker opid ${typeof worst.root.operation.opid === 'number' ? worst.root.operation.opid : terminalLine(worst.root.operation.opid)} blocks ${worst.waiterCount}` : null
+    const root = worst ? `root blocker opid ${opidText(worst.root.operation.opid)} blocks ${worst.waiterCount}` : null
     const waiting = unexplained > 0 ? `${unexplained} waiting with no visible blocker` : null
     return `${name}: ${[root, waiting].filter(Boolean).join(' · ')}`
   })

@@ -17,7 +17,7 @@ import {LOCAL_TIME, type TimeDisplay, timeOfDay} from './time-of-day.js'
 import {terminalLine} from './escape.js'
 import {fitTable, fitText, type Layout, UNLIMITED} from './fit.js'
 import {formatAgeMs, formatCount} from './format.js'
-import {formatMicros} from './node-locks.js'
+import {formatMicros, opidText} from './node-locks.js'
 
 /**
  * A part of a line. `cut` set: it may be cut (with "…") down to `cut.minWidth` when the line is too
@@ -67,7 +67,6 @@ function fitParts(parts: LinePart[], width: number): string {
 }
 
 const one = (s: string | null | undefined): string | null => (s === null || s === undefined || s === '' ? null : terminalLine(s))
-const opidText = (opid: number | string): string => (typeof opid === 'number' ? String(opid) : terminalLine(opid))
 const waitersText = (n: number): string => `${n} waiter${n === 1 ? '' : 's'}`
 
 /**

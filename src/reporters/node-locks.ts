@@ -19,7 +19,8 @@ export function formatMicros(us: number | null | undefined): string {
 }
 
 const one = (s: string | null | undefined): string | null => (s === null || s === undefined || s === '' ? null : terminalLine(s))
-export const opidText = (opid: number | string): string => (typeof opid === 'number' ? String(opid) : terminalLine(opid))
+/** An opid as printed; an idle session's transaction has none ($currentOp idleSessions: no opid field). */
+export const opidText = (opid: number | string): string => (typeof opid === 'number' ? String(opid) : opid === '' ? '(none)' : terminalLine(opid))
 
 export function resourceText(r: LockResource): string {
   return r.name === null ? terminalLine(r.type) : `${terminalLine(r.type)} ${terminalLine(r.name)}`

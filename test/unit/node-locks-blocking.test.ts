@@ -11,7 +11,7 @@ import {parseLockInfo, parseResourceId} from '../../src/locks/node/lock-info.js'
 import {compatible, conflicts, MODE_NAME_OF} from '../../src/locks/node/modes.js'
 import {parseOperation, parseOperations} from '../../src/locks/node/operations.js'
 import {blockingTreeText} from '../../src/reporters/node-locks.js'
-import {fsyncLockCsdn, indexBuild42Primary, indexBuild42Secondary, lockInfoManualExample, pastebinFGjTrnC5, server17039Insert, update303WhereSleep} from '../fixtures/node-locks-documents.js'
+import {fsyncLockCsdn, inactiveTransactionDocs11564, indexBuild42Primary, indexBuild42Secondary, lockInfoManualExample, pastebinFGjTrnC5, server17039Insert, update303WhereSleep} from '../fixtures/node-locks-documents.js'
 import {constructedIndexBuild, constructedIndexBuildLockInfo, NODE} from './fixtures/node-locks-constructed.js'
 
 describe('modes', () => {
@@ -241,6 +241,13 @@ describe('how to end the root blocker, as the manual says', () => {
     assert.deepEqual({killOpHint: chain!.killOpHint, stopHint: chain!.stopHint}, {killOpHint: null, stopHint: 'db.fsyncUnlock() on this node ends the fsync lock (db.fsyncLock() took it)'})
     const update = parseOperation(update303WhereSleep, NODE)
     assert.deepEqual(stopAdvice(update), {killOpHint: 'db.killOp(60054)', stopHint: 'db.killOp(60054)'})
+  })
+
+  it('an idle transaction holding its locks (DOCS-11564\'s document, no opid): killSessions on its lsid, not killOp, not "internal"', () => {
+    const idle = parseOperation(inactiveTransactionDocs11564, NODE)
+    const advice = stopAdvice(idle)
+    assert.equal(advice.killOpHint, null, 'it has no opid: db.killOp("") would do nothing')
+    assert.match(advice.stopHint, /^an idle transaction: the server aborts it after transactionLifetimeLimitSeconds \(60 s by default\); killSessions on its session ends it now: db\.adminCommand\(\{killSessions: \[\{id: <lsid\.id in its \$currentOp>\}\]\}\)$/)
   })
 
   it('a hostile namespace stays one quoted string in the command a DBA would paste', () => {

@@ -169,6 +169,8 @@ export function killOpHint(opid: number | string): string {
 
 /** A client connection's thread ("conn123"); every other desc names a thread of the server's own. */
 const CLIENT_THREAD = /^conn\d+$/
+/** $currentOp's desc of an idle session holding a transaction's locks (idleSessions, 4.0+: "string is always the same", DOCS-11564). */
+const INACTIVE_TRANSACTION = 'inactive transaction'
 /** The thread that runs index builds (4.2 secondaries; every member from 4.4): IndexBuildsCoordinatorMongod-0 … */
 const INDEX_BUILDER_THREAD = /^IndexBuildsCoordinator/
 
@@ -191,7 +193,7 @@ function dropIndexesCommand(op: NodeOperation): string {
  * operations initiated by clients and do not terminate internal database operations", and "Do not use killOp to
  * terminate an in-progress index build in replica sets or sharded clusters. Use dropIndexes on the primary"
  * (4.4+; on 4.2 a build ran on the client's connection on the primary, where killOp stopped it, and could not be
- * stopped on a secondary). An fsyncLock is ended by fsyncUnlock.
+ * stopped on a secondary). An fsyncLock is ended by fsyncUnlock, an idle transaction by killSessions.
  */
 export function stopAdvice(op: NodeOperation): StopAdvice {
   const kill = killOpHint(op.opid)
@@ -203,6 +205,14 @@ export function stopAdvice(op: NodeOperation): StopAdvice {
     return {killOpHint: kill, stopHint: `an index build: ${kill} stops it up to 4.2; from 4.4 abort it on the primary with ${dropIndexesCommand(op)}`}
   }
   if (desc === 'fsyncLockWorker') return {killOpHint: null, stopHint: 'db.fsyncUnlock() on this node ends the fsync lock (db.fsyncLock() took it)'}
+  if (desc === INACTIVE_TRANSACTION) {
+    // No opid to kill: an idle session's transaction keeps its locks between statements until it commits, aborts,
+    // or runs past transactionLifetimeLimitSeconds; killSessions on its lsid ends it now.
+    return {
+      killOpHint: null,
+      stopHint: 'an idle transaction: the server aborts it after transactionLifetimeLimitSeconds (60 s by default); killSessions on its session ends it now: db.adminCommand({killSessions: [{id: <lsid.id in its $currentOp>}]})',
+    }
+  }
   if (desc !== '' && !CLIENT_THREAD.test(desc) && op.connectionId === null && op.client === null) {
     return {killOpHint: null, stopHint: `an internal operation of the server (${desc}): the manual's killOp is for operations clients started only`}
   }
