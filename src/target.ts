@@ -24,7 +24,7 @@ import {ConnectionString} from 'mongodb-connection-string-url'
 import {CONNECTION_DEFAULTS} from './defaults.js'
 import {PoolToolError, usageError} from './errors.js'
 import {whyUnreadable} from './input.js'
-import {driverChannel} from './probes/driver-channel.js'
+import {driverChannel, hearMonitor} from './probes/driver-channel.js'
 import type {OpenReader, OpenReaderOptions} from './probes/host-connection.js'
 import {checkDriverAcceptsUri, CLOSE_GRACE_MS, closeWithin, createClient, createHostClient, type ClientSettings, type PoolOptions} from './mongo/client.js'
 import {toPoolToolError} from './mongo/errors.js'
@@ -182,15 +182,10 @@ function targetFromUri({uri, source, connection, recorder, sim}: TargetParts): T
         ...(options.pollMonitoring ? {extra: {serverMonitoringMode: 'poll'}} : {}),
       }
       const client = host === undefined ? createClient(settings) : createHostClient(settings, host)
-      let answered = false
-      const heard = (): void => {
-        answered = true
-      }
-      client.once('serverHeartbeatSucceeded', heard)
-      client.once('connectionReady', heard)
+      const hearing = hearMonitor(client)
       return {
-        reader: new ServerReader(driverChannel(client, host ?? cs.hosts.join(',')), recorder),
-        answered: () => answered,
+        reader: new ServerReader(driverChannel(client, host ?? cs.hosts.join(','), hearing), recorder),
+        answered: hearing.answered,
         close: () => closeWithin(client, CLOSE_GRACE_MS),
       }
     },

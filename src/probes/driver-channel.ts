@@ -31,7 +31,15 @@ function withNumericCode(error: unknown): never {
  * that failure (connect ECONNREFUSED, a connection the host closed) rather than the bare abort: a host where
  * nothing listens, or one that closes every connection, is not a host that is slow to answer.
  */
-function monitorHearing(client: MongoClient): (error: unknown, options?: ChannelReadOptions) => never {
+export interface MonitorHearing {
+  /** Whether the host answered this client at least once. */
+  answered(): boolean
+  /** The error a failed read ends with: the last failed check where its deadline cut it before any answer. */
+  readFailure(error: unknown, options?: ChannelReadOptions): unknown
+}
+
+/** Listens to the client's monitoring and pool events for the MonitorHearing above; one per client. */
+export function hearMonitor(client: MongoClient): MonitorHearing {
   let answered = false
   let lastFailure: unknown
   const heard = (): void => {
@@ -42,14 +50,15 @@ function monitorHearing(client: MongoClient): (error: unknown, options?: Channel
   client.on('serverHeartbeatFailed', (event) => {
     lastFailure = event.failure
   })
-  return (error, options) => {
-    if (options?.signal?.aborted && !answered && lastFailure !== undefined) throw lastFailure
-    return withNumericCode(error)
+  return {
+    answered: () => answered,
+    readFailure: (error, options) => (options?.signal?.aborted && !answered && lastFailure !== undefined ? lastFailure : error),
   }
 }
 
-export function driverChannel(client: MongoClient, host: string): CommandChannel {
-  const failed = monitorHearing(client)
+/** `hearing`: the client's, when the caller also asks it whether the host answered (src/target.ts). */
+export function driverChannel(client: MongoClient, host: string, hearing: MonitorHearing = hearMonitor(client)): CommandChannel {
+  const failed = (error: unknown, options?: ChannelReadOptions): never => withNumericCode(hearing.readFailure(error, options))
   return {
     host,
     command: (db, command, options) => client.db(db).command(command, bounds(options)).catch((error: unknown) => failed(error, options)),
