@@ -7,6 +7,7 @@
  * through fitText (which escapes again and wraps to the width). The command's values are never in
  * the view (src/locks/node/operations.ts keeps its name only), so they cannot be printed.
  */
+import {SESSION_OPID_PREFIX} from '../locks/node/operations.js'
 import type {BlockingAnalysis, BlockingEdge, BlockingTreeNode, HoldThatBlocks, LockResource, LockWaitRates, LockWaitsView, NodeOperation, TicketPoolView, TicketsView} from '../locks/node/types.js'
 import {terminalLine} from './escape.js'
 import {fitTable, fitText, type Layout, UNLIMITED} from './fit.js'
@@ -19,8 +20,17 @@ export function formatMicros(us: number | null | undefined): string {
 }
 
 const one = (s: string | null | undefined): string | null => (s === null || s === undefined || s === '' ? null : terminalLine(s))
-/** An opid as printed; an idle session's transaction has none ($currentOp idleSessions: no opid field). */
-export const opidText = (opid: number | string): string => (typeof opid === 'number' ? String(opid) : opid === '' ? '(none)' : terminalLine(opid))
+/** An opid as printed. An idle session's transaction has none ($currentOp idleSessions: no opid field): its session names it. */
+export function opidText(opid: number | string): string {
+  if (typeof opid === 'number') return String(opid)
+  if (opid === '') return '(none)'
+  if (opid.startsWith(SESSION_OPID_PREFIX)) return `(none: session ${terminalLine(opid.slice(SESSION_OPID_PREFIX.length))})`
+  return terminalLine(opid)
+}
+
+/** An operation named inside a sentence, not after the word "opid": "11", "session <uuid>". */
+const whoText = (opid: number | string): string =>
+  typeof opid === 'string' && opid.startsWith(SESSION_OPID_PREFIX) ? `session ${terminalLine(opid.slice(SESSION_OPID_PREFIX.length))}` : opidText(opid)
 
 export function resourceText(r: LockResource): string {
   return r.name === null ? terminalLine(r.type) : `${terminalLine(r.type)} ${terminalLine(r.name)}`
@@ -47,8 +57,8 @@ function edgeText(edge: BlockingEdge, waitingAtMostMicros: number | null): strin
   const waited = waitingAtMostMicros === null ? 'waits' : `waits ≤${formatMicros(waitingAtMostMicros)}`
   const how =
     edge.kind === 'holds'
-      ? `${opidText(edge.blocker)} holds ${edge.blockerMode}`
-      : `queued ahead: ${opidText(edge.blocker)}'s ${edge.blockerMode} request is before it`
+      ? `${whoText(edge.blocker)} holds ${edge.blockerMode}`
+      : `queued ahead: ${whoText(edge.blocker)}'s ${edge.blockerMode} request is before it`
   return `${waited} for ${edge.waiterMode} on ${resourceText(edge.resource)} (${how})`
 }
 
@@ -69,7 +79,7 @@ function treeLines(node: BlockingTreeNode, prefix: string, last: boolean, lines:
   const guide = node.children.length > 0 ? `${under}│` : under
   lines.push(...placed(branch, guide, `opid ${opidText(node.operation.opid)} ${edgeText(node.edge!, node.waitingAtMostMicros)}`, layout))
   lines.push(...placed(guide === under ? under : `${under}│  `, guide, operationText(node.operation), layout))
-  if (node.alsoBlockedBy.length > 0) lines.push(...placed(guide === under ? under : `${under}│  `, guide, `also blocked by ${node.alsoBlockedBy.map(opidText).join(', ')}`, layout))
+  if (node.alsoBlockedBy.length > 0) lines.push(...placed(guide === under ? under : `${under}│  `, guide, `also blocked by ${node.alsoBlockedBy.map(whoText).join(', ')}`, layout))
   node.children.forEach((child, index) => treeLines(child, under, index === node.children.length - 1, lines, layout))
 }
 
@@ -105,7 +115,7 @@ export function blockingTreeText(analysis: BlockingAnalysis, layout: Layout = UN
   }
   for (const w of analysis.unexplainedWaiters) {
     const on = w.resource ? ` for ${w.mode ?? '?'} on ${resourceText(w.resource)}` : ''
-    const holders = w.compatibleHolders.length > 0 ? `; holding it in a compatible mode: ${w.compatibleHolders.map(opidText).join(', ')} (a conflicting request not listed may sit between)` : ''
+    const holders = w.compatibleHolders.length > 0 ? `; holding it in a compatible mode: ${w.compatibleHolders.map(whoText).join(', ')} (a conflicting request not listed may sit between)` : ''
     lines.push(...placed('', '', `opid ${opidText(w.operation.opid)} waits${on} with no visible blocker${holders}`, layout))
     lines.push(...placed('  ', '  ', operationText(w.operation), layout))
   }

@@ -9,8 +9,10 @@
  * - a `$currentOp` read of raw operations (no stage after `$currentOp`: the node-lock and DDL
  *   reads): each document keeps the fields pooltool reads (whitelist below), its `command` only its
  *   first key (the name) with that key's value when it is a string (the collection or namespace
- *   named, as `ns` carries anyway) and `$db`; every other field (`originatingCommand`, `cursor`,
- *   `query`, `planSummary`, `lsid`, `effectiveUsers` …) is dropped. A read with further stages (the
+ *   named, as `ns` carries anyway) and `$db`, its `lsid` only its `id` (the session's random UUID: what
+ *   names an idle transaction, which has no opid, and what killSessions takes; the `uid`, a hash of the
+ *   user's name, is dropped); every other field (`originatingCommand`, `cursor`, `query`, `planSummary`,
+ *   `effectiveUsers` …) is dropped. A read with further stages (the
  *   holders' `$group`) returns what pooltool's own pipeline computed: no operation's values.
  * - a `lockInfo` reply: each granted or pending request keeps its mode flags and `clientInfo`
  *   (desc, connectionId, client, opid); `debugInfo` is dropped.
@@ -53,6 +55,7 @@ export function operationWithoutUserData(doc: Document): Document {
   if (!isDoc(doc)) return doc
   const out = pick(doc, OPERATION_FIELDS)
   if (isDoc(doc.command)) out.command = commandNameOnly(doc.command)
+  if (isDoc(doc.lsid) && doc.lsid.id !== undefined) out.lsid = {id: doc.lsid.id}
   if (isDoc(doc.clientMetadata)) {
     const metadata: Document = {}
     for (const field of CLIENT_METADATA_FIELDS) if (doc.clientMetadata[field] !== undefined) metadata[field] = doc.clientMetadata[field]

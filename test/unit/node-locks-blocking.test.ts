@@ -6,6 +6,8 @@
 import assert from 'node:assert/strict'
 import {describe, it} from 'node:test'
 
+import {UUID} from 'bson'
+
 import {analyseBlocking, inferEdges, killOpHint, LOCK_ACQUISITION_ORDER, resourceOf, stopAdvice, waitedLockType} from '../../src/locks/node/blocking.js'
 import {parseLockInfo, parseResourceId} from '../../src/locks/node/lock-info.js'
 import {compatible, conflicts, MODE_NAME_OF} from '../../src/locks/node/modes.js'
@@ -245,9 +247,60 @@ describe('how to end the root blocker, as the manual says', () => {
 
   it('an idle transaction holding its locks (DOCS-11564\'s document, no opid): killSessions on its lsid, not killOp, not "internal"', () => {
     const idle = parseOperation(inactiveTransactionDocs11564, NODE)
+    assert.equal(idle.opid, 'lsid:eb347736-8c7e-4ca7-8c7b-a43b8e61cd16', "named by its session's id, as killSessions takes it")
     const advice = stopAdvice(idle)
     assert.equal(advice.killOpHint, null, 'it has no opid: db.killOp("") would do nothing')
-    assert.match(advice.stopHint, /^an idle transaction: the server aborts it after transactionLifetimeLimitSeconds \(60 s by default\); killSessions on its session ends it now: db\.adminCommand\(\{killSessions: \[\{id: <lsid\.id in its \$currentOp>\}\]\}\)$/)
+    assert.equal(
+      advice.stopHint,
+      'an idle transaction: the server aborts it after transactionLifetimeLimitSeconds (60 s by default); killSessions on its session ends it now: db.adminCommand({killSessions: [{id: UUID("eb347736-8c7e-4ca7-8c7b-a43b8e61cd16")}]})',
+    )
+    const {lsid: _lsid, ...withoutSession} = inactiveTransactionDocs11564
+    assert.match(stopAdvice(parseOperation(withoutSession, NODE)).stopHint, /killSessions: \[\{id: <lsid\.id in its \$currentOp>\}\]/, 'a document without its lsid: where to read it')
+  })
+
+  it('two idle transactions are two sessions, not one op with no opid (DOCS-11564\'s document, and a second session as $currentOp prints one per session)', () => {
+    // The manual's $currentOp "returns a document for each operation or session"; the second is the published
+    // document with another session's id. An fsyncLock's worker (constructed) waits for Global S behind their IX.
+    const second = {...inactiveTransactionDocs11564, lsid: {...inactiveTransactionDocs11564.lsid, id: new UUID('0d4f1c52-3a9e-4b7d-9c21-5e8f6a7b3c10')}}
+    const worker = parseOperation({opid: 9100, desc: 'fsyncLockWorker', op: 'none', active: true, waitingForLock: true, microsecs_running: 3_000_000, locks: {Global: 'R'}}, NODE)
+    const analysis = analyseBlocking({operations: [parseOperation(inactiveTransactionDocs11564, NODE), parseOperation(second, NODE), worker]})
+    assert.deepEqual(
+      analysis.edges.map((e) => [e.waiter, e.blocker, e.resource.type, e.waiterMode, e.blockerMode]),
+      [
+        [9100, 'lsid:eb347736-8c7e-4ca7-8c7b-a43b8e61cd16', 'Global', 'S', 'IX'],
+        [9100, 'lsid:0d4f1c52-3a9e-4b7d-9c21-5e8f6a7b3c10', 'Global', 'S', 'IX'],
+      ],
+    )
+    const [chain] = analysis.chains
+    assert.equal(chain?.root.operation.opid, 'lsid:eb347736-8c7e-4ca7-8c7b-a43b8e61cd16')
+    assert.deepEqual(chain.root.children.map((c) => [c.operation.opid, c.alsoBlockedBy]), [[9100, ['lsid:0d4f1c52-3a9e-4b7d-9c21-5e8f6a7b3c10']]])
+    const text = blockingTreeText(analysis)
+    assert.match(text, /^root blocker opid \(none: session eb347736-8c7e-4ca7-8c7b-a43b8e61cd16\): blocks 1 operation$/m)
+    assert.match(text, /waits ≤3\.0s for S on Global \(session eb347736-8c7e-4ca7-8c7b-a43b8e61cd16 holds IX\)$/m)
+    assert.match(text, /also blocked by session 0d4f1c52-3a9e-4b7d-9c21-5e8f6a7b3c10$/m)
+  })
+
+  it('lockInfo lists an idle transaction\'s locks with no opid: an unnamed granted IX beside the waiter\'s pending S keeps the session as its blocker', () => {
+    // The server's lockInfo names a request's holder through the client whose operation holds the locker; an idle
+    // transaction's locker is held by no client, so its granted requests come without clientInfo (constructed in the
+    // manual's lockInfo output shape). The worker's pending S is named (opid 9100).
+    const second = {...inactiveTransactionDocs11564, lsid: {...inactiveTransactionDocs11564.lsid, id: new UUID('0d4f1c52-3a9e-4b7d-9c21-5e8f6a7b3c10')}}
+    const worker = parseOperation({opid: 9100, desc: 'fsyncLockWorker', op: 'none', active: true, waitingForLock: true, microsecs_running: 3_000_000, locks: {Global: 'R'}}, NODE)
+    const operations = [parseOperation(inactiveTransactionDocs11564, NODE), parseOperation(second, NODE), worker]
+    const request = (mode: string, clientInfo?: object) => ({mode, convertMode: 'NONE', enqueueAtFront: false, compatibleFirst: false, debugInfo: '', ...(clientInfo ? {clientInfo} : {})})
+    const globalLock = (granted: object[]) => ({lockInfo: [{resourceId: '{6917529027641081857: Global, 1}', granted, pending: [request('S', {desc: 'fsyncLockWorker', opid: 9100})]}], ok: 1})
+
+    const agreeing = analyseBlocking({operations, lockInfo: [parseLockInfo(globalLock([request('IX'), request('IX')]), NODE)]})
+    assert.deepEqual(agreeing.chains.map((c) => [c.root.operation.opid, c.waiterCount]), [['lsid:eb347736-8c7e-4ca7-8c7b-a43b8e61cd16', 1]])
+    assert.deepEqual(agreeing.unexplainedWaiters, [])
+    assert.equal(agreeing.inferredEdgesNotInLockInfo, 0)
+
+    // lockInfo shows nothing granted in a conflicting mode (the sessions ended between the two reads): not a blocker,
+    // and their IX is not called compatible with the waiter's S.
+    const contradicting = analyseBlocking({operations, lockInfo: [parseLockInfo(globalLock([request('IS')]), NODE)]})
+    assert.deepEqual(contradicting.chains, [])
+    assert.deepEqual(contradicting.unexplainedWaiters.map((w) => [w.operation.opid, w.mode, w.compatibleHolders]), [[9100, 'S', []]])
+    assert.equal(contradicting.inferredEdgesNotInLockInfo, 2)
   })
 
   it('a hostile namespace stays one quoted string in the command a DBA would paste', () => {

@@ -10,12 +10,13 @@ import {describe, it} from 'node:test'
 import {EJSON, Long} from 'bson'
 
 import {ddlOpsFrom} from '../../src/locks/in-memory.js'
-import {nodeLocksView, parseLockInfo} from '../../src/locks/node/index.js'
+import {nodeLocksView, parseLockInfo, parseOperations} from '../../src/locks/node/index.js'
 import {dispatchReplay, type ReplayContext} from '../../src/replay/dispatch.js'
 import {rootBlockerText} from '../../src/reporters/locks.js'
 import {renderSnapshotSummary} from '../../src/reporters/snapshot.js'
 import {parseSnapshot, type SnapshotRead} from '../../src/snapshot/format.js'
 import {readWithoutUserData} from '../../src/snapshot/user-data.js'
+import {inactiveTransactionDocs11564} from '../fixtures/node-locks-documents.js'
 
 const SECRET = 'card-4111-1111'
 
@@ -26,7 +27,7 @@ const operations = [
     active: true, opid: 101, secs_running: Long.fromNumber(12), microsecs_running: Long.fromNumber(12_000_000), op: 'command', ns: 'app.orders',
     command: {createIndexes: 'orders', indexes: [{key: {email: 1}, name: 'email_1', partialFilterExpression: {email: SECRET}}], $db: 'app'},
     msg: 'Index Build: scanning collection', progress: {done: 5, total: 10}, locks: {FeatureCompatibilityVersion: 'w', Global: 'w', Database: 'w', Collection: 'W'}, waitingForLock: false,
-    lockStats: {Collection: {acquireCount: {W: Long.fromNumber(1)}}}, lsid: {id: 'x'}, planSummary: 'COLLSCAN', effectiveUsers: [{user: 'alice', db: 'admin'}],
+    lockStats: {Collection: {acquireCount: {W: Long.fromNumber(1)}}}, lsid: {id: 'x', uid: 'digest-of-alice'}, planSummary: 'COLLSCAN', effectiveUsers: [{user: 'alice', db: 'admin'}],
   },
   {
     type: 'op', host: 'db1:27017', desc: 'conn12', connectionId: 12, client: '10.0.0.6:50002', active: true, opid: 102, microsecs_running: Long.fromNumber(3_000_000), op: 'insert', ns: 'app.orders',
@@ -61,8 +62,9 @@ describe('snapshot: node-lock reads without user data', () => {
   it('keeps no command value, filter, document, originatingCommand or debugInfo', () => {
     const text = EJSON.stringify({raw, info})
     assert.ok(!text.includes(SECRET), text)
-    assert.doesNotMatch(text, /originatingCommand|debugInfo|planSummary|lsid|effectiveUsers|"os"/)
+    assert.doesNotMatch(text, /originatingCommand|debugInfo|planSummary|uid|digest-of-alice|effectiveUsers|"os"/)
     const [build, insert] = raw.reply as Array<Record<string, any>>
+    assert.deepEqual(build!.lsid, {id: 'x'}, "the session's id only: what names an idle transaction and what killSessions takes")
     assert.deepEqual(build!.command, {createIndexes: 'orders', $db: 'app'}, 'the name, the collection it names, the database')
     assert.deepEqual(insert!.command, {insert: 'orders', $db: 'app'})
     assert.deepEqual(build!.clientMetadata, {driver: {name: 'nodejs', version: '6.9.0'}, application: {name: 'ops'}})
@@ -76,6 +78,16 @@ describe('snapshot: node-lock reads without user data', () => {
     assert.equal(before.blocking.chains[0]!.root.operation.opid, 101)
     assert.deepEqual(parseLockInfo(info.reply), parseLockInfo(lockInfo))
     assert.deepEqual(ddlOpsFrom(raw.reply as Array<Record<string, unknown>>), ddlOpsFrom(operations))
+  })
+
+  it("an idle transaction (DOCS-11564's document) keeps its name through the file: its session's id, never its uid", () => {
+    const kept = readWithoutUserData({name: '$currentOp', db: 'admin', request: RAW, reply: [inactiveTransactionDocs11564]})
+    const throughFile = EJSON.parse(EJSON.stringify(kept.reply, {relaxed: false}), {relaxed: false}) as Array<Record<string, unknown>>
+    assert.deepEqual(Object.keys(throughFile[0]!.lsid as object), ['id'])
+    const [before] = parseOperations([inactiveTransactionDocs11564])
+    const [after] = parseOperations(throughFile)
+    assert.equal(before!.opid, 'lsid:eb347736-8c7e-4ca7-8c7b-a43b8e61cd16')
+    assert.deepEqual(after, before)
   })
 
   it('leaves what a pipeline computed (the holders\' $group) and every other read as read', () => {

@@ -24,6 +24,7 @@
  * suggested is "confirmed by lockInfo"; one only $currentOp suggested is left out and counted.
  */
 import {conflicts, modeName} from './modes.js'
+import {SESSION_OPID_PREFIX} from './operations.js'
 import type {
   BlockingAnalysis,
   BlockingChain,
@@ -97,7 +98,8 @@ export function waitedLockType(op: NodeOperation): string | null {
   return known.reduce((deepest, t) => (LOCK_ACQUISITION_ORDER.indexOf(t) > LOCK_ACQUISITION_ORDER.indexOf(deepest) ? t : deepest))
 }
 
-const sameOpid = (a: number | string | null, b: number | string | null): boolean => a !== null && b !== null && String(a) === String(b)
+/** Two documents name one operation. '' names none (a document with neither opid nor session id): never the same as another. */
+const sameOpid = (a: number | string | null, b: number | string | null): boolean => a !== null && b !== null && a !== '' && String(a) === String(b)
 const edgeKey = (e: Pick<BlockingEdge, 'waiter' | 'blocker'>): string => `${String(e.waiter)}\u0000${String(e.blocker)}`
 
 /** Edges from $currentOp alone (points 1–3). */
@@ -141,6 +143,29 @@ export function lockInfoEdges(snapshot: LockInfoSnapshot): BlockingEdge[] {
     })
   }
   return edges
+}
+
+/**
+ * An idle transaction's locks are granted to a locker no client holds, and lockInfo names a request's holder only
+ * through the client whose operation holds the locker (the server's lockInfo builds its lockToClientMap from the
+ * clients' operations): it lists them with no clientInfo, no opid. A $currentOp edge from such a session is kept
+ * where lockInfo shows, on one resource, the waiter's pending request and a granted request with no opid in a mode
+ * that conflicts with it: lockInfo agrees that something holds it, it cannot say whose.
+ */
+function heldByIdleSession(edge: BlockingEdge, snapshots: readonly LockInfoSnapshot[]): boolean {
+  if (typeof edge.blocker !== 'string' || !edge.blocker.startsWith(SESSION_OPID_PREFIX)) return false
+  const sameName = (name: string | null) => name === null || edge.resource.name === null || name === edge.resource.name
+  return snapshots.some(
+    (snapshot) =>
+      snapshot.node === edge.resource.node &&
+      snapshot.resources.some(
+        (r) =>
+          r.type === edge.resource.type &&
+          sameName(r.name) &&
+          r.pending.some((request) => sameOpid(request.opid, edge.waiter)) &&
+          r.granted.some((request) => request.opid === null && request.mode !== null && conflicts(request.mode, edge.waiterMode)),
+      ),
+  )
 }
 
 /** A lockInfo edge's resource with the name $currentOp gives it, when lockInfo's resourceId is a hash. */
@@ -208,9 +233,10 @@ export function stopAdvice(op: NodeOperation): StopAdvice {
   if (desc === INACTIVE_TRANSACTION) {
     // No opid to kill: an idle session's transaction keeps its locks between statements until it commits, aborts,
     // or runs past transactionLifetimeLimitSeconds; killSessions on its lsid ends it now.
+    const session = typeof op.opid === 'string' && op.opid.startsWith(SESSION_OPID_PREFIX) ? `UUID(${JSON.stringify(op.opid.slice(SESSION_OPID_PREFIX.length))})` : '<lsid.id in its $currentOp>'
     return {
       killOpHint: null,
-      stopHint: 'an idle transaction: the server aborts it after transactionLifetimeLimitSeconds (60 s by default); killSessions on its session ends it now: db.adminCommand({killSessions: [{id: <lsid.id in its $currentOp>}]})',
+      stopHint: `an idle transaction: the server aborts it after transactionLifetimeLimitSeconds (60 s by default); killSessions on its session ends it now: db.adminCommand({killSessions: [{id: ${session}}]})`,
     }
   }
   if (desc !== '' && !CLIENT_THREAD.test(desc) && op.connectionId === null && op.client === null) {
@@ -239,7 +265,9 @@ export function analyseBlocking(input: BlockingInput): BlockingAnalysis {
     const coveredNodes = new Set(snapshots.map((s) => s.node))
     // Nodes lockInfo did not cover keep their inferred edges.
     const uncovered = inferred.filter((e) => !coveredNodes.has(e.resource.node))
-    inferredEdgesNotInLockInfo = inferred.filter((e) => coveredNodes.has(e.resource.node) && !lockInfoKeys.has(edgeKey(e))).length
+    const notInLockInfo = inferred.filter((e) => coveredNodes.has(e.resource.node) && !lockInfoKeys.has(edgeKey(e)))
+    const sessionHeld = notInLockInfo.filter((e) => heldByIdleSession(e, snapshots))
+    inferredEdgesNotInLockInfo = notInLockInfo.length - sessionHeld.length
     // One edge per waiter and blocker (lockInfo may show the pair on several resources: keep the first, the outermost).
     const seen = new Set<string>()
     const confirmed = fromLockInfo
@@ -257,7 +285,7 @@ export function analyseBlocking(input: BlockingInput): BlockingAnalysis {
         return {...e, resource: nameFromOperations(e, operations)}
       })
       .filter((e) => (seen.has(edgeKey(e)) ? false : (seen.add(edgeKey(e)), true)))
-    edges = [...confirmed, ...uncovered]
+    edges = [...confirmed, ...sessionHeld, ...uncovered]
     for (const snapshot of snapshots) {
       for (const r of snapshot.resources) {
         for (const request of [...r.granted, ...r.pending]) {
@@ -320,6 +348,12 @@ export function analyseBlocking(input: BlockingInput): BlockingAnalysis {
           ? []
           : operations
               .filter((other) => other !== op && other.locks[type] !== undefined && waitedLockType(other) !== type && sameResource(resourceOf(other, type), resource))
+              // Compatible only: a holder in a conflicting mode that lockInfo did not confirm is counted in inferredEdgesNotInLockInfo, not called compatible.
+              .filter((other) => {
+                const waiting = modeName(op.locks[type])
+                const held = modeName(other.locks[type])
+                return waiting !== null && held !== null && !conflicts(held, waiting)
+              })
               .map((other) => other.opid)
       return {operation: op, resource, mode: type === null ? null : modeName(op.locks[type]), compatibleHolders}
     })

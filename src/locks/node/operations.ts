@@ -33,7 +33,29 @@ const LEGACY_COMMAND_NAMES = new Set(
   ].map((name) => name.toLowerCase()),
 )
 
-function opidOf(v: unknown): number | string {
+/** What an idle transaction's `opid` reads: `lsid:<its session's id>`. */
+export const SESSION_OPID_PREFIX = 'lsid:'
+
+/** A UUID as mongosh prints it inside `UUID("…")`: a BSON Binary of subtype 4 (or the legacy 3), 16 bytes. */
+function uuidText(v: unknown): string | null {
+  if (!isDoc(v) || v._bsontype !== 'Binary' || (v.sub_type !== 4 && v.sub_type !== 3)) return null
+  const bytes = v.buffer
+  if (!(bytes instanceof Uint8Array) || bytes.length !== 16) return null
+  const hex = Buffer.from(bytes.buffer, bytes.byteOffset, 16).toString('hex')
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`
+}
+
+/**
+ * The operation's opid. An idle session's transaction ($currentOp idleSessions, desc "inactive transaction") has
+ * none; the manual's $currentOp "returns a document for each operation or session", and the session's `lsid.id`
+ * is what tells two of them apart (and what killSessions takes), so it is named `lsid:<uuid>`. Without either, ''.
+ */
+function opidOf(doc: Doc): number | string {
+  const v = doc.opid
+  if (v === undefined) {
+    const session = isDoc(doc.lsid) ? uuidText(doc.lsid.id) : null
+    if (session !== null) return `${SESSION_OPID_PREFIX}${session}`
+  }
   if (typeof v === 'string') return v
   return toNumber(v) ?? String(v ?? '')
 }
@@ -135,7 +157,7 @@ export function parseOperation(doc: Doc, node: string | null = null): NodeOperat
   const progress = isDoc(doc.progress) ? {done: numOrNull(doc.progress.done), total: numOrNull(doc.progress.total)} : null
   return {
     node: node ?? str(doc.host),
-    opid: opidOf(doc.opid),
+    opid: opidOf(doc),
     desc: str(doc.desc),
     connectionId: numOrNull(doc.connectionId),
     client: str(doc.client) ?? str(doc.client_s),

@@ -22,7 +22,10 @@ export interface LockCounters {
 export interface NodeOperation {
   /** The node the document was read on (host:port), as the caller names it; null when not given. */
   node: string | null
-  /** A number on a mongod; `shard:opid` (a string) through a router. */
+  /**
+   * A number on a mongod; `shard:opid` (a string) through a router. An idle session's transaction has no opid:
+   * `lsid:<uuid>`, its session's id (what killSessions takes); '' when a document has neither.
+   */
   opid: number | string
   /** `conn123`, or a thread name (`IndexBuildsCoordinatorMongod-0`, `fsyncLockWorker`). */
   desc: string | null
