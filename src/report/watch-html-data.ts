@@ -14,6 +14,7 @@ import type {NodeLockEpisode} from '../locks/node/types.js'
 import type {LockEvent, LockModel, LocksWatchResult} from '../locks/types.js'
 import {timeOfDay, type TimeDisplay} from '../reporters/time-of-day.js'
 import {renderNeverShrank} from '../reporters/conns.js'
+import {opidText} from '../reporters/node-locks.js'
 
 /** One holder's connections on one host, round by round (null: the host's holders were not read that round). */
 export interface HolderSeries {
@@ -286,7 +287,7 @@ function episodeLane(e: NodeLockEpisode): string {
 /** "opid 4711 conn12 createIndexes test.orders · peak 2 waiters · 5.0 s (4.0–6.0 s)": what hovering a bar tells. */
 function episodeHolder(e: NodeLockEpisode): string {
   const root = e.root
-  const who = root === null ? 'no visible blocker' : ['opid', String(root.opid), root.desc, root.appName ? `app ${root.appName}` : null, root.commandName ?? root.op, root.ns].filter((p) => p !== null && p !== '').join(' ')
+  const who = root === null ? 'no visible blocker' : ['opid', opidText(root.opid), root.desc, root.appName ? `app ${root.appName}` : null, root.commandName ?? root.op, root.ns].filter((p) => p !== null && p !== '').join(' ')
   const seconds = (ms: number) => (ms / 1000).toFixed(1)
   const length =
     e.endedAt === null

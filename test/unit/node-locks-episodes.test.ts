@@ -18,7 +18,7 @@ import {UTC_TIME} from '../../src/reporters/time-of-day.js'
 import {renderLocksHtml} from '../../src/reporters/html.js'
 import {formatAgeMs} from '../../src/reporters/format.js'
 import {nodeLockEpisodeEventText, nodeLockEpisodesSummaryText, nodeLockWaitRatesText} from '../../src/reporters/node-lock-episodes.js'
-import {pastebinFGjTrnC5} from '../fixtures/node-locks-documents.js'
+import {inactiveTransactionDocs11564, pastebinFGjTrnC5} from '../fixtures/node-locks-documents.js'
 import {constructedIndexBuild, NODE} from './fixtures/node-locks-constructed.js'
 
 type Doc = Record<string, unknown>
@@ -381,5 +381,16 @@ describe('blocking episodes in the HTML timeline', () => {
     assert.equal(html.includes('<img src=x'), false)
     assert.ok(html.includes('&lt;img src=x onerror=alert(1)&gt;'))
     assert.ok(html.includes('class="hold open"'))
+  })
+
+  it("an idle transaction's episode (DOCS-11564's document): one episode across polls, named by its session", () => {
+    const worker: Doc = {opid: 9100, desc: 'fsyncLockWorker', op: 'none', active: true, waitingForLock: true, microsecs_running: 3_000_000, locks: {Global: 'R'}}
+    const idle = (): Doc[] => [{...inactiveTransactionDocs11564} as Doc, worker]
+    const tracker = new NodeLockEpisodeTracker()
+    for (const [t, docs] of [[0, quiet()], [1, idle()], [2, idle()], [3, quiet()]] as Array<[number, Doc[]]>) tracker.observe(sample(NODE, t, docs))
+    const {episodes} = tracker.summary()
+    assert.deepEqual(episodes.map((e) => e.root?.opid), ['lsid:eb347736-8c7e-4ca7-8c7b-a43b8e61cd16'])
+    const timeline = nodeLockEpisodeTimeline(episodes, {startAt: at(0).toISOString(), endAt: at(4).toISOString()})
+    assert.match(timeline.locks[0]!.holds[0]!.holder, /^opid \(none: session eb347736-8c7e-4ca7-8c7b-a43b8e61cd16\) inactive transaction · peak 1 waiter/)
   })
 })
