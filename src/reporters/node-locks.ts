@@ -7,7 +7,7 @@
  * through fitText (which escapes again and wraps to the width). The command's values are never in
  * the view (src/locks/node/operations.ts keeps its name only), so they cannot be printed.
  */
-import {SESSION_OPID_PREFIX} from '../locks/node/operations.js'
+import {sessionIdOf} from '../locks/node/operations.js'
 import type {BlockingAnalysis, BlockingEdge, BlockingTreeNode, HoldThatBlocks, LockResource, LockWaitRates, LockWaitsView, NodeOperation, TicketPoolView, TicketsView} from '../locks/node/types.js'
 import {terminalLine} from './escape.js'
 import {fitTable, fitText, type Layout, UNLIMITED} from './fit.js'
@@ -24,13 +24,15 @@ const one = (s: string | null | undefined): string | null => (s === null || s ==
 export function opidText(opid: number | string): string {
   if (typeof opid === 'number') return String(opid)
   if (opid === '') return '(none)'
-  if (opid.startsWith(SESSION_OPID_PREFIX)) return `(none: session ${terminalLine(opid.slice(SESSION_OPID_PREFIX.length))})`
-  return terminalLine(opid)
+  const session = sessionIdOf(opid)
+  return session === null ? terminalLine(opid) : `(none: session ${terminalLine(session)})`
 }
 
 /** An operation named inside a sentence, not after the word "opid": "11", "session <uuid>". */
-const whoText = (opid: number | string): string =>
-  typeof opid === 'string' && opid.startsWith(SESSION_OPID_PREFIX) ? `session ${terminalLine(opid.slice(SESSION_OPID_PREFIX.length))}` : opidText(opid)
+function whoText(opid: number | string): string {
+  const session = sessionIdOf(opid)
+  return session === null ? opidText(opid) : `session ${terminalLine(session)}`
+}
 
 export function resourceText(r: LockResource): string {
   return r.name === null ? terminalLine(r.type) : `${terminalLine(r.type)} ${terminalLine(r.name)}`

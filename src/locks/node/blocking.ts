@@ -24,7 +24,7 @@
  * suggested is "confirmed by lockInfo"; one only $currentOp suggested is left out and counted.
  */
 import {conflicts, modeName} from './modes.js'
-import {SESSION_OPID_PREFIX} from './operations.js'
+import {sessionIdOf} from './operations.js'
 import type {
   BlockingAnalysis,
   BlockingChain,
@@ -153,7 +153,7 @@ export function lockInfoEdges(snapshot: LockInfoSnapshot): BlockingEdge[] {
  * that conflicts with it: lockInfo agrees that something holds it, it cannot say whose.
  */
 function heldByIdleSession(edge: BlockingEdge, snapshots: readonly LockInfoSnapshot[]): boolean {
-  if (typeof edge.blocker !== 'string' || !edge.blocker.startsWith(SESSION_OPID_PREFIX)) return false
+  if (sessionIdOf(edge.blocker) === null) return false
   const sameName = (name: string | null) => name === null || edge.resource.name === null || name === edge.resource.name
   return snapshots.some(
     (snapshot) =>
@@ -233,7 +233,8 @@ export function stopAdvice(op: NodeOperation): StopAdvice {
   if (desc === INACTIVE_TRANSACTION) {
     // No opid to kill: an idle session's transaction keeps its locks between statements until it commits, aborts,
     // or runs past transactionLifetimeLimitSeconds; killSessions on its lsid ends it now.
-    const session = typeof op.opid === 'string' && op.opid.startsWith(SESSION_OPID_PREFIX) ? `UUID(${JSON.stringify(op.opid.slice(SESSION_OPID_PREFIX.length))})` : '<lsid.id in its $currentOp>'
+    const sessionId = sessionIdOf(op.opid)
+    const session = sessionId === null ? '<lsid.id in its $currentOp>' : `UUID(${JSON.stringify(sessionId)})`
     return {
       killOpHint: null,
       stopHint: `an idle transaction: the server aborts it after transactionLifetimeLimitSeconds (60 s by default); killSessions on its session ends it now: db.adminCommand({killSessions: [{id: ${session}}]})`,
@@ -343,19 +344,19 @@ export function analyseBlocking(input: BlockingInput): BlockingAnalysis {
     .map((op) => {
       const type = waitedLockType(op)
       const resource = type === null ? null : resourceOf(op, type)
+      const mode = type === null ? null : modeName(op.locks[type])
       const compatibleHolders =
-        resource === null || type === null
+        resource === null || type === null || mode === null
           ? []
           : operations
               .filter((other) => other !== op && other.locks[type] !== undefined && waitedLockType(other) !== type && sameResource(resourceOf(other, type), resource))
               // Compatible only: a holder in a conflicting mode that lockInfo did not confirm is counted in inferredEdgesNotInLockInfo, not called compatible.
               .filter((other) => {
-                const waiting = modeName(op.locks[type])
                 const held = modeName(other.locks[type])
-                return waiting !== null && held !== null && !conflicts(held, waiting)
+                return held !== null && !conflicts(held, mode)
               })
               .map((other) => other.opid)
-      return {operation: op, resource, mode: type === null ? null : modeName(op.locks[type]), compatibleHolders}
+      return {operation: op, resource, mode, compatibleHolders}
     })
 
   const chainSource = snapshots.length > 0 ? 'lockInfo' : 'currentOp'

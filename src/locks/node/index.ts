@@ -27,7 +27,7 @@ export {episodeRootOf, MAX_EPISODES_KEPT, NodeLockEpisodeTracker} from './episod
 export type {NodeLockEpisodeTrackerOptions} from './episodes.js'
 export {parseLockInfo, parseResourceId} from './lock-info.js'
 export {compatible, conflicts, isModeLetter, isModeName, MODE_LETTER_OF, MODE_NAME_OF, modeName} from './modes.js'
-export {isIdleConnection, parseLockCounters, parseOperation, parseOperations, SESSION_OPID_PREFIX} from './operations.js'
+export {isIdleConnection, parseLockCounters, parseOperation, parseOperations, SESSION_OPID_PREFIX, sessionIdOf} from './operations.js'
 export {ticketsFromServerStatus} from './tickets.js'
 export type * from './types.js'
 export {lockWaitRates, lockWaitRows, lockWaitsFromServerStatus, uptimeOf, uptimeText} from './waits.js'

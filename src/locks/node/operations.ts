@@ -36,6 +36,11 @@ const LEGACY_COMMAND_NAMES = new Set(
 /** What an idle transaction's `opid` reads: `lsid:<its session's id>`. */
 export const SESSION_OPID_PREFIX = 'lsid:'
 
+/** The session id an opid names (an idle transaction's `lsid:<uuid>`), or null for an operation's own opid. */
+export function sessionIdOf(opid: number | string): string | null {
+  return typeof opid === 'string' && opid.startsWith(SESSION_OPID_PREFIX) ? opid.slice(SESSION_OPID_PREFIX.length) : null
+}
+
 /** A UUID as mongosh prints it inside `UUID("…")`: a BSON Binary of subtype 4 (or the legacy 3), 16 bytes. */
 function uuidText(v: unknown): string | null {
   if (!isDoc(v) || v._bsontype !== 'Binary' || (v.sub_type !== 4 && v.sub_type !== 3)) return null
