@@ -5,9 +5,9 @@
 // at once. Every tier runs even when an earlier one failed; the exit code is the first failure's.
 //   node test/run-tiers.mjs [tier ...]     (tiers: unit cluster cli real prometheus; default all)
 import {spawn} from 'node:child_process'
-import {readdirSync} from 'node:fs'
+import {mkdirSync, readdirSync, rmSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
-import {fileURLToPath} from 'node:url'
+import {fileURLToPath, pathToFileURL} from 'node:url'
 
 import {compiled, pruneCache} from './helpers/ts-hooks.mjs'
 
@@ -33,6 +33,31 @@ function filesOf(tier) {
  * are CPU-bound already (cluster: 50.6 s at two, 48.6 s at three), so they keep two.
  */
 const FILES_AT_ONCE = {unit: 2, cluster: 2, cli: 3, real: 2, prometheus: 2}
+
+/**
+ * Tiers whose files run a few to a process (GROUPS[tier] processes), not one each: a test process costs
+ * ~0.2 CPU-s for its loader and waits ~150 ms for the loader's thread before its first test, which for the
+ * unit tier's 81 files was most of its time. Each group process imports report-guard.mjs first: without it
+ * a test capturing stdout swallowed its neighbours' reports (three tests unreported, every count passing).
+ * Name order deals the files round-robin, so each group gets a share of every kind.
+ */
+const GROUPS = {unit: 3}
+const GROUP_DIR = path.join(root, 'node_modules', '.cache', 'pooltool-test-groups')
+
+/** The entry files `node --test` runs for a grouped tier: each imports the guard, then its share of the files. */
+function groupEntries(tier, files) {
+  const count = Math.min(GROUPS[tier], files.length)
+  rmSync(GROUP_DIR, {recursive: true, force: true})
+  mkdirSync(GROUP_DIR, {recursive: true})
+  const url = (file) => JSON.stringify(pathToFileURL(path.resolve(root, file)).href)
+  return Array.from({length: count}, (_, group) => {
+    const share = files.filter((_, index) => index % count === group)
+    const entry = path.join(GROUP_DIR, `${tier}-${group + 1}-of-${count}.test.mjs`)
+    const imports = [path.join('test', 'helpers', 'report-guard.mjs'), ...share].map((file) => `import ${url(file)}`)
+    writeFileSync(entry, `// ${tier} tier, group ${group + 1} of ${count}: written by test/run-tiers.mjs\n${imports.join('\n')}\n`)
+    return entry
+  })
+}
 
 /** The TypeScript the test processes import, compiled into ts-hooks.mjs's cache in one go, so the first files of
  *  a tier do not each start esbuild for the same sources (on a fresh clone; afterwards only changed files compile). */
@@ -66,7 +91,7 @@ const results = []
 for (const tier of chosen) {
   const files = filesOf(tier)
   const t0 = performance.now()
-  const code = files.length === 0 ? 0 : await runTier(tier, files)
+  const code = files.length === 0 ? 0 : await runTier(tier, GROUPS[tier] ? groupEntries(tier, files) : files)
   results.push({tier, files: files.length, seconds: (performance.now() - t0) / 1000, code})
 }
 const total = (performance.now() - started) / 1000
