@@ -3,18 +3,26 @@
  * cap can carry (one operation at a time against a 5 ms server) accounts for
  * every scheduled operation (completed, failed or missed) and says that the
  * rate was not delivered, naming the cap, in the JSON and in the text report.
+ * Both runs go through this process (test/helpers/in-process.ts, the path bin/run.js takes) against one
+ * embedded cluster shared by the block (what --sim-latency 5ms started per run): a process start and a
+ * cluster fork per case cost ~1 CPU-s; bench's real process is proven in test/cli/bench.test.ts.
  */
 import assert from 'node:assert/strict'
 import {describe, it} from 'node:test'
 
-import {parseJson, runCli} from '../helpers/cli.js'
+import {parseJson} from '../helpers/cli.js'
+import {useCluster} from '../helpers/cluster.js'
+import {runInProcess} from '../helpers/in-process.js'
 
 const RATE = 400
 const sum = (record: Record<string, number>) => Object.values(record).reduce((a, b) => a + b, 0)
 
 describe('bench open loop: honest counts', () => {
+  // A 5 ms server, as --sim-latency 5ms.
+  const cluster = useCluster({latencyMs: 5})
+
   it('--json: scheduled = ops + errors + missed, and rateShortfall names the in-flight cap', async () => {
-    const run = await runCli(['bench', '--warmup', '0s', '--workload', 'ping', '--rate', String(RATE), '--concurrency', '1', '--sim-latency', '5ms', '--duration', '2s', '--json'], {timeoutMs: 90_000})
+    const run = await runInProcess(['bench', '--warmup', '0s', '--uri', cluster.uri, '--workload', 'ping', '--rate', String(RATE), '--concurrency', '1', '--duration', '2s', '--json'])
     assert.equal(run.code, 0, run.stderr)
     const [r] = parseJson(run).runs
     // 2 s at 400/s: 800 slots, of which one 5 ms operation at a time can start at most ~400.
@@ -38,7 +46,7 @@ describe('bench open loop: honest counts', () => {
   })
 
   it('text: a warning line names the cap, beside the accounting', async () => {
-    const run = await runCli(['bench', '--warmup', '0s', '--workload', 'ping', '--rate', String(RATE), '--concurrency', '1', '--sim-latency', '5ms', '--duration', '1s'], {timeoutMs: 90_000})
+    const run = await runInProcess(['bench', '--warmup', '0s', '--uri', cluster.uri, '--workload', 'ping', '--rate', String(RATE), '--concurrency', '1', '--duration', '1s'])
     assert.equal(run.code, 0, run.stderr)
     assert.match(run.stdout, new RegExp(`scheduled ${RATE} = [\\d,]+ ops \\+ \\d+ errors \\+ [\\d,]+ missed \\(in-flight cap full [\\d,]+`))
     assert.match(run.stdout, new RegExp(`warning: achieved [\\d,]+ of ${RATE} ops/s: the in-flight cap --concurrency 1 was full; raise it`))

@@ -1,13 +1,17 @@
 /**
  * The seeds' effects, reproduced on the embedded cluster through the built
  * CLI and the real driver: M:1 is capped by one connection, the pool scales
- * up to maxPoolSize, per-op opens a connection per operation.
+ * up to maxPoolSize, per-op opens a connection per operation. The runs are
+ * in this process (test/helpers/in-process.ts, the path bin/run.js takes):
+ * what they check is the load and the pool, not the process, and a process
+ * start per case cost ~1 CPU-s.
  */
 import assert from 'node:assert/strict'
 import {describe, it} from 'node:test'
 
-import {parseJson, runCli} from '../helpers/cli.js'
+import {parseJson} from '../helpers/cli.js'
 import {useCluster} from '../helpers/cluster.js'
+import {runInProcess} from '../helpers/in-process.js'
 
 const LATENCY_MS = 5
 
@@ -15,10 +19,7 @@ describe('bench pool models against the embedded cluster', () => {
   const cluster = useCluster({latencyMs: LATENCY_MS})
 
   it('single is capped near 1/latency; pool scales with maxPoolSize', async () => {
-    const run = await runCli(
-      ['bench', '--warmup', '0s', '--uri', cluster.uri, '--workload', 'ping', '--model', 'single,pool', '--concurrency', '8', '--max-pool-size', '2,8', '--duration', '1500ms', '--json'],
-      {timeoutMs: 60_000},
-    )
+    const run = await runInProcess(['bench', '--warmup', '0s', '--uri', cluster.uri, '--workload', 'ping', '--model', 'single,pool', '--concurrency', '8', '--max-pool-size', '2,8', '--duration', '1500ms', '--json'])
     assert.equal(run.code, 0, run.stderr)
     const result = parseJson(run)
     const byLabel = new Map<string, any>(result.runs.map((r: any) => [`${r.model}:${r.maxPoolSize}`, r]))
@@ -47,7 +48,7 @@ describe('bench pool models against the embedded cluster', () => {
   })
 
   it('per-op opens one pooled connection per operation, and the server counts it', async () => {
-    const run = await runCli(['bench', '--warmup', '0s', '--uri', cluster.uri, '--workload', 'ping', '--model', 'per-op', '--ops', '60', '--concurrency', '3', '--json'], {timeoutMs: 60_000})
+    const run = await runInProcess(['bench', '--warmup', '0s', '--uri', cluster.uri, '--workload', 'ping', '--model', 'per-op', '--ops', '60', '--concurrency', '3', '--json'])
     assert.equal(run.code, 0, run.stderr)
     const [r] = parseJson(run).runs
     assert.equal(r.ops, 60)
@@ -59,7 +60,7 @@ describe('bench pool models against the embedded cluster', () => {
   })
 
   it('fixed spreads over N dedicated connections', async () => {
-    const run = await runCli(['bench', '--warmup', '0s', '--uri', cluster.uri, '--workload', 'find', '--model', 'fixed', '--max-pool-size', '3', '--concurrency', '6', '--ops', '120', '--json'], {timeoutMs: 60_000})
+    const run = await runInProcess(['bench', '--warmup', '0s', '--uri', cluster.uri, '--workload', 'find', '--model', 'fixed', '--max-pool-size', '3', '--concurrency', '6', '--ops', '120', '--json'])
     assert.equal(run.code, 0, run.stderr)
     const [r] = parseJson(run).runs
     assert.equal(r.maxPoolSize, 3)

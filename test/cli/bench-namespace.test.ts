@@ -2,7 +2,9 @@
  * bench never destroys data: it refuses a database it did not create, works
  * only in its own per-run collections, drops only what it marked, and reclaims
  * what dead runs left behind. Run as a user would, against an embedded cluster
- * that holds a user's data.
+ * that holds a user's data. The runs are in this process (test/helpers/in-process.ts,
+ * the path bin/run.js takes; a process start per case cost ~1 CPU-s), except those
+ * that signal the process (SIGINT, SIGSTOP/SIGCONT) or find it by its pid: spawned.
  */
 import assert from 'node:assert/strict'
 import type {ChildProcess} from 'node:child_process'
@@ -37,9 +39,7 @@ describe('bench owns its namespace', () => {
 
   it('refuses --db prod, which holds data it did not create, before any write; the data is intact', async () => {
     for (const json of [false, true]) {
-      // Text spawned: the real process of bench's exit-2 path in this file; --json in this process, the same path.
-      const args = ['bench', '--uri', cluster.uri, '--db', 'prod', '--duration', '1s', ...(json ? ['--json'] : [])]
-      const run = json ? await runInProcess(args) : await runCli(args)
+      const run = await runInProcess(['bench', '--uri', cluster.uri, '--db', 'prod', '--duration', '1s', ...(json ? ['--json'] : [])])
       assert.equal(run.code, 2, run.stderr)
       if (json) {
         const {error} = parseJson(run)
@@ -66,7 +66,7 @@ describe('bench owns its namespace', () => {
   })
 
   it('two benches started apart on one cluster both finish with their own full data and results', async () => {
-    // Spawned, both: two processes at once, the first stopped with a real SIGINT (exit 130); the second is bench's exit-0 process in this file.
+    // The first spawned: it is stopped with a real SIGINT (exit 130); the second, in this process, runs beside it.
     // The first run lasts until the second is done (then Ctrl-C), however long the second takes to start.
     let firstProcess: ChildProcess | undefined
     const first = runCli(['bench', '--warmup', '0s', '--uri', cluster.uri, '--duration', '120s', '--concurrency', '2', '--json'], {timeoutMs: 180_000, onSpawn: (child) => (firstProcess = child)})
@@ -76,7 +76,7 @@ describe('bench owns its namespace', () => {
       async () => (await databases()).includes('pooltool_bench') ? (await collections('pooltool_bench')).find((c) => c.startsWith('bench_')) : undefined,
       (name) => name !== undefined,
     )
-    const second = runCli(['bench', '--warmup', '0s', '--uri', cluster.uri, '--duration', '2s', '--concurrency', '2', '--json'], {timeoutMs: 60_000})
+    const second = runInProcess(['bench', '--warmup', '0s', '--uri', cluster.uri, '--duration', '2s', '--concurrency', '2', '--json'])
     // While both run, each has its own collection, fully seeded.
     const both = await waitForState("both runs' collections at once", async () => (await collections('pooltool_bench')).filter((c) => c.startsWith('bench_')), (names) => names.length === 2)
     for (const name of both) {

@@ -2,9 +2,9 @@
  * `--out` only ever replaces a regular file, is checked before any load
  * starts, and is written atomically: a device, FIFO, directory, symlink or a
  * missing or read-only directory is refused with exit 2 before the embedded
- * cluster even starts. The refusals run in this process (test/helpers/in-process.ts, the path
- * bin/run.js takes), but for the first one: it, the atomic write (exit 0) and the failed write
- * (a real SIGINT) are spawned, to prove the real process.
+ * cluster even starts. The refusals and the atomic write run in this process (test/helpers/in-process.ts,
+ * the path bin/run.js takes): a process start cost ~1 CPU-s a case, and bench's real process is proven
+ * for each exit path in test/cli/bench.test.ts. The failed write is spawned: it takes a real SIGINT.
  */
 import assert from 'node:assert/strict'
 import {execFileSync} from 'node:child_process'
@@ -22,11 +22,11 @@ describe('bench --out', () => {
     dir = await mkdtemp(path.join(tmpdir(), 'pooltool-out-'))
   })
 
-  /** `spawned`: the text refusal as a real process (bench's exit-2 path in this file, once); else in this process, the same path. */
-  const refused = async (out: string, why: RegExp, spawned = false) => {
+  /** The refusal in text and with --json, in this process (the path bin/run.js takes). */
+  const refused = async (out: string, why: RegExp) => {
     for (const json of [false, true]) {
       const args = ['bench', '--warmup', '0s', '--duration', '1s', '--out', out, ...(json ? ['--json'] : [])]
-      const run = spawned && !json ? await runCli(args) : await runInProcess(args)
+      const run = await runInProcess(args)
       assert.equal(run.code, 2, `${out}: ${run.stderr}`)
       assert.doesNotMatch(run.stderr, /embedded simulated/, 'refused before the load (and the cluster) started')
       if (json) {
@@ -41,7 +41,7 @@ describe('bench --out', () => {
   }
 
   it('refuses a character device (/dev/null) and leaves it a device', async () => {
-    await refused('/dev/null', /is a device: pooltool only replaces regular files/, true)
+    await refused('/dev/null', /is a device: pooltool only replaces regular files/)
     assert.ok((await lstat('/dev/null')).isCharacterDevice(), '/dev/null is still a device')
   })
 
@@ -76,7 +76,7 @@ describe('bench --out', () => {
   it('replaces a regular file atomically, leaving no temporary file behind', async () => {
     const out = path.join(dir, 'result.json')
     await writeFile(out, 'old\n')
-    const run = await runCli(['bench', '--warmup', '0s', '--duration', '500ms', '--out', out])
+    const run = await runInProcess(['bench', '--warmup', '0s', '--duration', '500ms', '--out', out])
     assert.equal(run.code, 0, run.stderr)
     const written = JSON.parse(await readFile(out, 'utf8'))
     assert.ok(written.runs[0].ops > 0, `ops ${written.runs[0].ops}`)

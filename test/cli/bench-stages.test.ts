@@ -1,10 +1,11 @@
 /**
  * `bench --stages` through the built CLI and the real driver against the
  * embedded cluster: one run whose concurrency ramps 2 → 8 → 2, reported per
- * stage and over the run; a bad spec is one usage line. Spawned, to prove the real process: bench's
- * exit 0 (the JSON ramp, and the ramp on worker threads) and exit 2 (the first bad spec), report merge's
- * exit 0 and 2, report compare; the other runs go through this process (test/helpers/in-process.ts,
- * the path bin/run.js takes), saving a Node start and a CLI load each.
+ * stage and over the run; a bad spec is one usage line. Every run goes through this process
+ * (test/helpers/in-process.ts, the path bin/run.js takes): a Node start and a CLI load cost ~1 CPU-s
+ * each. The real process of each command and exit path is proven elsewhere (bench: test/cli/bench.test.ts,
+ * its worker threads: bench-workers.test.ts; report merge and compare: report.test.ts, their exit 2:
+ * report-hostile-files.test.ts).
  */
 import assert from 'node:assert/strict'
 import {mkdtemp, readFile, writeFile} from 'node:fs/promises'
@@ -13,7 +14,7 @@ import path from 'node:path'
 import {describe, it} from 'node:test'
 
 import {decodeHistogram} from '../../src/metrics/histograms.js'
-import {parseJson, runCli} from '../helpers/cli.js'
+import {parseJson} from '../helpers/cli.js'
 import {useCluster} from '../helpers/cluster.js'
 import {runInProcess} from '../helpers/in-process.js'
 
@@ -23,7 +24,7 @@ describe('bench --stages', () => {
   const cluster = useCluster({latencyMs: 2})
 
   it('ramps the concurrency in one run: three stages, each with its own figures, adding up to the run', async () => {
-    const run = await runCli(['bench', '--warmup', '0s', '--uri', cluster.uri, '--workload', 'ping', '--stages', '300ms:2,300ms:8,300ms:2', '--json'], {timeoutMs: 60_000})
+    const run = await runInProcess(['bench', '--warmup', '0s', '--uri', cluster.uri, '--workload', 'ping', '--stages', '300ms:2,300ms:8,300ms:2', '--json'])
     assert.equal(run.code, 0, run.stderr)
     const result = parseJson(run)
     assert.deepEqual(result.config.stages, [
@@ -60,7 +61,7 @@ describe('bench --stages', () => {
   })
 
   it('with --workers 2: each worker ramps its share; the stages add up over both', async () => {
-    const run = await runCli(['bench', '--warmup', '0s', '--uri', cluster.uri, '--workload', 'ping', '--stages', '300ms:2,300ms:8,300ms:2', '--workers', '2', '--json'], {timeoutMs: 60_000})
+    const run = await runInProcess(['bench', '--warmup', '0s', '--uri', cluster.uri, '--workload', 'ping', '--stages', '300ms:2,300ms:8,300ms:2', '--workers', '2', '--json'])
     assert.equal(run.code, 0, run.stderr)
     const [r] = parseJson(run).runs
     assert.equal(r.workers.count, 2)
@@ -101,7 +102,7 @@ describe('bench --stages', () => {
     // A twin of the file (report merge refuses one result given twice; a note tells the two apart).
     const twinFile = path.join(dir, 'twin.json')
     await writeFile(twinFile, JSON.stringify({...single, notes: [...single.notes, 'twin segment']}))
-    const merged = await runCli(['report', 'merge', file, twinFile, '--json'], {timeoutMs: 30_000})
+    const merged = await runInProcess(['report', 'merge', file, twinFile, '--json'])
     assert.equal(merged.code, 0, merged.stderr)
     const result = parseJson(merged)
     // The same run twice: every count doubles, the histograms add, the percentiles stay.
@@ -127,16 +128,16 @@ describe('bench --stages', () => {
     other.config.stages[1].concurrency = 4
     const otherFile = path.join(dir, 'other.json')
     await writeFile(otherFile, JSON.stringify(other))
-    const refused = await runCli(['report', 'merge', file, otherFile], {timeoutMs: 30_000})
+    const refused = await runInProcess(['report', 'merge', file, otherFile])
     assert.equal(refused.code, 2, refused.stderr)
     assert.match(refused.stderr, /config\.stages/)
-    const compared = await runCli(['report', 'compare', file, file, '--fail-on', 'p99Ratio>1.10', '--json'], {timeoutMs: 30_000})
+    const compared = await runInProcess(['report', 'compare', file, file, '--fail-on', 'p99Ratio>1.10', '--json'])
     assert.equal(compared.code, 0, compared.stderr)
     assert.equal(parseJson(compared).runs[0].metrics.p99.ratio, 1)
   })
 
   it('refuses a bad stage with one line naming it (exit 2), before any load', async () => {
-    const run = await runCli(['bench', '--uri', 'mongodb://127.0.0.1:1', '--stages', '300ms:2,300ms'], {timeoutMs: 30_000})
+    const run = await runInProcess(['bench', '--uri', 'mongodb://127.0.0.1:1', '--stages', '300ms:2,300ms'])
     assert.equal(run.code, 2, run.stderr)
     assert.match(run.stderr, /--stages stage 2 '300ms' is not DURATION:CONCURRENCY/)
     const combined = await runInProcess(['bench', '--uri', 'mongodb://127.0.0.1:1', '--stages', '300ms:2', '--duration', '1s'])

@@ -2,14 +2,14 @@
  * `bench --op-timeout` on both sides, told apart: a client-side timeout destroys the connection it was reading from, a
  * server-side one (maxTimeMS) is answered by the server and keeps it. One standalone embedded
  * cluster whose finds take 200 ms (the sim's service latency: interruptible work, which the server
- * stops at maxTimeMS as a real one does), and a 20 ms limit on both sides. One bench run and one
- * usage error are spawned (the real process, exit 0 and exit 2); the others run in-process
- * (test/helpers/in-process.ts, the path bin/run.js takes).
+ * stops at maxTimeMS as a real one does), and a 20 ms limit on both sides. Every run goes through this
+ * process (test/helpers/in-process.ts, the path bin/run.js takes): a process start cost ~1 CPU-s a case,
+ * and bench's real process is proven for exit 0 and exit 2 in test/cli/bench.test.ts.
  */
 import assert from 'node:assert/strict'
 import {describe, it} from 'node:test'
 
-import {type CliRun, parseJson, runCli} from '../helpers/cli.js'
+import {parseJson} from '../helpers/cli.js'
 import {useCluster} from '../helpers/cluster.js'
 import {runInProcess} from '../helpers/in-process.js'
 
@@ -24,11 +24,10 @@ describe('bench --op-timeout: who enforces the limit decides what a timeout cost
       '--ops', String(OPS), '--op-timeout', limit, '--timeout-side', side, '--json']
 
   /** Both sides under the same slow work (200 ms per find) and the same 20 ms limit. */
-  const underLatency = async (side: 'client' | 'server', uri?: string, spawned = false) => {
+  const underLatency = async (side: 'client' | 'server', uri?: string) => {
     await cluster.sim.control({kind: 'latency', ms: 200})
     try {
-      const cli = args(side, '20ms', uri)
-      const run: CliRun = spawned ? await runCli(cli, {timeoutMs: 60_000}) : await runInProcess(cli)
+      const run = await runInProcess(args(side, '20ms', uri))
       const result = parseJson(run)
       assert.deepEqual(result.config.opTimeout, {ms: 20, side})
       const [r] = result.runs
@@ -48,8 +47,7 @@ describe('bench --op-timeout: who enforces the limit decides what a timeout cost
   it('client side (socketTimeoutMS): each timed-out attempt closes its connection and a new one replaces it', async () => {
     const withoutRetries = new URL(cluster.uri)
     withoutRetries.searchParams.set('retryReads', 'false')
-    // Spawned: bench's success (exit 0) in the real process; the other two sides run in-process.
-    const {r, notes} = await underLatency('client', withoutRetries.toString(), true)
+    const {r, notes} = await underLatency('client', withoutRetries.toString())
     const t = r.timeouts
     assert.deepEqual(r.errorsByClass, {timeout: r.errors})
     assert.deepEqual({answeredByServer: t.answeredByServer, clientGaveUp: t.clientGaveUp}, {answeredByServer: 0, clientGaveUp: r.errors})
@@ -80,14 +78,12 @@ describe('bench --op-timeout: who enforces the limit decides what a timeout cost
   })
 
   it('bad values are one-line usage errors', async () => {
-    for (const [index, [extra, pattern]] of ([
+    for (const [extra, pattern] of [
       [['--timeout-side', 'server'], /--op-timeout/],
       [['--op-timeout', '10ms', '--timeout-side', 'both'], /timeout-side/],
       [['--workload', 'insert', '--key-dist', 'zipfian'], /--key-dist zipfian needs a workload that picks documents/],
-    ] as const).entries()) {
-      const cli = ['bench', '--uri', cluster.uri, ...extra]
-      // The first spawned: bench's usage error (exit 2) in the real process; the rest in-process.
-      const run = index === 0 ? await runCli(cli) : await runInProcess(cli)
+    ] as const) {
+      const run = await runInProcess(['bench', '--uri', cluster.uri, ...extra])
       assert.equal(run.code, 2, `${extra.join(' ')}: ${run.stderr}`)
       assert.match(run.stderr, pattern)
     }

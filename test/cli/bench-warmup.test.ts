@@ -3,16 +3,18 @@
  * the JSON and the text say how long it was and why it ended; --warmup 0s and --warmup 2s as
  * before; a value that is neither a duration nor auto is one usage line with a hint.
  *
- * An adaptive run costs at least the 5-s floor of load, up to the 30-s cap, so the file spawns two:
+ * An adaptive run costs at least the 5-s floor of load, up to the 30-s cap, so the file makes two:
  * one default run read twice (its text on stdout, its JSON through --out) and one with --workers 2.
  * What the rule decides on given seconds is tested on recorded series in
- * test/unit/bench-warmup.test.ts; here the real process proves it is wired up, whichever way each
- * warm-up ends. Every run gives the embedded cluster a 50 ms service time (--sim-latency): the load is
- * then bound by timers, not by the CPU. Without it each warm-up second was CPU-bound on the shared
- * 2-core machine (load 12), wandered 78 → 951 ops/s and ran to the 30-s cap, 13.3 CPU-s for one run;
- * with it the same run held 64–69 ops/s, settled after 6 s and cost 4.0 CPU-s. The warm-up flags and
- * what the JSON and text say about them are the same either way. The fixed cases run side by side, then
- * the adaptive ones side by side; which way a warm-up ends is not checked here.
+ * test/unit/bench-warmup.test.ts; here the CLI proves it is wired up, whichever way each warm-up
+ * ends. Every run loads one embedded cluster, shared by the file, with a 50 ms service time (what
+ * --sim-latency 50ms sets): the load is then bound by timers, not by the CPU. Without it each warm-up
+ * second was CPU-bound on the shared 2-core machine (load 12), wandered 78 → 951 ops/s and ran to the
+ * 30-s cap, 13.3 CPU-s for one run; with it the same run held 64–69 ops/s, settled after 6 s and cost
+ * 4.0 CPU-s. The warm-up flags and what the JSON and text say about them are the same either way. The
+ * runs are in this process (test/helpers/in-process.ts, the path bin/run.js takes), one at a time: a
+ * process start per run cost ~1 CPU-s, and each --sim run's own cluster 0.3 more. Which way a warm-up
+ * ends is not checked here.
  */
 import assert from 'node:assert/strict'
 import {mkdtempSync, readFileSync} from 'node:fs'
@@ -21,29 +23,31 @@ import path from 'node:path'
 import {describe, it} from 'node:test'
 
 import {SETTLE_RULE} from '../../src/bench/warmup.js'
-import {type CliRun, parseJson, runCli} from '../helpers/cli.js'
+import {type CliRun, parseJson} from '../helpers/cli.js'
+import {useCluster} from '../helpers/cluster.js'
+import {runInProcess} from '../helpers/in-process.js'
 
-// The cap (30 s) plus start-up on a shared, loaded machine, a group of cases at once: the harness's guard, not a claim about speed.
-const SLOW = {timeoutMs: 180_000}
 /** A service time that bounds the load by timers instead of CPU (see above): 4 in flight, ~80 ops/s. */
-const SERVICE = ['--sim-latency', '50ms']
+const SERVICE_MS = 50
 
-// The fixed runs first, then the adaptive ones: a warm-up judged on ops/s is not shared with the start-up of
-// five other processes (that starved its first seconds and held it to the cap). Within each group, side by side.
+// The fixed runs first, then the adaptive ones, one at a time (runs in this process are): a warm-up judged on
+// ops/s is not shared with other runs' load or start-up (five processes starting beside one starved its first
+// seconds and held it to the cap).
 describe('bench --warmup', () => {
+  const cluster = useCluster({latencyMs: SERVICE_MS})
   const dir = mkdtempSync(path.join(tmpdir(), 'pooltool-warmup-'))
   /** The default run, once for both of its tests: the text report on stdout, the JSON in a file. */
   let byDefault: Promise<{run: CliRun; json: string}> | undefined
   const defaultRun = () => (byDefault ??= (async () => {
     const out = path.join(dir, 'default.json')
-    const run = await runCli(['bench', '--sim', ...SERVICE, '--duration', '300ms', '--concurrency', '4', '--out', out], SLOW)
+    const run = await runInProcess(['bench', '--uri', cluster.uri, '--duration', '300ms', '--concurrency', '4', '--out', out])
     assert.equal(run.code, 0, run.stderr)
     return {run, json: readFileSync(out, 'utf8')}
   })())
 
-  describe('a fixed warm-up, none, and bad values', {concurrency: true}, () => {
+  describe('a fixed warm-up, none, and bad values', () => {
     it('--warmup 0s: none, as before', async () => {
-      const run = await runCli(['bench', '--sim', ...SERVICE, '--warmup', '0s', '--duration', '300ms', '--concurrency', '2', '--json'], SLOW)
+      const run = await runInProcess(['bench', '--uri', cluster.uri, '--warmup', '0s', '--duration', '300ms', '--concurrency', '2', '--json'])
       assert.equal(run.code, 0, run.stderr)
       const result = parseJson(run)
       assert.equal(result.config.warmupMS, 0)
@@ -54,7 +58,7 @@ describe('bench --warmup', () => {
     })
 
     it('--warmup 2s: exactly 2 s, fixed, as before', async () => {
-      const run = await runCli(['bench', '--sim', ...SERVICE, '--warmup', '2s', '--duration', '300ms', '--concurrency', '2', '--json'], SLOW)
+      const run = await runInProcess(['bench', '--uri', cluster.uri, '--warmup', '2s', '--duration', '300ms', '--concurrency', '2', '--json'])
       assert.equal(run.code, 0, run.stderr)
       const result = parseJson(run)
       assert.equal(result.config.warmupMS, 2000)
@@ -67,7 +71,7 @@ describe('bench --warmup', () => {
     })
 
     it('--warmup auto with --segment: a fixed 5 s, and why', async () => {
-      const run = await runCli(['bench', '--sim', ...SERVICE, '--segment', '0/1', '--run-id', 'a1b2c3d4', '--duration', '300ms', '--concurrency', '2', '--json'], SLOW)
+      const run = await runInProcess(['bench', '--uri', cluster.uri, '--segment', '0/1', '--run-id', 'a1b2c3d4', '--duration', '300ms', '--concurrency', '2', '--json'])
       assert.equal(run.code, 0, run.stderr)
       const result = parseJson(run)
       assert.equal(result.config.warmupMS, 5000)
@@ -77,7 +81,7 @@ describe('bench --warmup', () => {
     })
 
     it('a value that is neither auto nor a duration: one line with a hint, exit 2', async () => {
-      const [run, bare] = await Promise.all([runCli(['bench', '--sim', '--warmup', 'soon'], SLOW), runCli(['bench', '--sim', '--warmup', '5'], SLOW)])
+      const [run, bare] = await Promise.all([runInProcess(['bench', '--sim', '--warmup', 'soon']), runInProcess(['bench', '--sim', '--warmup', '5'])])
       assert.equal(run.code, 2)
       assert.equal(run.stderr.trim(), "Error [USAGE]: --warmup 'soon' is neither auto nor a duration (hint: give auto (the default) or a length with a unit, e.g. 10s; 0s turns it off)")
       assert.equal(bare.code, 2)
@@ -85,7 +89,7 @@ describe('bench --warmup', () => {
     })
   })
 
-  describe('adaptive, by default', {concurrency: true}, () => {
+  describe('adaptive, by default', () => {
     it('by default warms up until ops/s settles, and says how long and why it ended', async () => {
       const result = JSON.parse((await defaultRun()).json)
       assert.deepEqual(result.config.warmup, {mode: 'auto', windowMS: 1000, windows: 4, tolerance: 0.05, spread: 0.15, confirmations: 2, floorMS: 5000, capMS: 30_000})
@@ -113,7 +117,7 @@ describe('bench --warmup', () => {
     })
 
     it('--workers 2: one warm-up for both workers, judged on their sum by the parent', async () => {
-      const run = await runCli(['bench', '--sim', ...SERVICE, '--workers', '2', '--duration', '300ms', '--concurrency', '4', '--json'], SLOW)
+      const run = await runInProcess(['bench', '--uri', cluster.uri, '--workers', '2', '--duration', '300ms', '--concurrency', '4', '--json'])
       assert.equal(run.code, 0, run.stderr)
       const [r] = parseJson(run).runs
       assert.equal(r.warmup.mode, 'auto')

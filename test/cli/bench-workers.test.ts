@@ -1,6 +1,8 @@
 /**
  * `bench --workers`: the load on worker threads, each with its own clients, merged into one run
  * whose counts and histograms add up exactly; a stop request stops every worker and cleans up.
+ * The runs are in this process (test/helpers/in-process.ts, the path bin/run.js takes; a process
+ * start per case cost ~1 CPU-s), except the stop request: a real SIGINT to a spawned process.
  */
 import assert from 'node:assert/strict'
 import {describe, it} from 'node:test'
@@ -8,11 +10,12 @@ import {describe, it} from 'node:test'
 import {parseJson, runCli} from '../helpers/cli.js'
 import {useClusterClient} from '../helpers/cluster.js'
 import {sum} from '../helpers/faults.js'
+import {runInProcess} from '../helpers/in-process.js'
 import {waitForState} from '../helpers/sim.js'
 
 describe('bench --workers', {timeout: 120_000}, () => {
   const cluster = useClusterClient({})
-  const bench = (...args: string[]) => runCli(['bench', '--warmup', '0s', '--uri', cluster.uri, '--workload', 'find', '--seed-docs', '50', ...args, '--json'], {timeoutMs: 60_000})
+  const bench = (...args: string[]) => runInProcess(['bench', '--warmup', '0s', '--uri', cluster.uri, '--workload', 'find', '--seed-docs', '50', ...args, '--json'])
 
   it('closed loop: the concurrency split over the threads, each with its own pool, merged exactly', async () => {
     // A count, split 100/100/100, not a duration: every worker has its share however loaded the machine.
@@ -48,6 +51,7 @@ describe('bench --workers', {timeout: 120_000}, () => {
   it('a stop request stops every worker: partial result, namespace dropped, exit 130', async () => {
     const queries = async () => Number((await cluster.client.db('admin').command({serverStatus: 1})).opcounters.query)
     const before = await queries()
+    // Spawned: a real SIGINT to the process.
     const run = await runCli(['bench', '--warmup', '0s', '--uri', cluster.uri, '--workload', 'find', '--seed-docs', '50', '--workers', '2', '--concurrency', '4', '--duration', '60s', '--json'], {
       timeoutMs: 60_000,
       onSpawn: (child) => {
@@ -66,7 +70,7 @@ describe('bench --workers', {timeout: 120_000}, () => {
       [['--workers', '2', '--model', 'single'], /--model single cannot be split over workers/],
       [['--workers', '4', '--concurrency', '2'], /--concurrency 2 cannot be split over 4 workers/],
     ] as const) {
-      const run = await runCli(['bench', '--uri', cluster.uri, ...args])
+      const run = await runInProcess(['bench', '--uri', cluster.uri, ...args])
       assert.equal(run.code, 2, run.stderr)
       assert.match(run.stderr, message)
     }

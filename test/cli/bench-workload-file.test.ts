@@ -1,7 +1,9 @@
 /**
  * `bench --workload-file` on the embedded cluster: the file's operations run with their own
  * latency, a user's namespace is only read, and a file that would write to it is refused before
- * bench writes anything at all.
+ * bench writes anything at all. The runs are in this process (test/helpers/in-process.ts, the path
+ * bin/run.js takes): what they check is the load and the data, not the process, and a process start
+ * per case cost ~1 CPU-s.
  */
 import assert from 'node:assert/strict'
 import {mkdtempSync, writeFileSync} from 'node:fs'
@@ -11,8 +13,9 @@ import {after, before, describe, it} from 'node:test'
 
 import {MongoClient} from 'mongodb'
 
-import {parseJson, runCli} from '../helpers/cli.js'
+import {parseJson} from '../helpers/cli.js'
 import {useCluster} from '../helpers/cluster.js'
+import {runInProcess} from '../helpers/in-process.js'
 
 const dir = mkdtempSync(path.join(tmpdir(), 'pooltool-wf-cli-'))
 const ORDERS = Array.from({length: 20}, (_, i) => ({_id: i, status: i % 2 === 0 ? 'open' : 'closed', total: i * 10}))
@@ -51,9 +54,9 @@ describe('bench --workload-file', {timeout: 90_000}, () => {
         '    command: {ping: 1}',
       ].join('\n'),
     )
-    const run = await runCli(['bench', '--warmup', '0s', '--uri', cluster.uri, '--workload-file', file, '--read-namespace', 'shop.orders', '--key-dist', 'zipfian',
+    const run = await runInProcess(['bench', '--warmup', '0s', '--uri', cluster.uri, '--workload-file', file, '--read-namespace', 'shop.orders', '--key-dist', 'zipfian',
       // A count: the seeded draws then name every operation, however slowly a loaded machine runs.
-      '--seed-docs', '50', '--concurrency', '4', '--ops', '200', '--json'], {timeoutMs: 60_000})
+      '--seed-docs', '50', '--concurrency', '4', '--ops', '200', '--json'])
     const result = parseJson(run)
     assert.equal(run.code, 0, run.stderr)
     assert.equal(result.config.workload, 'file')
@@ -72,8 +75,8 @@ describe('bench --workload-file', {timeout: 90_000}, () => {
   it('with --workers 2: each worker loads the file; the operations and their latency add up over both', async () => {
     const file = path.join(dir, 'workers.yaml')
     writeFileSync(file, ['operations:', '  - name: lookup', '    weight: 3', '    find: {filter: {_id: "{{seededId}}"}}', '  - name: openOrders', '    namespace: read', '    find: {filter: {status: open}}'].join('\n'))
-    const run = await runCli(['bench', '--warmup', '0s', '--uri', cluster.uri, '--workload-file', file, '--read-namespace', 'shop.orders', '--workers', '2',
-      '--seed-docs', '50', '--concurrency', '4', '--ops', '200', '--json'], {timeoutMs: 60_000})
+    const run = await runInProcess(['bench', '--warmup', '0s', '--uri', cluster.uri, '--workload-file', file, '--read-namespace', 'shop.orders', '--workers', '2',
+      '--seed-docs', '50', '--concurrency', '4', '--ops', '200', '--json'])
     assert.equal(run.code, 0, run.stderr)
     const [r] = parseJson(run).runs
     assert.equal(r.errors, 0, JSON.stringify(r.errorsByClass))
@@ -89,7 +92,7 @@ describe('bench --workload-file', {timeout: 90_000}, () => {
     const file = path.join(dir, 'harm.json')
     writeFileSync(file, JSON.stringify({operations: [{name: 'lookup', find: {}}, {name: 'wipe', namespace: 'read', update: {filter: {}, update: {$set: {total: 0}}, multi: true}}]}))
     const before = await databases()
-    const run = await runCli(['bench', '--uri', cluster.uri, '--workload-file', file, '--read-namespace', 'shop.orders', '--db', 'pooltool_wf_refused'])
+    const run = await runInProcess(['bench', '--uri', cluster.uri, '--workload-file', file, '--read-namespace', 'shop.orders', '--db', 'pooltool_wf_refused'])
     assert.equal(run.code, 2, run.stderr)
     assert.match(run.stderr, /operation 'wipe' field namespace: update writes, and writes go only to pooltool's own collection, never to shop\.orders/)
     assert.deepEqual(await userOrders(), ORDERS)

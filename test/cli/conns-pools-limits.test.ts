@@ -10,6 +10,10 @@
  *   limit explanations (the replay answers getCmdLineOpts from the capture);
  * - a sharded cluster: the router's pools by name (ShardRegistry) and per shard, the shard and
  *   config members' own pools, and every limit explained.
+ *
+ * Every run goes through the in-process runner (test/helpers/in-process.ts), the path bin/run.js takes,
+ * without a process start (about 1 CPU-s each): nothing here is about the process itself. The replay is
+ * still `sim --replay` in its own process (test/helpers/replay.ts).
  */
 import assert from 'node:assert/strict'
 import {mkdtempSync, readFileSync, rmSync} from 'node:fs'
@@ -20,8 +24,9 @@ import {after, describe, it} from 'node:test'
 import {EJSON} from 'bson'
 
 import {rewriteNames} from '../../src/snapshot/rewrite.js'
-import {parseJson, runCli} from '../helpers/cli.js'
+import {parseJson} from '../helpers/cli.js'
 import {useCluster} from '../helpers/cluster.js'
+import {runInProcess} from '../helpers/in-process.js'
 import {startReplay} from '../helpers/replay.js'
 
 const dir = mkdtempSync(path.join(tmpdir(), 'pooltool-pools-limits-'))
@@ -46,7 +51,7 @@ describe('conns list on a replica set with a passive, a hidden member and an arb
   })
 
   it('lists every member with its role, its pools by name and by remote host, and its limit explained', async () => {
-    const run = await runCli(['conns', 'list', '--json', '--uri', cluster.uri])
+    const run = await runInProcess(['conns', 'list', '--json', '--uri', cluster.uri])
     assert.equal(run.code, 0, run.stderr)
     const result = parseJson(run)
     const byRole = (role: string) => result.hosts.filter((h: any) => h.role === role)
@@ -75,7 +80,7 @@ describe('conns list on a replica set with a passive, a hidden member and an arb
   })
 
   it('shows roles, pools by name, remote hosts and the limit in the text view within the width', async () => {
-    const run = await runCli(['conns', 'list', '--uri', cluster.uri], {env: {COLUMNS: '110'}})
+    const run = await runInProcess(['conns', 'list', '--uri', cluster.uri], {env: {COLUMNS: '110'}})
     assert.equal(run.code, 0, run.stderr)
     const flat = run.stdout.replaceAll(/\n +/g, ' ')
     assert.match(flat, /replica set rs0, 4 hosts \(from hello, replSetGetConfig\)/)
@@ -91,7 +96,7 @@ describe('conns list on a replica set with a passive, a hidden member and an arb
 
   it('a snapshot keeps them: conns list against sim --replay gives the same roles, pools and limits', async () => {
     const file = path.join(dir, 'replset.json')
-    const capture = await runCli(['snapshot', '--json', '--out', file, '--uri', cluster.uri])
+    const capture = await runInProcess(['snapshot', '--json', '--out', file, '--uri', cluster.uri])
     assert.equal(capture.code, 0, capture.stderr)
     const snapshot = EJSON.parse(readFileSync(file, 'utf8'), {relaxed: true})
     assert.ok(
@@ -100,7 +105,7 @@ describe('conns list on a replica set with a passive, a hidden member and an arb
     )
     const replay = await startReplay(file)
     try {
-      const run = await runCli(['conns', 'list', '--json', '--uri', replay.uri])
+      const run = await runInProcess(['conns', 'list', '--json', '--uri', replay.uri])
       assert.equal(run.code, 0, run.stderr)
       const replayed = parseJson(run)
       const captured = rewriteNames(snapshot.views['conns list'], new Map(Object.entries(replay.hosts))) as any
@@ -122,7 +127,7 @@ describe('conns list on a sharded cluster: every node answers connPoolStats', {t
   const cluster = useCluster({topology: 'sharded', mongos: 1, shards: 2})
 
   it("the router's pools by name and per shard, the members' own pools, every limit explained", async () => {
-    const run = await runCli(['conns', 'list', '--json', '--uri', cluster.uri])
+    const run = await runInProcess(['conns', 'list', '--json', '--uri', cluster.uri])
     assert.equal(run.code, 0, run.stderr)
     const result = parseJson(run)
     const router = result.hosts.find((h: any) => h.role === 'mongos')
@@ -134,7 +139,7 @@ describe('conns list on a sharded cluster: every node answers connPoolStats', {t
       for (const h of members) assert.ok(h.pools?.byPool?.length > 0 && h.pools.byHost.length > 0, `${h.host} ${role}: ${JSON.stringify(h.pools ?? h.poolsUnavailable)}`)
     }
     for (const h of result.hosts) assert.equal(h.incomingLimit?.binds, 'maxIncomingConnections', `${h.host}: ${JSON.stringify(h.incomingLimit)}`)
-    const text = await runCli(['conns', 'list', '--uri', cluster.uri], {env: {COLUMNS: '120'}})
+    const text = await runInProcess(['conns', 'list', '--uri', cluster.uri], {env: {COLUMNS: '120'}})
     assert.match(text.stdout.replaceAll(/\n +/g, ' '), /ShardRegistry \d+\/\d+\/\d+\/\d+ · .*by shard config \d+\/\d+\/\d+\/\d+/)
   })
 })

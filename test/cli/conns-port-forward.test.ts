@@ -5,12 +5,16 @@
  * polled at the address given and shows its figures; the others are "not reachable from
  * here" with their real error (the name does not resolve), never down, and the run is not a
  * failure. Before, every member was polled by its advertised name: no figures at all.
+ *
+ * The list runs go through the in-process runner (test/helpers/in-process.ts), the path bin/run.js
+ * takes, without a process start (about 1 CPU-s each); the watch is a real process, stopped by Ctrl-C.
  */
 import assert from 'node:assert/strict'
 import {describe, it} from 'node:test'
 
 import {parseJson, runCli} from '../helpers/cli.js'
 import {useCluster} from '../helpers/cluster.js'
+import {runInProcess} from '../helpers/in-process.js'
 import {CliOutput} from '../helpers/output.js'
 
 describe('conns through a port-forward (members advertise names that do not resolve)', () => {
@@ -19,7 +23,7 @@ describe('conns through a port-forward (members advertise names that do not reso
   it("list: the forwarded member's figures, under its cluster name; the others not reachable from here, exit 0", async () => {
     const entry = cluster.sim.info.processes[0]!
     const uri = `mongodb://127.0.0.1:${entry.port}/?directConnection=true`
-    const run = await runCli(['conns', 'list', '--uri', uri, '--timeout-ms', '2000', '--json'])
+    const run = await runInProcess(['conns', 'list', '--uri', uri, '--timeout-ms', '2000', '--json'])
     assert.equal(run.code, 0, run.stderr)
     const result = parseJson(run)
     assert.equal(result.hosts.length, 3)
@@ -38,7 +42,7 @@ describe('conns through a port-forward (members advertise names that do not reso
     }
     assert.ok(result.notes.some((n: string) => n.startsWith('not reachable from here (never answered): ')), result.notes.join('\n'))
 
-    const text = await runCli(['conns', 'list', '--uri', uri, '--timeout-ms', '2000', '--no-holders'])
+    const text = await runInProcess(['conns', 'list', '--uri', uri, '--timeout-ms', '2000', '--no-holders'])
     assert.equal(text.code, 0, text.stderr)
     assert.match(text.stdout, new RegExp(`rs\\.pooltool\\.invalid:${entry.port} \\(entry, via 127\\.0\\.0\\.1:${entry.port}\\)`))
     assert.match(text.stdout, /not reachable from here: /)

@@ -4,6 +4,9 @@
  * The cluster is a hand-assembled snapshot served by `pooltool sim --replay`; its documents
  * are shaped as the manual shows them (config database "mongos", listShards with `tags`,
  * serverStatus "connections" and "globalLock"), values filled in.
+ *
+ * The conns runs go through the in-process runner (test/helpers/in-process.ts), the path bin/run.js
+ * takes, without a process start (about 1 CPU-s each); the replays are `sim --replay` processes.
  */
 import assert from 'node:assert/strict'
 import {mkdtempSync, rmSync, writeFileSync} from 'node:fs'
@@ -14,7 +17,8 @@ import {after, before, describe, it} from 'node:test'
 import {Long} from 'bson'
 
 import {serializeSnapshot, type SnapshotFile, type SnapshotRead} from '../../src/snapshot/format.js'
-import {parseJson, runCli} from '../helpers/cli.js'
+import {parseJson} from '../helpers/cli.js'
+import {runInProcess} from '../helpers/in-process.js'
 import {type ReplayHandle, startReplay} from '../helpers/replay.js'
 
 const capturedAt = new Date('2025-03-04T09:30:00Z')
@@ -108,7 +112,7 @@ describe('conns on a replayed cluster with routers of mixed versions', () => {
   })
 
   it('names the version mix, shows each router its version, the zone on the shard, the limit and the lock queue', async () => {
-    const run = await runCli(['conns', 'list', '--uri', replay.uri, '--no-holders', '--json'])
+    const run = await runInProcess(['conns', 'list', '--uri', replay.uri, '--no-holders', '--json'])
     assert.equal(run.code, 0, run.stderr)
     const result = parseJson(run)
     const listener = (name: string) => replay.hosts[name]!
@@ -132,7 +136,7 @@ describe('conns on a replayed cluster with routers of mixed versions', () => {
     assert.equal(result.notes.some((n: string) => n.includes('clock')), true, 'the replay note names the clocks')
     assert.equal(result.notes.some((n: string) => /clock is .* (ahead of|behind) this machine/.test(n)), false, 'no skew for clocks as captured')
 
-    const text = await runCli(['conns', 'list', '--uri', replay.uri, '--no-holders'])
+    const text = await runInProcess(['conns', 'list', '--uri', replay.uri, '--no-holders'])
     assert.equal(text.code, 0, text.stderr)
     assert.match(text.stdout, /mongos 4\.4\.29/)
     assert.match(text.stdout, /shard shardA P zones NYC/)
@@ -148,7 +152,7 @@ describe('conns on a replayed cluster with routers of mixed versions', () => {
     writeFileSync(file, serializeSnapshot(empty))
     const other = await startReplay(file)
     try {
-      const run = await runCli(['conns', 'list', '--uri', other.uri, '--no-holders', '--json'])
+      const run = await runInProcess(['conns', 'list', '--uri', other.uri, '--no-holders', '--json'])
       assert.equal(run.code, 0, run.stderr)
       const result = parseJson(run)
       assert.equal(result.topology.configMongosCount, 0)

@@ -8,9 +8,9 @@
  * printed its second round and it is stopped (Ctrl-C) once the held pool is
  * flagged and one more round is in.
  *
- * Every run here is a real process: the watches are stopped by a signal, the load is the bench
- * the issue names, and the one conns list would cost more in this process than spawned (loading
- * the CLI into a test process that loads nothing else of it: measured 2026-11-28).
+ * The watches are real processes: they are stopped by a signal. The bench (the load the issue names)
+ * and the conns list go through the in-process runner (test/helpers/in-process.ts), the path bin/run.js
+ * takes, without a process start (about 1 CPU-s each; the two share one load of the CLI).
  */
 import assert from 'node:assert/strict'
 import {describe, it} from 'node:test'
@@ -18,6 +18,7 @@ import {describe, it} from 'node:test'
 import {MongoClient} from '../../src/mongo/driver.js'
 import {parseJson, runCli} from '../helpers/cli.js'
 import {useCluster} from '../helpers/cluster.js'
+import {runInProcess} from '../helpers/in-process.js'
 import {CliOutput} from '../helpers/output.js'
 
 async function poolLoad(client: MongoClient, concurrency: number, forMs: number): Promise<void> {
@@ -57,7 +58,7 @@ describe('conns watch against the embedded sharded cluster', () => {
       {timeoutMs: 90_000, onSpawn: out.attach},
     )
     await out.until(/round 2: /)
-    const bench = await runCli(['bench', '--warmup', '0s', '--uri', sim.info.uri, '--model', 'per-op', '--workload', 'ping', '--concurrency', '4', '--duration', '1s', '--json'], {timeoutMs: 40_000})
+    const bench = await runInProcess(['bench', '--warmup', '0s', '--uri', sim.info.uri, '--model', 'per-op', '--workload', 'ping', '--concurrency', '4', '--duration', '1s', '--json'])
     assert.equal(bench.code, 0, bench.stderr)
 
     await sim.control({kind: 'latency', ms: 40, hosts: routers})
@@ -118,7 +119,7 @@ describe('conns watch against the embedded sharded cluster', () => {
 
   it('list: one snapshot of every host with mongos pools', async () => {
     const {sim} = cluster
-    const run = await runCli(['conns', 'list', '--uri', sim.info.uri, '--json'])
+    const run = await runInProcess(['conns', 'list', '--uri', sim.info.uri, '--json'])
     assert.equal(run.code, 0, run.stderr)
     const result = parseJson(run)
     assert.equal(result.hosts.length, sim.info.processes.length)

@@ -6,9 +6,10 @@
  * payload, must reach `conns list | watch` and `locks list | pings | watch` visibly escaped
  * (`\x1b]0;pwned`), with no raw ESC or BEL on stdout or stderr.
  *
- * Each command runs as a real process once (the watches also need one: they are stopped by a signal
- * once a line has been printed); conns list's --json run goes through the in-process runner
- * (test/helpers/in-process.ts), the path bin/run.js takes, without a process start.
+ * The locks watches run as real processes: they are stopped by a signal once a line has been printed.
+ * conns list, conns watch --count, locks list and locks pings go through the in-process runner
+ * (test/helpers/in-process.ts), the path bin/run.js takes (the secret guard, oclif, the command's own
+ * writes to stdout and stderr), without a process start (about 1 CPU-s each).
  */
 import assert from 'node:assert/strict'
 import {mkdtempSync} from 'node:fs'
@@ -77,14 +78,14 @@ describe('hostile strings from clients and config.locks are shown escaped', {tim
   })
 
   it('conns list', async () => {
-    const run = await runCli(['conns', 'list', '--uri', cluster.uri])
+    const run = await runInProcess(['conns', 'list', '--uri', cluster.uri])
     assert.equal(run.code, 0, run.stderr)
     assertClean('conns list', run)
     assert.ok(run.stdout.includes(`app${SHOWN}@127.0.0.1`), run.stdout)
   })
 
   it('conns watch, plain, two rounds and the summary', async () => {
-    const run = await runCli(['conns', 'watch', '--uri', cluster.uri, '--count', '2', '--interval', '200ms'])
+    const run = await runInProcess(['conns', 'watch', '--uri', cluster.uri, '--count', '2', '--interval', '200ms'])
     assert.equal(run.code, 0, run.stderr)
     assertClean('conns watch', run)
     assert.match(run.stdout, new RegExp(` #2 .*holders=[^ ]*${escaped(`app${SHOWN}@127.0.0.1`)}`), 'a round line names the holder')
@@ -92,7 +93,7 @@ describe('hostile strings from clients and config.locks are shown escaped', {tim
   })
 
   it('locks list and locks pings', async () => {
-    const list = await runCli(['locks', 'list', '--uri', cluster.uri, '--all'])
+    const list = await runInProcess(['locks', 'list', '--uri', cluster.uri, '--all'])
     assert.equal(list.code, 0, list.stderr)
     assertClean('locks list', list)
     const row = list.stdout.split('\n').find((line) => line.startsWith(`│ orders${SHOWN}`))
@@ -101,7 +102,7 @@ describe('hostile strings from clients and config.locks are shown escaped', {tim
     // who is cut to its column's 40 characters: its escaped start is there.
     assert.ok(row!.includes(`evil\\x1b]0;pwned`), row)
 
-    const pings = await runCli(['locks', 'pings', '--uri', cluster.uri, '--all'])
+    const pings = await runInProcess(['locks', 'pings', '--uri', cluster.uri, '--all'])
     assert.equal(pings.code, 0, pings.stderr)
     assertClean('locks pings', pings)
     const ping = pings.stdout.split('\n').find((line) => line.startsWith(`│ evil${SHOWN}:27018:1604300000:42`))

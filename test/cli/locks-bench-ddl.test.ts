@@ -1,6 +1,9 @@
 /**
  * Concurrent DDL on one namespace through two mongos produces LockBusy on the embedded 4.4
- * cluster, and `bench --workload ddl --json` reports it with the lock hold times it saw.
+ * cluster, and `bench --workload ddl --json` reports it with the lock hold times it saw. The bench runs go
+ * through this process (test/helpers/in-process.ts, the path bin/run.js takes; a process start cost ~1 CPU-s);
+ * the `locks watch` beside one is spawned, since it must run while that bench runs and in-process runs are
+ * one at a time.
  */
 import assert from 'node:assert/strict'
 import {mkdtempSync, readFileSync} from 'node:fs'
@@ -11,6 +14,7 @@ import {MongoClient, MongoServerError} from 'mongodb'
 
 import {parseJson, runCli} from '../helpers/cli.js'
 import {useCluster} from '../helpers/cluster.js'
+import {runInProcess} from '../helpers/in-process.js'
 
 describe('DDL lock contention through two mongos (4.4 profile)', {timeout: 60_000}, () => {
   // 20 ms service time per operation: each DDL holds its locks for several round trips; the wait limit is 200 ms.
@@ -43,7 +47,7 @@ describe('DDL lock contention through two mongos (4.4 profile)', {timeout: 60_00
 
   it('bench --workload ddl reports LockBusy counts and config.locks hold times', async () => {
     const html = path.join(mkdtempSync(path.join(tmpdir(), 'pooltool-ddl-')), 'ddl.html')
-    const run = await runCli(['bench', '--warmup', '0s', '--uri', cluster.uri, '--workload', 'ddl', '--concurrency', '8', '--duration', '2s', '--json', '--html', html], {timeoutMs: 45_000})
+    const run = await runInProcess(['bench', '--warmup', '0s', '--uri', cluster.uri, '--workload', 'ddl', '--concurrency', '8', '--duration', '2s', '--json', '--html', html])
     const result = parseJson(run)
     assert.equal(result.cluster.topology, 'sharded')
     const r = result.runs[0]
@@ -69,9 +73,10 @@ describe('DDL lock contention through two mongos (4.4 profile)', {timeout: 60_00
 
   it('locks watch beside a ddl bench: every hold between its two bounds, its p50 range printed beside bench\'s observer', async () => {
     // The watch at its default interval (500 ms), over the whole bench run; bench's own observer polls every 25 ms.
+    // The watch spawned, the bench in this process: in-process runs are one at a time, and these two overlap.
     const watching = runCli(['locks', 'watch', '--uri', cluster.uri, '--db', 'pooltool_bench', '--duration', '9s', '--json'], {timeoutMs: 60_000})
     await new Promise((resolve) => setTimeout(resolve, 1000))
-    const benchRun = await runCli(['bench', '--warmup', '0s', '--uri', cluster.uri, '--workload', 'ddl', '--concurrency', '8', '--duration', '5s', '--json'], {timeoutMs: 45_000})
+    const benchRun = await runInProcess(['bench', '--warmup', '0s', '--uri', cluster.uri, '--workload', 'ddl', '--concurrency', '8', '--duration', '5s', '--json'])
     const watch = parseJson(await watching)
     const observer = parseJson(benchRun).runs[0].locks
     assert.ok(observer.holdMS.count > 0, JSON.stringify(observer))

@@ -6,12 +6,16 @@
  * given the router's address with directConnection: the router's figures are read and shown under its
  * cluster name, every other process is "not reachable from here" with the name error (never a
  * timeout: nothing waits for a name that does not resolve), and the runs succeed (exit 0).
+ *
+ * Both runs go through the in-process runner (test/helpers/in-process.ts), the path bin/run.js takes,
+ * without a process start (about 1 CPU-s each): neither is about the process itself.
  */
 import assert from 'node:assert/strict'
 import {describe, it} from 'node:test'
 
-import {parseJson, runCli} from '../helpers/cli.js'
+import {parseJson} from '../helpers/cli.js'
 import {useCluster} from '../helpers/cluster.js'
+import {runInProcess} from '../helpers/in-process.js'
 
 const NAME = 'sh.pooltool.invalid'
 const NAMED = /^sh\.pooltool\.invalid:\d+/
@@ -26,7 +30,7 @@ describe('a sharded cluster through a port-forward to its router (processes adve
 
   it("conns list: the router's figures under its cluster name, the shard and config members not reachable from here, exit 0", async () => {
     const {router, uri} = routerUri()
-    const run = await runCli(['conns', 'list', '--uri', uri, '--timeout-ms', '2000', '--json'])
+    const run = await runInProcess(['conns', 'list', '--uri', uri, '--timeout-ms', '2000', '--json'])
     assert.equal(run.code, 0, run.stderr)
     const result = parseJson(run)
     assert.equal(result.topology.kind, 'sharded')
@@ -52,7 +56,7 @@ describe('a sharded cluster through a port-forward to its router (processes adve
 
   it('locks list: read through the router, lock pings named by the advertised names, exit 0', async () => {
     const {uri} = routerUri()
-    const run = await runCli(['locks', 'list', '--uri', uri, '--timeout-ms', '2000', '--json'])
+    const run = await runInProcess(['locks', 'list', '--uri', uri, '--timeout-ms', '2000', '--json'])
     assert.equal(run.code, 0, run.stderr)
     const result = parseJson(run)
     assert.equal(result.serverVersion, '4.4.29')
