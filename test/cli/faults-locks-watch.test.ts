@@ -181,7 +181,10 @@ describe('fault matrix: locks watch', {timeout: 120_000}, () => {
       const armed = await cluster.sim.armFault({kind: 'restart', downMS: 60_000, hosts: [router]}, {host: router, opcounter: 'command', grows: 2})
       let recovering: Promise<void> | undefined
       // Spawned: stopped by a real SIGINT. Open-ended: stopped with Ctrl-C once it has started after a failed attempt (exit 0: nothing cut short).
-      const run = await runCli(['locks', 'watch', '--uri', cluster.uri, '--interval', '200ms', '--timeout-ms', String(LOST_HOST_TIMEOUT_MS), '--ndjson'], {
+      // The bound of an answered fault: the open's first reads must be answered before the router goes, and with
+      // 800 ms a loaded machine (four test files at once) let that bound run out first (exit 4, never answered).
+      // The failed attempt does not wait for it: the router's restart cuts the open's connections.
+      const run = await runCli(['locks', 'watch', '--uri', cluster.uri, '--interval', '200ms', '--timeout-ms', String(ANSWERED_TIMEOUT_MS), '--ndjson'], {
         timeoutMs: 60_000,
         signalWhen: [[/"type":"pollFailure"[\s\S]*"type":"start"/, 'SIGINT']],
         onSpawn: (child) => {
