@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The flakiness proof: `npm test` RUNS times in a row (default 20) with HOGS busy loops (default 1)
-# beside it, stopping at the first failure. The suite runs two or three test files at a time, so on a 2-core
+# beside it, stopping at the first failure. The suite runs two to four test files at a time, so on a 2-core
 # machine one hog keeps both cores oversubscribed: timing assumptions that hold on an idle machine
 # break here first. Usage: npm run test:stress [-- RUNS [HOGS]]; run it from an idle, built checkout
 # (or a fresh clone after `bash .ci/run`). Each run's whole output is kept in test-output/stress/,
