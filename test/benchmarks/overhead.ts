@@ -88,6 +88,7 @@ const {values} = parseArgs({
     uri: {type: 'string'},
     'soak-seconds': {type: 'string', default: '0'},
     workers: {type: 'string', default: '1'},
+    'fresh-bare': {type: 'boolean', default: false},
   },
 })
 const concurrency = Number(values.concurrency)
@@ -136,7 +137,7 @@ const ENGINE_MEASURED_MS = (Math.floor(ENGINE_WARMUP_MS / TICK_MS) + 1) * TICK_M
 /** The bare loop's unmeasured lead-in: its window, like the engine's, opens a second after its loop starts. */
 const LEAD_MS = 1000
 
-type Side = 'bare' | 'engine' | 'workers'
+type Side = 'bare' | 'engine' | 'workers' | 'fresh'
 
 /**
  * A slice of the bare loop on an open client: the loops run `LEAD_MS` unmeasured, then `sliceMs` measured (CPU µs
@@ -285,6 +286,18 @@ async function serveSide(side: Side, uri: string): Promise<void> {
     const random = createRandom()
     slice = () => bareSlice(collection, random)
     close = () => client.close()
+  } else if (side === 'fresh') {
+    const random = createRandom()
+    slice = async () => {
+      const client = new MongoClient(uri)
+      await client.connect()
+      try {
+        return await bareSlice(client.db(BARE_DB).collection('bench'), random)
+      } finally {
+        await client.close()
+      }
+    }
+    close = async () => undefined
   } else {
     const target = await resolveTarget({flagUri: uri, connection: {appName: 'pooltool-overhead', timeoutMs: 10_000}})
     slice = () => engineSlice(target, side === 'workers' ? workers : 1)
@@ -355,7 +368,7 @@ if (values.side) {
     await bareClient.db(BARE_DB).dropDatabase()
     await bareClient.db(BARE_DB).collection<{_id: number; payload: string}>('bench').insertMany(Array.from({length: SEED_DOCS}, (_, i) => ({_id: i, payload: 'x'.repeat(256)})))
 
-    const sides: [Side, Side, ...Side[]] = workers > 1 ? ['bare', 'engine', 'workers'] : ['bare', 'engine']
+    const sides: [Side, Side, ...Side[]] = ['bare', 'engine', ...(workers > 1 ? (['workers'] as const) : []), ...(values['fresh-bare'] ? (['fresh'] as const) : [])]
     const bySide = {} as Record<Side, SideProcess>
     for (const side of sides) processes.push((bySide[side] = await startSide(side, sim.info.uri)))
     // The side processes (and this one, which only relays) on core 0, the cluster on core 1.
@@ -392,6 +405,7 @@ if (values.side) {
       withHalfWidth(pairedFigure(run, {label: `client CPU per operation (findOne, ${how}), engine / bare`, metric: 'cpuUsPerOp', a: 'bare', b: 'engine', goal: 1.02, upperGoal: 1.05, ...keptNote})),
       withHalfWidth(pairedFigure(run, {label: `p50 latency (findOne, ${how}), engine / bare`, metric: 'p50Us', a: 'bare', b: 'engine', goal: 1.02, upperGoal: 1.05, ...keptNote})),
     ]
+    if (values['fresh-bare']) figures.push(withHalfWidth(pairedFigure(run, {label: `client CPU per operation, engine / bare on a fresh client`, metric: 'cpuUsPerOp', a: 'fresh', b: 'engine', goal: 1.02})), withHalfWidth(pairedFigure(run, {label: `client CPU per operation, bare fresh client / bare connected`, metric: 'cpuUsPerOp', a: 'bare', b: 'fresh', goal: null})))
     if (workers > 1) figures.push(pairedFigure(run, {label: `client CPU per operation, ${workers} workers / one`, metric: 'cpuUsPerOp', a: 'engine', b: 'workers', goal: 1.1}))
     await record.finish(figures)
     for (const p of processes.splice(0)) await p.stop()

@@ -96,6 +96,8 @@ const {values} = parseArgs({
     'warmup-ms': {type: 'string', default: '12000'},
     /** machinery: figure (a) only; ratio: figure (b) only. */
     only: {type: 'string'},
+    /** Two cores: the client's cores ('0,1' by default; '0' keeps it off the cluster's core 1, both workers then share core 0). */
+    'client-cores': {type: 'string', default: '0,1'},
     /** Internal: this process is the profiled child of figure (a); it prints one WINDOW line per run. */
     'profile-child': {type: 'boolean', default: false},
   },
@@ -123,6 +125,7 @@ const monotonicUs = (): number => Number(process.hrtime.bigint() / 1000n)
 function pinCores(serverPid: number): string {
   const cores = availableParallelism()
   if (cores >= 3) return pin(process.pid, '0,1') && pin(serverPid, 2) ? 'client (main thread, workers) on cores 0-1, cluster on core 2' : 'not pinned (no taskset)'
+  if (cores === 2 && values['client-cores'] === '0') return pin(process.pid, 0) && pin(serverPid, 1) ? 'client (main thread, workers) on core 0, cluster on core 1: the two workers share core 0, neither shares the cluster\'s' : 'not pinned (no taskset)'
   if (cores === 2) return pin(process.pid, '0,1') && pin(serverPid, 1) ? 'client (main thread, workers) on cores 0-1, cluster on core 1: it shares core 1 with whichever client thread runs there' : 'not pinned (no taskset)'
   return 'not pinned (one core: everything shares it)'
 }
