@@ -48,11 +48,15 @@
  * --workers N (> 1) adds a third side: the engine on N worker threads (same total concurrency), with
  * its CPU per operation against one worker (issue 28 goal ≤ 1.10 when they do not share a core).
  * --soak-seconds S (0: skipped) then runs one long engine run and prints RSS at 5 s and at its end.
+ * --fresh-bare adds a third side, the bare loop on a new client every slice (connected, then the same lead-in and
+ * window), as each engine slice is a new run with a new pool: engine / fresh bare and fresh / connected bare are
+ * printed beside the figures (2026-12-08, 80 pairs: 1.011 [0.984, 1.048] and 1.008 [0.970, 1.030]: a young client
+ * explains at most ~1 %, so the figure keeps the connected bare loop, the stricter baseline).
  *
  * Flags: --rate N (1000; 0: closed loop, each side flat out) --concurrency N (64) --slice-ms MS (1000)
  *        --pairs N (80; --quick 6) --warmup-pairs N (2)
  *        --workers N (1) --soak-seconds S (0) --gc-between --engine-warmup-ms MS (500) --sample-interval-ms MS (250: the
- *        engine's serverStatus sampling, bench's --sample-interval)
+ *        engine's serverStatus sampling, bench's --sample-interval) --fresh-bare
  */
 import {fork} from 'node:child_process'
 import {writeFileSync} from 'node:fs'

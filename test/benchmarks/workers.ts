@@ -64,8 +64,11 @@
  * is pinned to core 1 as in the other benchmarks and the client may use both, so the two workers can
  * each run on a core of their own, one of them sharing core 1 with the cluster (at 1,000/s neither
  * side is near a full core). One worker (A) gets the same two cores. Without taskset nothing is pinned.
+ * `--client-cores 0` (two cores) keeps the client on core 0 instead: both workers share it, none shares the
+ * cluster's core 1 (2026-12-08, 8 pairs each, one after the other: 1.325 [1.082, 1.490] against 1.342 [1.130,
+ * 1.509] on cores 0-1: the cluster's core is not where the gap comes from).
  *
- * Flags: --rate N (1000) --one-rate N (the --workers 1 side's rate; default --rate) --concurrency N (64) --pairs N (8; --quick 3) --warmup-pairs N (1)
+ * Flags: --client-cores 0|0,1 (0,1) --rate N (1000) --one-rate N (the --workers 1 side's rate; default --rate) --concurrency N (64) --pairs N (8; --quick 3) --warmup-pairs N (1)
  *        --profile-slices N (6; --quick 3; 0 skips figure (a)) --warmup-ms MS (figure (b)'s warm-up, 12000)
  */
 import {spawn} from 'node:child_process'
