@@ -105,6 +105,7 @@ const {values} = parseArgs({
     'profile-child': {type: 'boolean', default: false},
   },
 })
+if (!['0', '0,1'].includes(values['client-cores'])) throw new Error(`--client-cores takes 0 or 0,1: ${values['client-cores']}`)
 const concurrency = Number(values.concurrency)
 const ratioWarmupMs = Number(values['warmup-ms'])
 const rate = Number(values.rate)
