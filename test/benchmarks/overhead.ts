@@ -74,7 +74,7 @@ import {createRandom} from '../../dist/src/bench/workloads.js'
 import {MongoClient} from '../../dist/src/mongo/driver.js'
 import {startSimCluster} from '../../src/sim/index.js'
 import {resolveTarget, type Target} from '../../dist/src/target.js'
-import {benchRecord, cpuMicros, type Figure, median, PAIRED_OPTIONS, pairedFigure, pairsOf, runPaired, type SliceValues} from './paired.js'
+import {benchRecord, cpuMicros, type Figure, median, PAIRED_OPTIONS, pairedFigure, pairsOf, runPaired, type SliceValues, withHalfWidth} from './paired.js'
 import {pin} from './pin.js'
 import {splitOf, threadCpu} from './proc.js'
 
@@ -256,13 +256,6 @@ function threadSplit(from: Map<number, number> | undefined, to: Map<number, numb
   // Threads there at the window's start are background threads; a worker thread (--workers) is one started since.
   const split = splitOf(from, to, new Set(from.keys()))
   return {mainUsPerOp: split.main / ops, offMainUsPerOp: (split.workers + split.background) / ops}
-}
-
-/** The interval's half-width, in the figure's note (issue 28: ≤ 2% for CPU per operation and p50). */
-function withHalfWidth(figure: Figure): Figure {
-  const halfWidth = ((figure.interval[1] - figure.interval[0]) / 2 / figure.value) * 100
-  const text = `interval half-width ±${Number.isFinite(halfWidth) ? halfWidth.toFixed(1) : '?'} % of the ratio`
-  return {...figure, note: figure.note ? `${text}; ${figure.note}` : text}
 }
 
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`

@@ -177,6 +177,25 @@ export function pairedFigure<S extends string>(run: PairedRun<S>, options: {labe
   }
 }
 
+/**
+ * The same figure over other samples (runs of one benchmark pooled, see pool-runs.ts): label, kind, unit and goals
+ * kept, value, interval, spread and verdict computed afresh; the sides' medians, which the samples alone cannot give, dropped.
+ */
+export function figureOverSamples(figure: Figure, values: readonly number[], note?: string): Figure {
+  const samples = values.filter((v) => Number.isFinite(v))
+  const value = median(samples)
+  const interval = bootstrapMedianInterval(samples)
+  const {sides: _sides, note: _note, ...kept} = figure
+  return {...kept, value, interval, met: goalMet(value, interval, figure.goal, figure.upperGoal), pairs: samples.length, spread: spreadOf(samples), samples, ...(note ? {note} : {})}
+}
+
+/** The interval's half-width as a share of the value, in the figure's note (issue 28: ≤ 2 % for CPU per operation and p50). */
+export function withHalfWidth(figure: Figure): Figure {
+  const halfWidth = ((figure.interval[1] - figure.interval[0]) / 2 / figure.value) * 100
+  const text = `interval half-width ±${Number.isFinite(halfWidth) ? halfWidth.toFixed(1) : '?'} % of the ratio`
+  return {...figure, note: figure.note ? `${text}; ${figure.note}` : text}
+}
+
 /** An absolute figure (e.g. wall ms): median of the samples with the same bootstrap interval. */
 /** `met`: when the goal is about something else than the median (every round within an interval), the caller's verdict. */
 export function valueFigure(options: {label: string; unit: string; samples: number[]; goal: number | null; met?: boolean; note?: string}): Figure {
@@ -198,7 +217,8 @@ export function valueFigure(options: {label: string; unit: string; samples: numb
   }
 }
 
-const fmt = (n: number, unit: string): string => (unit === '×' ? n.toFixed(3) : Math.abs(n) >= 100 ? n.toFixed(0) : n.toFixed(2))
+/** A figure's number as every benchmark prints it: ratios to 3 decimals, values by size. */
+export const fmt = (n: number, unit: string): string => (unit === '×' ? n.toFixed(3) : Math.abs(n) >= 100 ? n.toFixed(0) : n.toFixed(2))
 
 /** `label: ratio R [lo, hi] (goal ≤ G) · met` and the spread, as every benchmark prints it. */
 export function formatFigure(figure: Figure): string {

@@ -9,7 +9,7 @@
  */
 import {readFileSync} from 'node:fs'
 
-import {type BenchJson, bootstrapMedianInterval, median} from './paired.js'
+import {type BenchJson, figureOverSamples, fmt, formatFigure, withHalfWidth} from './paired.js'
 
 const files = process.argv.slice(2)
 if (files.length < 2) throw new Error('pool-runs: give two or more JSON files of the same benchmark')
@@ -18,12 +18,9 @@ const runs = files.map((file) => JSON.parse(readFileSync(file, 'utf8')) as Bench
 for (const figure of runs[0]!.figures) {
   const all = runs.map((run) => run.figures.find((f) => f.label === figure.label))
   if (all.some((f) => !f?.samples?.length)) continue
-  // JSON has no NaN: a pair left out reads null there.
-  const samples = all.flatMap((f) => f!.samples!).filter((value): value is number => typeof value === 'number' && Number.isFinite(value))
-  const value = median(samples)
-  const [lo, hi] = bootstrapMedianInterval(samples)
-  const goal = figure.goal === null ? 'no goal set' : `goal ≤ ${figure.goal}${figure.upperGoal === undefined ? '' : `, interval's upper end ≤ ${figure.upperGoal}`}`
-  const halfWidth = (((hi - lo) / 2 / value) * 100).toFixed(1)
-  console.log(`${figure.label}: ${value.toFixed(3)} [${lo.toFixed(3)}, ${hi.toFixed(3)}] over ${samples.length} pairs of ${runs.length} runs (half-width ±${halfWidth} %; ${goal})`)
-  console.log(`  each run: ${all.map((f) => `${f!.value?.toFixed(3)} [${f!.interval.map((x) => x.toFixed(3)).join(', ')}]`).join(' · ')}`)
+  // JSON has no NaN: a pair left out reads null there (figureOverSamples keeps the finite ones).
+  const samples = all.flatMap((f) => f!.samples!).filter((value): value is number => typeof value === 'number')
+  const each = `each run: ${all.map((f) => `${fmt(f!.value, f!.unit)} [${f!.interval.map((x) => fmt(x, f!.unit)).join(', ')}]`).join(' · ')}`
+  const pooled = figureOverSamples(figure, samples, `${runs.length} runs pooled; ${each}`)
+  console.log(formatFigure(pooled.kind === 'ratio' ? withHalfWidth(pooled) : pooled))
 }
